@@ -1,0 +1,18 @@
+// Runs commands on this machine through Boost.Process: the embedded default's one
+// node, and bare-metal single-node runs without sshd.
+#pragma once
+
+#include "cluster/transport.h"
+
+namespace aorta::cluster {
+
+class LocalTransport final : public Transport {
+ public:
+  Result<CommandResult> run(const std::string& host, const std::string& command,
+                            std::chrono::seconds timeout) override;
+  Status download(const std::string& host, const std::string& remote_path,
+                  const std::filesystem::path& local_path) override;
+  std::string name() const override { return "local"; }
+};
+
+}  // namespace aorta::cluster

@@ -1,0 +1,99 @@
+#include "config/cluster.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "config/json_fields.h"
+#include "config/placeholders.h"
+
+namespace aorta::config {
+namespace fs = std::filesystem;
+
+std::string current_user_id() {
+  for (const char* var : {"USER", "LOGNAME", "USERNAME"})
+    if (const char* v = std::getenv(var); v && *v) return v;
+  return "root";
+}
+
+Cluster local_cluster(const std::string& user_id) {
+  Cluster c;
+  c.username = user_id;
+  c.transport = TransportKind::kLocal;
+  c.nodes.push_back({"localhost", "127.0.0.1", ""});
+  return c;
+}
+
+ClusterLoad load_cluster(const fs::path& file, const std::string& user_id) {
+  ClusterLoad result;
+  ConfigErrors errors(file.string());
+  std::ifstream in(file);
+  if (!in) {
+    errors.add("", "cluster file cannot be read (does it exist?)");
+    result.errors = errors.list();
+    return result;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  json doc;
+  try {
+    doc = json::parse(text.str());
+  } catch (const json::parse_error& e) {
+    errors.add("", std::string("is not valid JSON: ") + e.what());
+    result.errors = errors.list();
+    return result;
+  }
+  if (!doc.is_object()) {
+    errors.add("", "must hold a JSON object at the top level");
+    result.errors = errors.list();
+    return result;
+  }
+  resolve_placeholders(doc, {user_id, ""});
+
+  Cluster c;
+  c.file = file;
+  if (!doc.contains("username")) errors.add("username", "Field required");
+  read_string(doc, "username", "", c.username, errors);
+  if (c.username.find("<changeme>") != std::string::npos || c.username.find("<CHANGEME>") != std::string::npos)
+    errors.add("username", "Unresolved configuration placeholder: '" + c.username + "'");
+  read_string(doc, "priv_key_file", "", c.priv_key_file, errors);
+  if (doc.contains("password")) {
+    read_string(doc, "password", "", c.password, errors);
+    c.has_password = true;
+  }
+  std::string transport = "ssh";
+  read_string(doc, "transport", "", transport, errors);
+  if (transport == "local") {
+    c.transport = TransportKind::kLocal;
+  } else if (transport != "ssh") {
+    errors.add("transport", "must be ssh or local, got '" + transport + "'");
+  }
+  if (c.transport == TransportKind::kSsh && c.priv_key_file.empty() && !c.has_password)
+    errors.add("", "Authentication required: provide either 'priv_key_file' or 'password' in cluster config");
+
+  if (!doc.contains("node_dict") || !doc.at("node_dict").is_object() || doc.at("node_dict").empty()) {
+    errors.add("node_dict", "No nodes configured in 'node_dict' - at least one node is required");
+  } else {
+    for (const auto& [name, entry] : doc.at("node_dict").items()) {
+      std::string key = "node_dict." + name;
+      if (!entry.is_object()) {
+        errors.add(key, "must be an object with a vpc_ip");
+        continue;
+      }
+      Node n{name, "", ""};
+      if (!entry.contains("vpc_ip")) errors.add(key + ".vpc_ip", "Field required");
+      read_string(entry, "vpc_ip", key, n.vpc_ip, errors);
+      read_string(entry, "bmc_ip", key, n.bmc_ip, errors);
+      c.nodes.push_back(n);
+    }
+  }
+  if (doc.contains("head_node_dict")) {
+    const json& head = doc.at("head_node_dict");
+    if (!head.is_object() || !head.contains("mgmt_ip")) errors.add("head_node_dict.mgmt_ip", "Field required");
+  }
+  result.errors = errors.list();
+  if (result.errors.empty()) result.cluster = std::move(c);
+  return result;
+}
+
+}  // namespace aorta::config

@@ -1,0 +1,49 @@
+// The cluster file (reference §2.2): which nodes, how to reach them, as whom.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/config_error.h"
+
+namespace aorta::config {
+
+// local: run on this machine without SSH (the embedded default, or a bare-metal
+// single node). ssh: libssh2 to each node.
+enum class TransportKind { kLocal, kSsh };
+
+struct Node {
+  std::string name;    // node_dict key: host name or address, in rank order
+  std::string vpc_ip;  // fabric address; the head's is the default rendezvous address
+  std::string bmc_ip;
+};
+
+struct Cluster {
+  std::filesystem::path file;  // empty for the built-in local cluster
+  std::string username;
+  std::string priv_key_file;
+  bool has_password = false;   // the password itself never leaves the loader's caller
+  std::string password;
+  TransportKind transport = TransportKind::kSsh;
+  std::vector<Node> nodes;     // node_dict order; nodes[0] is the head node
+
+  const Node& head() const { return nodes.front(); }
+};
+
+struct ClusterLoad {
+  std::optional<Cluster> cluster;
+  std::vector<ConfigError> errors;
+};
+
+// {user-id} in the file resolves to user_id before validation.
+ClusterLoad load_cluster(const std::filesystem::path& file, const std::string& user_id);
+
+// This machine as a one-node cluster, reached without SSH.
+Cluster local_cluster(const std::string& user_id);
+
+// The login name for {user-id}: $USER, $LOGNAME, $USERNAME, else root.
+std::string current_user_id();
+
+}  // namespace aorta::config

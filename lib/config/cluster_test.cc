@@ -1,0 +1,54 @@
+#include "config/cluster.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/temp_dir.h"
+
+namespace aorta::config {
+namespace {
+
+std::string all(const ClusterLoad& c) {
+  std::string s;
+  for (const auto& e : c.errors) s += e.describe() + "\n";
+  return s;
+}
+
+TEST(ClusterFile, NodesKeepOrderAndUserIdResolves) {
+  aorta::testing::TempDir dir;
+  auto f = dir.write("c.json", R"({"username": "{user-id}", "priv_key_file": "/home/{user-id}/.ssh/id_ed25519",
+    "node_dict": {"node-b": {"vpc_ip": "10.0.0.2"}, "node-a": {"vpc_ip": "10.0.0.1", "bmc_ip": "x"}}})");
+  auto c = load_cluster(f, "alice");
+  ASSERT_TRUE(c.cluster) << all(c);
+  EXPECT_EQ(c.cluster->username, "alice");
+  EXPECT_EQ(c.cluster->priv_key_file, "/home/alice/.ssh/id_ed25519");
+  ASSERT_EQ(c.cluster->nodes.size(), 2u);
+  EXPECT_EQ(c.cluster->head().name, "node-b");
+  EXPECT_EQ(c.cluster->nodes[1].vpc_ip, "10.0.0.1");
+}
+
+TEST(ClusterFile, RulesNameTheirKeys) {
+  aorta::testing::TempDir dir;
+  auto c = load_cluster(dir.write("c.json", R"({"username": "<changeme>", "node_dict": {}})"), "alice");
+  std::string e = all(c);
+  EXPECT_FALSE(c.cluster);
+  EXPECT_NE(e.find("username: Unresolved configuration placeholder"), std::string::npos) << e;
+  EXPECT_NE(e.find("Authentication required: provide either 'priv_key_file' or 'password'"), std::string::npos) << e;
+  EXPECT_NE(e.find("node_dict: No nodes configured in 'node_dict' - at least one node is required"), std::string::npos) << e;
+  auto d = load_cluster(dir.write("d.json", R"({"username": "u", "password": "p", "node_dict": {"n1": {}}})"), "alice");
+  EXPECT_NE(all(d).find("node_dict.n1.vpc_ip: Field required"), std::string::npos) << all(d);
+  auto missing = load_cluster(dir.path() / "nope.json", "alice");
+  EXPECT_NE(all(missing).find("nope.json: cluster file cannot be read"), std::string::npos);
+}
+
+TEST(ClusterFile, LocalTransportNeedsNoCredentials) {
+  aorta::testing::TempDir dir;
+  auto c = load_cluster(dir.write("c.json", R"({"username": "u", "transport": "local", "node_dict": {"gpu0": {"vpc_ip": "127.0.0.1"}}})"), "a");
+  ASSERT_TRUE(c.cluster) << all(c);
+  EXPECT_EQ(c.cluster->transport, TransportKind::kLocal);
+  Cluster local = local_cluster("bob");
+  EXPECT_EQ(local.nodes.size(), 1u);
+  EXPECT_EQ(local.transport, TransportKind::kLocal);
+}
+
+}  // namespace
+}  // namespace aorta::config

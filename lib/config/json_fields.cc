@@ -1,0 +1,136 @@
+#include "config/json_fields.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstring>
+
+namespace aorta::config {
+
+std::string join_key(const std::string& prefix, const std::string& key) {
+  return prefix.empty() ? key : prefix + "." + key;
+}
+
+void reject_unknown_keys(const json& obj, const std::string& prefix,
+                         std::initializer_list<const char*> allowed, ConfigErrors& errors) {
+  if (!obj.is_object()) return;
+  for (const auto& [name, value] : obj.items()) {
+    bool known = std::any_of(allowed.begin(), allowed.end(),
+                             [&](const char* a) { return name == a; });
+    if (!known) errors.add(join_key(prefix, name), "Unknown key (not part of the Aorta config schema)");
+  }
+}
+
+std::optional<long long> as_integer(const json& value) {
+  if (value.is_number_integer()) return value.get<long long>();
+  if (value.is_number_float()) {
+    double d = value.get<double>();
+    if (std::isfinite(d) && d == std::floor(d)) return static_cast<long long>(d);
+    return std::nullopt;
+  }
+  if (value.is_string()) {
+    const std::string& s = value.get_ref<const std::string&>();
+    if (s.empty()) return std::nullopt;
+    size_t pos = 0;
+    try {
+      long long v = std::stoll(s, &pos);
+      if (pos == s.size()) return v;
+    } catch (const std::exception&) {
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<bool> as_bool(const json& value) {
+  if (value.is_boolean()) return value.get<bool>();
+  if (value.is_number_integer()) {
+    long long v = value.get<long long>();
+    if (v == 0 || v == 1) return v == 1;
+  }
+  if (value.is_string()) {
+    std::string s = value.get<std::string>();
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    for (const char* t : {"true", "1", "yes", "on", "t", "y"})
+      if (s == t) return true;
+    for (const char* f : {"false", "0", "no", "off", "f", "n"})
+      if (s == f) return false;
+  }
+  return std::nullopt;
+}
+
+std::string scalar_text(const json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  return value.dump();
+}
+
+void read_string(const json& obj, const char* key, const std::string& prefix, std::string& out,
+                 ConfigErrors& errors) {
+  if (!obj.contains(key)) return;
+  const json& v = obj.at(key);
+  if (!v.is_string()) {
+    errors.add(join_key(prefix, key), "must be a string, got " + v.dump());
+    return;
+  }
+  out = v.get<std::string>();
+}
+
+void read_bool(const json& obj, const char* key, const std::string& prefix, bool& out,
+               ConfigErrors& errors) {
+  if (!obj.contains(key)) return;
+  auto b = as_bool(obj.at(key));
+  if (!b) {
+    errors.add(join_key(prefix, key), "must be a boolean (true or false), got " + obj.at(key).dump());
+    return;
+  }
+  out = *b;
+}
+
+void read_int(const json& obj, const char* key, const std::string& prefix, int& out,
+              ConfigErrors& errors) {
+  if (!obj.contains(key)) return;
+  auto i = as_integer(obj.at(key));
+  if (!i || *i > 2147483647LL || *i < -2147483648LL) {
+    errors.add(join_key(prefix, key), "must be an integer, got " + obj.at(key).dump());
+    return;
+  }
+  out = static_cast<int>(*i);
+}
+
+void read_string_list(const json& obj, const char* key, const std::string& prefix,
+                      std::vector<std::string>& out, ConfigErrors& errors) {
+  if (!obj.contains(key)) return;
+  const json& v = obj.at(key);
+  if (!v.is_array()) {
+    errors.add(join_key(prefix, key), "must be a list of strings, got " + v.dump());
+    return;
+  }
+  out.clear();
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_string()) {
+      errors.add(join_key(prefix, key) + "[" + std::to_string(i) + "]",
+                 "must be a string, got " + v[i].dump());
+      continue;
+    }
+    out.push_back(v[i].get<std::string>());
+  }
+}
+
+void read_key_values(const json& obj, const char* key, const std::string& prefix, KeyValues& out,
+                     ConfigErrors& errors) {
+  if (!obj.contains(key)) return;
+  const json& v = obj.at(key);
+  if (!v.is_object()) {
+    errors.add(join_key(prefix, key), "must be an object, got " + v.dump());
+    return;
+  }
+  out.clear();
+  for (const auto& [name, value] : v.items()) {
+    if (value.is_object() || value.is_array() || value.is_null()) {
+      errors.add(join_key(join_key(prefix, key), name), "must be a string or number, got " + value.dump());
+      continue;
+    }
+    out.emplace_back(name, scalar_text(value));
+  }
+}
+
+}  // namespace aorta::config

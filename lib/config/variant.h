@@ -1,0 +1,116 @@
+// The Aorta variant config (reference §2.3) as immutable typed structs. Defaults live
+// here and only here; each one says why it is what it is.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace aorta::config {
+
+using KeyValues = std::vector<std::pair<std::string, std::string>>;  // insertion order matters
+
+struct RuntimeArgs {
+  std::vector<std::string> volumes;
+  std::vector<std::string> devices;
+  KeyValues env;
+  std::vector<std::string> cap_add;
+  std::vector<std::string> security_opt;
+  std::vector<std::string> group_add;
+  std::string network = "host";  // host networking: RCCL/NCCL need the fabric NICs
+  std::string user;
+  std::string ipc = "host";      // host IPC: shared memory between ranks on one node
+  std::string shm_size;          // applied only with a private IPC namespace: engines refuse it with ipc host
+  std::vector<std::string> ulimit;
+  bool privileged = true;        // the original's default; GPU and RDMA devices need it
+  std::string registry;
+};
+
+// docker: the original's runtime. none: run directly on the node (bare metal, or a
+// machine with no container engine); the container path is then the host path.
+enum class RuntimeKind { kDocker, kNone };
+
+struct Container {
+  std::string lifetime = "per_run";  // per_run | persistent | no_launch
+  std::string name;
+  std::string image;
+  RuntimeKind runtime = RuntimeKind::kDocker;
+  std::string runtime_name = "docker";
+  RuntimeArgs args;
+  KeyValues env;
+};
+
+struct Rccl {
+  std::string clone_url = "https://github.com/ROCm/rccl";
+  std::string branch = "develop";
+  std::string build_path = "/mnt/rccl";
+};
+
+struct Analysis {
+  bool enable_tracelens = true;
+  bool enable_gemm_analysis = false;
+  std::string tracelens_script = "scripts/tracelens_single_config/run_tracelens_single_config.sh";
+  std::string gemm_script = "scripts/gemm_analysis/run_tracelens_analysis.sh";
+  bool skip_if_exists = false;
+};
+
+struct MultiNode {
+  std::string master_launch_mode = "auto";  // auto: script on one node, torchrun on more
+  int nproc_per_node = 0;                   // 0: use gpus_per_node
+  int master_port = 0;                      // 0: the head node picks a free port
+  std::string master_addr;                  // empty: the head node's vpc_ip
+  std::string train_script = "train.py";
+  std::vector<std::string> extra_torchrun_args;  // raw shell fragments, by design
+  std::vector<std::string> extra_train_args;     // raw shell fragments, by design
+  KeyValues extra_env;
+  bool collect_traces = true;
+};
+
+// One threshold in file order; a null value is kept so reports can show it as n/a.
+struct Threshold {
+  std::string key;
+  std::optional<double> value;
+};
+
+struct Variant {
+  std::filesystem::path file;
+  std::filesystem::path threshold_file;
+  int schema_version = 1;
+  bool enforce_thresholds = true;
+  KeyValues paths;
+  std::string model_id;
+  int model_remote = 0;
+  std::string model_precision;
+  Container container;
+  std::string aorta_path;
+  std::string container_mount_path = "/mnt";
+  bool aorta_auto_clone = false;
+  std::string aorta_clone_url;
+  std::string base_config = "config/distributed.yaml";
+  std::string build_script = "scripts/build_rccl.sh";
+  std::string experiment_script = "scripts/rccl_exp.sh";
+  Rccl rccl;
+  KeyValues training_overrides;
+  int gpus_per_node = 0;
+  int timeout_seconds = 3600;  // per build, benchmark, analysis and collection command
+  bool skip_rccl_build = false;
+  std::string output_dir = "aorta_results";
+  Analysis analysis;
+  MultiNode multi_node;
+  std::vector<Threshold> thresholds;
+
+  // The path commands use on a node: the container mount, or the host path when
+  // there is no container.
+  const std::string& node_repo_path() const {
+    return container.runtime == RuntimeKind::kNone ? aorta_path : container_mount_path;
+  }
+  bool has_enforceable_threshold() const {
+    for (const auto& t : thresholds)
+      if (t.value) return true;
+    return false;
+  }
+};
+
+}  // namespace aorta::config

@@ -1,0 +1,258 @@
+#include "config/variant_loader.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "config/json_fields.h"
+#include "config/variant_rules.h"
+
+namespace aorta::config {
+namespace fs = std::filesystem;
+namespace {
+
+std::optional<json> read_json_file(const fs::path& file, ConfigErrors& errors) {
+  std::ifstream in(file);
+  if (!in) {
+    errors.add("", "cannot be read (does the file exist and is it readable?)");
+    return std::nullopt;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    json doc = json::parse(text.str());
+    if (!doc.is_object()) {
+      errors.add("", "must hold a JSON object at the top level");
+      return std::nullopt;
+    }
+    // Top-level keys starting with '_' are comments (e.g. _comment).
+    for (auto it = doc.begin(); it != doc.end();) {
+      if (!it.key().empty() && it.key()[0] == '_') it = doc.erase(it); else ++it;
+    }
+    return doc;
+  } catch (const json::parse_error& e) {
+    errors.add("", std::string("is not valid JSON: ") + e.what());
+    return std::nullopt;
+  }
+}
+
+void require(const json& obj, const char* key, const std::string& prefix, ConfigErrors& errors) {
+  if (!obj.is_object() || !obj.contains(key)) errors.add(join_key(prefix, key), "Field required");
+}
+
+const json& block(const json& doc, const char* key, const std::string& prefix, ConfigErrors& errors) {
+  static const json kEmpty = json::object();
+  if (!doc.contains(key)) return kEmpty;
+  const json& b = doc.at(key);
+  if (!b.is_object()) {
+    errors.add(join_key(prefix, key), "must be an object, got " + b.dump());
+    return kEmpty;
+  }
+  return b;
+}
+
+void read_container(const json& doc, Container& c, json& raw_args, ConfigErrors& errors) {
+  require(doc, "container", "", errors);
+  const json& cj = block(doc, "container", "", errors);
+  reject_unknown_keys(cj, "container", {"lifetime", "name", "image", "runtime", "env"}, errors);
+  read_string(cj, "lifetime", "container", c.lifetime, errors);
+  read_string(cj, "name", "container", c.name, errors);
+  read_string(cj, "image", "container", c.image, errors);
+  read_key_values(cj, "env", "container", c.env, errors);
+  if (!cj.empty()) require(cj, "runtime", "container", errors);
+  const json& rj = block(cj, "runtime", "container", errors);
+  reject_unknown_keys(rj, "container.runtime", {"name", "args"}, errors);
+  if (!rj.empty()) require(rj, "name", "container.runtime", errors);
+  read_string(rj, "name", "container.runtime", c.runtime_name, errors);
+  if (c.runtime_name == "docker") {
+    c.runtime = RuntimeKind::kDocker;
+  } else if (c.runtime_name == "none") {
+    c.runtime = RuntimeKind::kNone;
+  } else if (c.runtime_name == "enroot") {
+    errors.add("container.runtime.name", "the enroot runtime is not implemented; use docker or none");
+  } else {
+    errors.add("container.runtime.name", "must be docker or none, got '" + c.runtime_name + "'");
+  }
+  raw_args = block(rj, "args", "container.runtime", errors);
+  const std::string p = "container.runtime.args";
+  auto& a = c.args;
+  read_string_list(raw_args, "volumes", p, a.volumes, errors);
+  read_string_list(raw_args, "devices", p, a.devices, errors);
+  read_key_values(raw_args, "env", p, a.env, errors);
+  read_string_list(raw_args, "cap_add", p, a.cap_add, errors);
+  read_string_list(raw_args, "security_opt", p, a.security_opt, errors);
+  read_string_list(raw_args, "group_add", p, a.group_add, errors);
+  read_string(raw_args, "network", p, a.network, errors);
+  read_string(raw_args, "user", p, a.user, errors);
+  read_string(raw_args, "ipc", p, a.ipc, errors);
+  read_string(raw_args, "shm_size", p, a.shm_size, errors);
+  read_string_list(raw_args, "ulimit", p, a.ulimit, errors);
+  read_bool(raw_args, "privileged", p, a.privileged, errors);
+  read_string(raw_args, "registry", p, a.registry, errors);
+}
+
+void read_multi_node(const json& doc, MultiNode& m, ConfigErrors& errors) {
+  const std::string p = "multi_node";
+  const json& mj = block(doc, "multi_node", "", errors);
+  reject_unknown_keys(mj, p,
+                      {"master_launch_mode", "nproc_per_node", "master_port", "master_addr", "train_script",
+                       "extra_torchrun_args", "extra_train_args", "extra_env", "collect_traces"},
+                      errors);
+  read_string(mj, "master_launch_mode", p, m.master_launch_mode, errors);
+  read_int(mj, "nproc_per_node", p, m.nproc_per_node, errors);
+  read_int(mj, "master_port", p, m.master_port, errors);
+  read_string(mj, "master_addr", p, m.master_addr, errors);
+  read_string(mj, "train_script", p, m.train_script, errors);
+  for (const char* key : {"extra_torchrun_args", "extra_train_args"}) {
+    if (mj.contains(key) && mj.at(key).is_array() &&
+        !std::all_of(mj.at(key).begin(), mj.at(key).end(), [](const json& x) { return x.is_string(); })) {
+      errors.add(join_key(p, key), "Extra launch arguments must be strings");
+      continue;
+    }
+    read_string_list(mj, key, p, std::string(key) == "extra_torchrun_args" ? m.extra_torchrun_args : m.extra_train_args, errors);
+  }
+  read_key_values(mj, "extra_env", p, m.extra_env, errors);
+  read_bool(mj, "collect_traces", p, m.collect_traces, errors);
+}
+
+void read_variant_fields(const json& doc, Variant& v, json& raw_args, ConfigErrors& errors) {
+  reject_unknown_keys(doc, "",
+                      {"schema_version", "threshold_json", "enforce_thresholds", "paths", "model", "container",
+                       "aorta_path", "container_mount_path", "aorta_auto_clone", "aorta_clone_url", "base_config",
+                       "build_script", "experiment_script", "rccl", "training_overrides", "gpus_per_node",
+                       "timeout_seconds", "skip_rccl_build", "output_dir", "analysis", "multi_node"},
+                      errors);
+  for (const char* key : {"schema_version", "paths", "model", "aorta_path", "gpus_per_node"}) require(doc, key, "", errors);
+  read_int(doc, "schema_version", "", v.schema_version, errors);
+  read_bool(doc, "enforce_thresholds", "", v.enforce_thresholds, errors);
+
+  const json& paths = block(doc, "paths", "", errors);
+  if (doc.contains("paths"))
+    for (const char* key : {"shared_fs", "models_dir", "log_dir", "hf_token_file"}) require(paths, key, "paths", errors);
+  read_key_values(doc, "paths", "", v.paths, errors);
+
+  const json& model = block(doc, "model", "", errors);
+  reject_unknown_keys(model, "model", {"id", "remote", "precision"}, errors);
+  if (doc.contains("model")) {
+    require(model, "id", "model", errors);
+    require(model, "remote", "model", errors);
+  }
+  read_string(model, "id", "model", v.model_id, errors);
+  read_int(model, "remote", "model", v.model_remote, errors);
+  read_string(model, "precision", "model", v.model_precision, errors);
+
+  read_container(doc, v.container, raw_args, errors);
+  read_string(doc, "aorta_path", "", v.aorta_path, errors);
+  read_string(doc, "container_mount_path", "", v.container_mount_path, errors);
+  read_bool(doc, "aorta_auto_clone", "", v.aorta_auto_clone, errors);
+  read_string(doc, "aorta_clone_url", "", v.aorta_clone_url, errors);
+  read_string(doc, "base_config", "", v.base_config, errors);
+  read_string(doc, "build_script", "", v.build_script, errors);
+  read_string(doc, "experiment_script", "", v.experiment_script, errors);
+
+  const json& rccl = block(doc, "rccl", "", errors);
+  reject_unknown_keys(rccl, "rccl", {"clone_url", "branch", "build_path"}, errors);
+  read_string(rccl, "clone_url", "rccl", v.rccl.clone_url, errors);
+  read_string(rccl, "branch", "rccl", v.rccl.branch, errors);
+  read_string(rccl, "build_path", "rccl", v.rccl.build_path, errors);
+
+  read_key_values(doc, "training_overrides", "", v.training_overrides, errors);
+  read_int(doc, "gpus_per_node", "", v.gpus_per_node, errors);
+  read_int(doc, "timeout_seconds", "", v.timeout_seconds, errors);
+  read_bool(doc, "skip_rccl_build", "", v.skip_rccl_build, errors);
+  read_string(doc, "output_dir", "", v.output_dir, errors);
+
+  const json& an = block(doc, "analysis", "", errors);
+  reject_unknown_keys(an, "analysis",
+                      {"enable_tracelens", "enable_gemm_analysis", "tracelens_script", "gemm_script", "skip_if_exists"},
+                      errors);
+  read_bool(an, "enable_tracelens", "analysis", v.analysis.enable_tracelens, errors);
+  read_bool(an, "enable_gemm_analysis", "analysis", v.analysis.enable_gemm_analysis, errors);
+  read_string(an, "tracelens_script", "analysis", v.analysis.tracelens_script, errors);
+  read_string(an, "gemm_script", "analysis", v.analysis.gemm_script, errors);
+  read_bool(an, "skip_if_exists", "analysis", v.analysis.skip_if_exists, errors);
+
+  read_multi_node(doc, v.multi_node, errors);
+}
+
+}  // namespace
+
+const std::vector<std::string>& threshold_keys() {
+  static const std::vector<std::string> kKeys = {"max_avg_iteration_ms", "min_compute_ratio", "min_overlap_ratio",
+                                                  "max_time_variance_ratio"};
+  return kKeys;
+}
+
+std::optional<fs::path> find_threshold_file(const fs::path& variant_file, const std::string& threshold_json,
+                                            ConfigErrors& errors) {
+  fs::path dir = variant_file.parent_path().empty() ? fs::path(".") : variant_file.parent_path();
+  if (!threshold_json.empty()) {
+    fs::path p = fs::path(threshold_json).is_absolute() ? fs::path(threshold_json) : dir / threshold_json;
+    if (!fs::is_regular_file(p)) {
+      errors.add("threshold_json", "threshold_json not found: " + p.string());
+      return std::nullopt;
+    }
+    return p;
+  }
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_regular_file() && name.size() >= 14 && name.compare(name.size() - 14, 14, "threshold.json") == 0)
+      found.push_back(entry.path().string());
+  }
+  std::sort(found.begin(), found.end());
+  if (found.empty()) {
+    errors.add("threshold_json", "no *threshold.json next to config: " + dir.string());
+    return std::nullopt;
+  }
+  if (found.size() > 1) {
+    std::string list = "[";
+    for (size_t i = 0; i < found.size(); ++i) list += (i ? ", '" : "'") + found[i] + "'";
+    errors.add("threshold_json", "multiple *threshold.json files next to config (ambiguous): " + list + "]");
+    return std::nullopt;
+  }
+  return fs::path(found.front());
+}
+
+VariantLoad load_variant(const fs::path& file, const PlaceholderValues& values) {
+  VariantLoad result;
+  ConfigErrors errors(file.string());
+  if (!fs::exists(file)) {
+    errors.add("", "variant config not found: " + file.string());
+    result.errors = errors.list();
+    return result;
+  }
+  auto doc = read_json_file(file, errors);
+  if (!doc) {
+    result.errors = errors.list();
+    return result;
+  }
+  resolve_placeholders(*doc, values);
+  check_unresolved(*doc, "", errors);
+
+  Variant v;
+  v.file = file;
+  json raw_args = json::object();
+  read_variant_fields(*doc, v, raw_args, errors);
+
+  std::string threshold_json;
+  read_string(*doc, "threshold_json", "", threshold_json, errors);
+  ConfigErrors threshold_errors("");
+  if (auto tfile = find_threshold_file(file, threshold_json, errors)) {
+    v.threshold_file = *tfile;
+    threshold_errors.set_file(tfile->string());
+    if (auto tdoc = read_json_file(*tfile, threshold_errors)) {
+      resolve_placeholders(*tdoc, values);
+      check_unresolved(*tdoc, "", threshold_errors);
+      read_thresholds(*tdoc, v.enforce_thresholds, v.thresholds, threshold_errors);
+    }
+  }
+  validate_variant(v, raw_args, errors);
+  errors.append(threshold_errors.list());
+  result.errors = errors.list();
+  if (result.errors.empty()) result.variant = std::move(v);
+  return result;
+}
+
+}  // namespace aorta::config

@@ -1,0 +1,46 @@
+// Bringing fresh profiler traces and phase logs home from every node (reference
+// §1.8). One node's failure never stops the others, and nothing a node names can
+// write outside the run's output folder.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "job/node_exec.h"
+#include "job/run_state.h"
+
+namespace aorta::job {
+
+struct FreshFile {
+  double mtime = 0;
+  std::string path;  // relative to the repository, e.g. out/torch_profiler/rank0/x.json
+};
+
+// Parses `find -printf '%T@\t%P\0'` output; entries with unsafe paths are dropped
+// and reported in `rejected`.
+std::vector<FreshFile> parse_file_listing(const std::string& listing, std::vector<std::string>& rejected);
+
+// The trace tree of a file: its path up to and including the first torch_profiler.
+std::string trace_tree(const std::string& relative_path);
+
+// A relative path that stays inside its root: no absolute path, no "..", no empty
+// or control-character components.
+bool is_safe_relative_path(const std::string& path);
+
+// Keeps the newest file of each directory (one trace per rank directory): the
+// freshness floor allows a minute of clock skew, so a rerun within that minute, or
+// Aorta's tensorboard and chrome_trace copies of one trace, would count a rank
+// twice. Returns the paths dropped.
+std::vector<std::string> keep_newest_per_directory(std::vector<FreshFile>& files);
+
+// Collects traces into state.output_root (combined_traces/node_<i>/... in torchrun
+// mode with collect_traces, else traces/... from the head's newest tree); fills
+// trace_trees, collection_errors and the torch_traces artifact. Returns notes.
+std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool combined);
+
+// Downloads <phase>.log of every launched phase and node to <phase>-node-<i>.log.
+// Returns warnings for logs that could not be fetched.
+std::vector<std::string> collect_logs(NodeExec& exec, RunState& state);
+
+}  // namespace aorta::job

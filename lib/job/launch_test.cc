@@ -1,0 +1,95 @@
+// Launch commands and phase scripts, including real bash running the scripts.
+#include "job/launch.h"
+
+#include <gtest/gtest.h>
+
+#include "cluster/local_transport.h"
+#include "common/shell_quote.h"
+#include "tests/temp_dir.h"
+
+namespace aorta::job {
+namespace {
+
+config::Variant variant() {
+  config::Variant v;
+  v.aorta_path = "/scratch/alice/repo";
+  v.container_mount_path = "/mnt";
+  v.base_config = "config/profile_overlap_2gpu.yaml";
+  v.experiment_script = "scripts/launch_rocm.sh";
+  v.gpus_per_node = 2;
+  v.training_overrides = {{"training.max_steps", "15"}, {"output_dir", "space and 'quote"}};
+  return v;
+}
+
+TEST(Launch, ModeFollowsNodeCount) {
+  config::Variant v = variant();
+  EXPECT_EQ(launch_mode(v, 1), LaunchMode::kScript);
+  EXPECT_EQ(launch_mode(v, 2), LaunchMode::kTorchrun);
+  v.multi_node.master_launch_mode = "torchrun";
+  EXPECT_EQ(launch_mode(v, 1), LaunchMode::kTorchrun);
+}
+
+TEST(Launch, EffectiveEnvDefaultsAndOverrides) {
+  config::Variant v = variant();
+  v.container.env = {{"A", "a b"}};
+  v.multi_node.extra_env = {{"NCCL_MAX_NCHANNELS", "64"}};
+  auto env = effective_env(v);
+  auto get = [&](const std::string& k) {
+    for (const auto& [key, val] : env)
+      if (key == k) return val;
+    return std::string("<absent>");
+  };
+  EXPECT_EQ(env.front().first, "A");
+  EXPECT_EQ(get("A"), "a b");
+  EXPECT_EQ(get("NCCL_MAX_NCHANNELS"), "64");
+  EXPECT_EQ(get("TENSILE_STREAMK_MAX_CUS"), "192");  // 256 - 64
+  EXPECT_EQ(get("rccl_path"), "/mnt/rccl");
+  EXPECT_EQ(get("AORTA_OVERRIDE_ARGS"), "--override training.max_steps=15 output_dir=space and 'quote");
+  EXPECT_EQ(get("OMP_NUM_THREADS"), "1");
+  EXPECT_EQ(nccl_channels(v), 64);
+}
+
+TEST(Launch, ScriptAndTorchrunCommandsSurviveShellSplitting) {
+  config::Variant v = variant();
+  cluster::LocalTransport local;
+  // Replace bash with printf so the shell shows how it split the words.
+  std::string script = script_mode_command(v);
+  auto r = local.run("localhost", "set -- " + script + "; printf '<%s>' \"$@\"", std::chrono::seconds(10));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->output,
+            "<bash></mnt/scripts/launch_rocm.sh></mnt/config/profile_overlap_2gpu.yaml><--override>"
+            "<training.max_steps=15><output_dir=space and 'quote>");
+  std::string torchrun = torchrun_command(v, {"fabric-a", 29500}, 2, 1);
+  EXPECT_NE(torchrun.find("--nnodes=2 --node_rank=1 --nproc_per_node=2 --master_addr=fabric-a --master_port=29500"),
+            std::string::npos);
+  size_t first = torchrun.find("--override");
+  EXPECT_EQ(torchrun.find("--override", first + 1), std::string::npos);  // exactly one group
+  auto inner = local.run("localhost", "set -- " + torchrun + "; printf '%s' \"$3\"", std::chrono::seconds(10));
+  ASSERT_TRUE(inner.ok());
+  auto words = local.run("localhost", "set -- " + inner->output + "; printf '<%s>' \"$@\"", std::chrono::seconds(10));
+  EXPECT_NE(words->output.find("<output_dir=space and 'quote>"), std::string::npos) << words->output;
+}
+
+TEST(Launch, PhaseScriptsRunUnderRealBash) {
+  aorta::testing::TempDir dir;
+  config::Variant v = variant();
+  v.container.runtime = config::RuntimeKind::kNone;
+  v.aorta_path = dir.path().string();
+  v.container.env = {{"TRICKY", "literal $(false) and 'quotes'"}};
+  cluster::LocalTransport local;
+  for (int rank : {0, 3}) {
+    std::string body = phase_script(v, rank, {"head", 0}, "printf '%s\\n' \"$TRICKY\"; exit " + std::to_string(rank));
+    auto path = dir.write("phase.sh", body);
+    auto r = local.run("localhost", "bash " + shell_quote(path.string()), std::chrono::seconds(10));
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->exit_code, rank);
+    EXPECT_NE(r->output.find("literal $(false) and 'quotes'"), std::string::npos) << r->output;
+    EXPECT_EQ(exit_code_from_log(r->output), rank);
+  }
+  EXPECT_EQ(exit_code_from_log("no marker"), -1);
+  EXPECT_EQ(exit_code_from_log("CVS_AORTA_EXIT=1\nmore\nCVS_AORTA_EXIT=0\n"), 0);
+  EXPECT_EQ(exit_code_from_log("CVS_AORTA_EXIT=x\n"), -1);
+}
+
+}  // namespace
+}  // namespace aorta::job

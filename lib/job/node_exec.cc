@@ -1,0 +1,46 @@
+#include "job/node_exec.h"
+
+#include "common/shell_quote.h"
+
+namespace aorta::job {
+
+NodeExec::NodeExec(cluster::Transport& transport, const config::Variant& variant, const config::Cluster& cluster)
+    : transport_(transport), variant_(variant), cluster_(cluster) {
+  for (const auto& node : cluster.nodes) hosts_.push_back(node.name);
+}
+
+std::string NodeExec::container_name() const {
+  if (!variant_.container.name.empty()) return variant_.container.name;
+  std::string image = variant_.container.image;
+  for (char& c : image)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+  return cluster_.username + "_" + image;
+}
+
+std::string NodeExec::wrap(const std::string& command) const {
+  if (variant_.container.runtime == config::RuntimeKind::kNone) return command;
+  return "docker exec " + shell_quote(container_name()) + " bash -c " + shell_quote(command);
+}
+
+std::vector<HostResult> NodeExec::on_hosts(const std::string& command, std::chrono::seconds timeout) {
+  return cluster::run_everywhere(transport_, hosts_, command, timeout);
+}
+
+std::vector<HostResult> NodeExec::in_containers(const std::string& command, std::chrono::seconds timeout) {
+  return cluster::run_everywhere(transport_, hosts_, wrap(command), timeout);
+}
+
+std::vector<HostResult> NodeExec::in_containers_each(const std::vector<std::string>& commands,
+                                                     std::chrono::seconds timeout) {
+  std::vector<std::string> wrapped;
+  for (const auto& c : commands) wrapped.push_back(wrap(c));
+  return cluster::run_on_hosts(transport_, hosts_, wrapped, timeout);
+}
+
+std::string NodeExec::host_path(const std::string& node_path) const {
+  const std::string& mount = variant_.node_repo_path();
+  if (node_path.rfind(mount, 0) == 0) return variant_.aorta_path + node_path.substr(mount.size());
+  return node_path;
+}
+
+}  // namespace aorta::job

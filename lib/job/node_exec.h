@@ -1,0 +1,47 @@
+// Commands on the run's nodes, on the host or inside the Aorta container (docker
+// exec), with the host/container path mapping. Everything above this file speaks in
+// node-side paths and never builds docker command lines itself.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "cluster/transport.h"
+#include "config/cluster.h"
+#include "config/variant.h"
+
+namespace aorta::job {
+
+using cluster::HostResult;
+
+class NodeExec {
+ public:
+  NodeExec(cluster::Transport& transport, const config::Variant& variant, const config::Cluster& cluster);
+
+  const std::vector<std::string>& hosts() const { return hosts_; }
+  const config::Variant& variant() const { return variant_; }
+  const config::Cluster& cluster() const { return cluster_; }
+  cluster::Transport& transport() { return transport_; }
+  // The container name: configured, else <user>_<image with [^A-Za-z0-9_] as _>.
+  std::string container_name() const;
+
+  // The same command on the physical hosts.
+  std::vector<HostResult> on_hosts(const std::string& command, std::chrono::seconds timeout);
+  // Inside the container on every host (or directly, with the none runtime).
+  std::vector<HostResult> in_containers(const std::string& command, std::chrono::seconds timeout);
+  // commands[i] inside the container on hosts()[i].
+  std::vector<HostResult> in_containers_each(const std::vector<std::string>& commands,
+                                             std::chrono::seconds timeout);
+  // The host path of a node-side path under the repository mount.
+  std::string host_path(const std::string& node_path) const;
+
+ private:
+  std::string wrap(const std::string& command) const;
+  cluster::Transport& transport_;
+  const config::Variant& variant_;
+  const config::Cluster& cluster_;
+  std::vector<std::string> hosts_;
+};
+
+}  // namespace aorta::job

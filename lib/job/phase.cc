@@ -1,0 +1,122 @@
+#include "job/phase.h"
+
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "common/shell_quote.h"
+
+namespace aorta::job {
+namespace {
+
+std::string file_in(const config::Variant& v, const std::string& run_id, size_t i, const std::string& name) {
+  return node_work_dir(v, run_id, i) + "/" + name;
+}
+
+std::string clock_text(double seconds) {
+  long s = static_cast<long>(seconds);
+  return fmt::format("{}:{:02d}:{:02d}", s / 3600, (s / 60) % 60, s % 60);
+}
+
+}  // namespace
+
+std::string node_work_dir(const config::Variant& v, const std::string& run_id, size_t node_index) {
+  return v.node_repo_path() + "/.cvs-aorta/" + run_id + "/node_" + std::to_string(node_index);
+}
+
+Status start_phase(NodeExec& exec, RunState& state, const std::string& label,
+                   const std::vector<std::string>& commands, const Rendezvous& rdzv) {
+  const auto& v = exec.variant();
+  std::vector<std::string> writes, starts;
+  for (size_t i = 0; i < exec.hosts().size(); ++i) {
+    std::string script = file_in(v, state.run_id, i, label + ".sh");
+    writes.push_back("mkdir -p " + shell_quote(node_work_dir(v, state.run_id, i)) + " && printf %s " +
+                     shell_quote(phase_script(v, i, rdzv, commands[i])) + " > " + shell_quote(script));
+    // setsid makes the script a process-group leader, so stop_phase can end it and
+    // everything it started with one signal to the group.
+    starts.push_back("nohup setsid bash " + shell_quote(script) + " > " +
+                     shell_quote(file_in(v, state.run_id, i, label + ".log")) + " 2>&1 < /dev/null & echo $! > " +
+                     shell_quote(file_in(v, state.run_id, i, label + ".pid")));
+  }
+  auto written = exec.in_containers_each(writes, std::chrono::seconds(60));
+  if (!cluster::all_succeeded(written))
+    return Error{ErrorCode::kCommandFailed, "could not write the " + label + " script: " + cluster::describe_failures(written), ""};
+  state.launched_phases.push_back(label);
+  auto started = exec.in_containers_each(starts, std::chrono::seconds(60));
+  if (!cluster::all_succeeded(started))
+    return Error{ErrorCode::kCommandFailed, "could not start " + label + ": " + cluster::describe_failures(started), ""};
+  return ok_status();
+}
+
+Status wait_for_phase(NodeExec& exec, RunState& state, const std::string& label, std::chrono::seconds timeout,
+                      const ProgressFn& progress) {
+  const auto& v = exec.variant();
+  const auto& hosts = exec.hosts();
+  std::vector<int> codes(hosts.size(), -1);
+  std::vector<bool> warned(hosts.size(), false);
+  auto begin = std::chrono::steady_clock::now();
+  auto interval = std::chrono::seconds(1);
+  auto last_report = begin - std::chrono::hours(1);
+  size_t last_done = static_cast<size_t>(-1);
+  for (;;) {
+    std::vector<std::string> reads;
+    for (size_t i = 0; i < hosts.size(); ++i)
+      reads.push_back("awk '/^" + std::string(kExitMarker) + "[0-9]+$/{c=$0} END{print c}' " +
+                      shell_quote(file_in(v, state.run_id, i, label + ".log")));
+    auto results = exec.in_containers_each(reads, std::chrono::seconds(60));
+    size_t done = 0;
+    for (size_t i = 0; i < hosts.size(); ++i) {
+      if (results[i].result.ok() && results[i].result->exit_code == 0)
+        codes[i] = exit_code_from_log(results[i].result->output);
+      // A failed read is transient (a busy node): keep the last code seen.
+      if (codes[i] >= 0) ++done;
+      if (codes[i] > 0 && !warned[i]) {
+        warned[i] = true;
+        progress(fmt::format("[{}] {} exited with {}; waiting for the remaining nodes", label, hosts[i], codes[i]));
+      }
+    }
+    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    if (done == hosts.size()) {
+      progress(fmt::format("[{}] {}/{} nodes done, elapsed {}", label, done, hosts.size(), clock_text(elapsed)));
+      break;
+    }
+    auto now = std::chrono::steady_clock::now();
+    if (done != last_done || now - last_report >= std::chrono::seconds(30)) {
+      progress(fmt::format("[{}] {}/{} nodes done, elapsed {}, {} left before the {}s timeout", label, done,
+                           hosts.size(), clock_text(elapsed), clock_text(timeout.count() - elapsed), timeout.count()));
+      last_done = done;
+      last_report = now;
+    }
+    if (elapsed >= timeout.count())
+      return Error{ErrorCode::kTimeout, fmt::format("Aorta did not complete within {}s", timeout.count()), ""};
+    std::this_thread::sleep_for(std::min<std::chrono::seconds>(interval, std::chrono::seconds(
+        std::max<long>(1, timeout.count() - static_cast<long>(elapsed)))));
+    interval = std::min(interval * 2, std::chrono::seconds(10));
+  }
+  std::string failed;
+  for (size_t i = 0; i < hosts.size(); ++i)
+    if (codes[i] != 0) failed += (failed.empty() ? "" : ", ") + hosts[i] + ": " + std::to_string(codes[i]);
+  if (!failed.empty())
+    return Error{ErrorCode::kCommandFailed, "Aorta command failed on nodes: {" + failed + "}", ""};
+  return ok_status();
+}
+
+Status stop_phase(NodeExec& exec, RunState& state, const std::string& label) {
+  const auto& v = exec.variant();
+  std::vector<std::string> stops;
+  for (size_t i = 0; i < exec.hosts().size(); ++i) {
+    std::string pid_file = shell_quote(file_in(v, state.run_id, i, label + ".pid"));
+    // pids 0, 1 and non-numbers must never reach kill: -0 and -1 signal far more
+    // than the phase.
+    stops.push_back("f=" + pid_file + "; if [ -f \"$f\" ]; then pid=$(cat \"$f\"); case \"$pid\" in ''|*[!0-9]*) ;; *) "
+                    "if [ \"$pid\" -gt 1 ]; then kill -TERM -- -\"$pid\" 2>/dev/null || true; "
+                    "for i in 1 2 3 4 5 6 7 8 9 10; do kill -0 -- -\"$pid\" 2>/dev/null || break; sleep 0.2; done; "
+                    "kill -KILL -- -\"$pid\" 2>/dev/null || true; fi;; esac; rm -f \"$f\"; fi");
+  }
+  auto results = exec.in_containers_each(stops, std::chrono::seconds(60));
+  if (!cluster::all_succeeded(results))
+    return Error{ErrorCode::kCommandFailed, "could not stop " + label + ": " + cluster::describe_failures(results), ""};
+  return ok_status();
+}
+
+}  // namespace aorta::job

@@ -1,0 +1,36 @@
+// Long-running phases (RCCL build, benchmark) on every node: written as scripts,
+// started detached in their own process group, polled for the exit marker, stopped
+// by group (reference §1.6).
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "job/launch.h"
+#include "job/node_exec.h"
+#include "job/run_state.h"
+
+namespace aorta::job {
+
+using ProgressFn = std::function<void(const std::string&)>;
+
+// <repo>/.cvs-aorta/<run-id>/node_<i> as seen on the node.
+std::string node_work_dir(const config::Variant& v, const std::string& run_id, size_t node_index);
+
+// Writes <label>.sh on every node and starts it; commands[i] runs on node i.
+Status start_phase(NodeExec& exec, RunState& state, const std::string& label,
+                   const std::vector<std::string>& commands, const Rendezvous& rdzv);
+
+// Polls until every node printed its exit marker (1 s at first, backing off to every
+// 10 s) or the timeout passes. kTimeout: "Aorta did not complete within <N>s";
+// kCommandFailed: "Aorta command failed on nodes: {host: code, ...}".
+Status wait_for_phase(NodeExec& exec, RunState& state, const std::string& label, std::chrono::seconds timeout,
+                      const ProgressFn& progress);
+
+// TERM, a short grace period, then KILL to each node's phase process group.
+Status stop_phase(NodeExec& exec, RunState& state, const std::string& label);
+
+}  // namespace aorta::job

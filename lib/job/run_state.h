@@ -1,0 +1,49 @@
+// What one invocation learns as its stages run. Stages read and fill it; reports
+// read it at the end. Plain data, no behaviour.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "metrics/run_metrics.h"
+#include "metrics/trace_set.h"
+
+namespace aorta::job {
+
+struct RunState {
+  std::string run_id;                   // 32 hex digits, new per invocation
+  std::filesystem::path output_root;    // <output_dir>/<run-id>
+  std::string status = "pending";       // pending | running | completed | failed | timeout
+  std::string error_message;
+  std::optional<std::chrono::system_clock::time_point> started_at;
+  std::optional<std::chrono::system_clock::time_point> ended_at;
+
+  bool container_started = false;
+  bool benchmark_started = false;
+  std::vector<std::string> launched_phases;        // rccl, benchmark
+  std::map<std::string, std::string> host_owner;   // host -> uid:gid, restored at teardown
+  std::map<std::string, double> trace_floor;       // host -> epoch seconds; older files are stale
+  std::optional<double> kernel_window_start;       // head node clock, epoch seconds
+  std::vector<std::string> kernel_log_matches;
+
+  std::map<std::string, std::vector<std::string>> trace_trees;     // host -> trees collected
+  std::vector<std::pair<std::string, std::string>> collection_errors;  // host -> message, cluster order
+  std::map<std::string, std::filesystem::path> artifacts;          // torch_traces, training_log, ...
+
+  std::optional<metrics::TraceSet> parse;
+  std::optional<metrics::RunMetrics> result;
+  std::optional<std::filesystem::path> report_file;
+
+  double duration_seconds() const {
+    if (!started_at) return 0;
+    auto end = ended_at.value_or(std::chrono::system_clock::now());
+    return std::chrono::duration<double>(end - *started_at).count();
+  }
+};
+
+}  // namespace aorta::job

@@ -1,0 +1,347 @@
+#include "job/stages.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "common/shell_quote.h"
+#include "job/collect.h"
+#include "job/container.h"
+#include "job/kernel_log.h"
+#include "job/launch.h"
+
+namespace aorta::job {
+namespace {
+
+using std::chrono::seconds;
+
+std::string entry_check(const std::string& root, const std::vector<std::string>& entries) {
+  std::string cmd;
+  for (const auto& e : entries) cmd += (cmd.empty() ? "" : " && ") + ("test -f " + shell_quote(root + "/" + e));
+  return cmd;
+}
+
+// The node's clock as epoch seconds (date +%s.%N), or nothing.
+std::optional<double> parse_clock(const cluster::HostResult& r) {
+  if (!r.result.ok() || r.result->exit_code != 0) return std::nullopt;
+  try {
+    return std::stod(r.result->output);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+void require_all(const std::vector<cluster::HostResult>& results, const std::string& what, StageOutcome& out) {
+  if (!cluster::all_succeeded(results))
+    out.failures.push_back("Aorta command failed on [" + what + "]: " + cluster::describe_failures(results));
+}
+
+}  // namespace
+
+std::vector<std::string> required_entry_points(const config::Variant& v, size_t nodes) {
+  std::vector<std::string> entries = {v.base_config};
+  if (!v.skip_rccl_build) entries.push_back(v.build_script);
+  entries.push_back(launch_mode(v, nodes) == LaunchMode::kScript ? v.experiment_script : v.multi_node.train_script);
+  return entries;
+}
+
+StageOutcome launch_container(StageContext& ctx) {
+  StageOutcome out;
+  auto& exec = ctx.exec;
+  const auto& v = exec.variant();
+  // Owner ids are restored on the repository at teardown (containers run as root);
+  // render gids let the container user open the GPU devices.
+  auto ids = exec.on_hosts("id -u && id -g && (getent group render | cut -d: -f3 || true)", seconds(60));
+  std::vector<std::string> groups = {"video"};
+  for (const auto& g : v.container.args.group_add)
+    if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
+  for (const auto& r : ids) {
+    if (!r.result.ok() || r.result->exit_code != 0) continue;
+    std::istringstream lines(r.result->output);
+    std::string uid, gid, render;
+    std::getline(lines, uid);
+    std::getline(lines, gid);
+    std::getline(lines, render);
+    if (!uid.empty() && !gid.empty()) ctx.state.host_owner[r.host] = uid + ":" + gid;
+    if (!render.empty() && render.find_first_not_of("0123456789") == std::string::npos &&
+        std::find(groups.begin(), groups.end(), render) == groups.end())
+      groups.push_back(render);
+  }
+  require_all(ids, "prepare hosts", out);
+  if (out.failed()) return out;
+
+  std::string repo = shell_quote(v.aorta_path);
+  std::string prepare;
+  if (v.aorta_auto_clone) {
+    prepare = "mkdir -p " + shell_quote(std::filesystem::path(v.aorta_path).parent_path().string()) +
+              " && if ! test -f " + shell_quote(v.aorta_path + "/" + v.base_config) + "; then git clone -q -- " +
+              shell_quote(v.aorta_clone_url) + " " + repo + "; fi";
+  } else {
+    prepare = "mkdir -p " + repo;
+  }
+  auto prepared = exec.on_hosts(prepare, seconds(600));
+  require_all(prepared, v.aorta_auto_clone ? "clone Aorta" : "create aorta_path", out);
+  if (out.failed()) return out;
+  auto entries = required_entry_points(v, exec.hosts().size());
+  auto checked = exec.on_hosts(entry_check(v.aorta_path, entries), seconds(600));
+  if (!cluster::all_succeeded(checked)) {
+    out.failures.push_back("Aorta entry points missing under aorta_path " + v.aorta_path + " (need " +
+                           fmt::format("{}", fmt::join(entries, ", ")) + "): " + cluster::describe_failures(checked) +
+                           ". Place Aorta there on each node, or set aorta_auto_clone and aorta_clone_url.");
+    return out;
+  }
+  if (Status s = launch_containers(exec, groups); !s) {
+    out.failures.push_back(s.error().message);
+    return out;
+  }
+  ctx.state.container_started = true;
+  if (Status s = verify_containers(exec); !s) out.failures.push_back(s.error().message);
+  if (v.container.runtime == config::RuntimeKind::kNone) out.notes.push_back("container runtime none: commands run directly on each node");
+  return out;
+}
+
+StageOutcome clone_aorta(StageContext& ctx) {
+  StageOutcome out;
+  const auto& v = ctx.exec.variant();
+  auto entries = required_entry_points(v, ctx.exec.hosts().size());
+  auto checked = ctx.exec.in_containers(entry_check(v.node_repo_path(), entries), seconds(600));
+  require_all(checked, "verify Aorta in the container", out);
+  return out;
+}
+
+StageOutcome setup_rdma(StageContext& ctx) {
+  StageOutcome out;
+  std::string cmd = "command -v torchrun";
+  for (const auto& dev : ctx.exec.variant().container.args.devices) {
+    std::string inside = dev.find(':') == std::string::npos ? dev : dev.substr(dev.find(':') + 1);
+    inside = inside.substr(0, inside.find(':'));
+    if (inside.rfind("/dev/infiniband/", 0) == 0) cmd += " && test -e " + shell_quote(inside);
+  }
+  require_all(ctx.exec.in_containers(cmd, seconds(60)), "torchrun and RDMA devices", out);
+  return out;
+}
+
+StageOutcome build_rccl(StageContext& ctx) {
+  StageOutcome out;
+  const auto& v = ctx.exec.variant();
+  if (v.skip_rccl_build) {
+    out.skip_reason = kSkipRcclBuild;
+    return out;
+  }
+  std::string cmd = "bash " + shell_quote(v.node_repo_path() + "/" + v.build_script);
+  std::vector<std::string> commands(ctx.exec.hosts().size(), cmd);
+  Status s = start_phase(ctx.exec, ctx.state, "rccl", commands, Rendezvous{});
+  if (s) s = wait_for_phase(ctx.exec, ctx.state, "rccl", seconds(v.timeout_seconds), ctx.log);
+  Status stopped = stop_phase(ctx.exec, ctx.state, "rccl");
+  if (!stopped) out.notes.push_back("Failed to stop RCCL build process groups: " + stopped.error().message);
+  if (!s) out.failures.push_back(s.error().message);
+  return out;
+}
+
+StageOutcome run_benchmark(StageContext& ctx) {
+  StageOutcome out;
+  auto& exec = ctx.exec;
+  auto& state = ctx.state;
+  const auto& v = exec.variant();
+  const auto& cluster = exec.cluster();
+  size_t nodes = exec.hosts().size();
+  LaunchMode mode = launch_mode(v, nodes);
+  Rendezvous rdzv;
+  rdzv.master_addr = !v.multi_node.master_addr.empty() ? v.multi_node.master_addr
+                     : !cluster.head().vpc_ip.empty() ? cluster.head().vpc_ip
+                                                       : cluster.head().name;
+  std::vector<std::string> commands;
+  if (mode == LaunchMode::kScript) {
+    commands.push_back(script_mode_command(v));
+  } else {
+    rdzv.master_port = v.multi_node.master_port;
+    if (rdzv.master_port == 0) {
+      auto port = exec.in_containers(
+          "python3 -c 'import socket; s=socket.socket(); s.bind((\"\", 0)); print(s.getsockname()[1])'", seconds(60));
+      int picked = port.front().result.ok() ? std::atoi(port.front().result->output.c_str()) : 0;
+      if (picked < 1024 || picked > 65535) {
+        out.failures.push_back("Invalid rendezvous port returned by head node " + exec.hosts().front());
+        return out;
+      }
+      rdzv.master_port = picked;
+    }
+    for (size_t i = 0; i < nodes; ++i) commands.push_back(torchrun_command(v, rdzv, nodes, i));
+  }
+
+  auto head_clock = exec.on_hosts("date +%s.%N", seconds(60));
+  state.kernel_window_start = parse_clock(head_clock.front());
+  // Files older than the node's clock at start, less a minute for clock skew between
+  // the node and shared storage, are stale traces from earlier runs.
+  auto clocks = exec.in_containers("date +%s.%N", seconds(60));
+  for (const auto& r : clocks)
+    if (auto t = parse_clock(r)) state.trace_floor[r.host] = *t - 60;
+
+  state.started_at = std::chrono::system_clock::now();
+  state.status = "running";
+  state.benchmark_started = true;
+  Status run = start_phase(exec, state, "benchmark", commands, rdzv);
+  if (run) run = wait_for_phase(exec, state, "benchmark", seconds(v.timeout_seconds), ctx.log);
+  state.ended_at = std::chrono::system_clock::now();
+  if (run) {
+    state.status = "completed";
+  } else {
+    state.status = run.error().code == ErrorCode::kTimeout ? "timeout" : "failed";
+    state.error_message = run.error().message;
+    out.failures.push_back(run.error().message);
+  }
+  // Stop and scan run whatever happened above: a failed or hung run must not leave
+  // processes behind, and its kernel errors are the most useful finding.
+  if (Status s = stop_phase(exec, state, "benchmark"); !s) out.failures.push_back(s.error().message);
+  auto end_clock = exec.on_hosts("date +%s.%N", seconds(60));
+  auto window_end = parse_clock(end_clock.front());
+  if (!state.kernel_window_start || !window_end) {
+    out.failures.push_back("Dmesg scan incomplete: could not read the head node's clock");
+    return out;
+  }
+  KernelScan scan = scan_nodes(exec, *state.kernel_window_start - 1, *window_end + 1);
+  if (!scan.failed_hosts.empty())
+    out.failures.push_back("Dmesg scan incomplete: failed hosts [" + fmt::format("{}", fmt::join(scan.failed_hosts, ", ")) +
+                           "]. Give the job user passwordless `sudo dmesg` on those nodes.");
+  for (const auto& m : scan.matches) {
+    std::string text = m.warn_only ? fmt::format("WARN - GPU in degraded state ({}) on {}: {} -- perf numbers from this run "
+                                                 "may not be trustworthy", m.category, m.host, m.line)
+                                   : fmt::format("ERROR - Failure pattern *** {} *** seen in Dmesg on node {}", m.line, m.host);
+    state.kernel_log_matches.push_back(text);
+    (m.warn_only ? out.notes : out.failures).push_back(text);
+  }
+  return out;
+}
+
+StageOutcome collect_traces_stage(StageContext& ctx) {
+  StageOutcome out;
+  const auto& v = ctx.exec.variant();
+  bool combined = launch_mode(v, ctx.exec.hosts().size()) == LaunchMode::kTorchrun && v.multi_node.collect_traces;
+  out.notes = collect_traces(ctx.exec, ctx.state, combined);
+  for (const auto& w : collect_logs(ctx.exec, ctx.state)) out.notes.push_back(w);
+  size_t attempted = combined ? ctx.exec.hosts().size() : 1;
+  for (size_t i = 0; i < attempted; ++i) {
+    const std::string& host = ctx.exec.hosts()[i];
+    SubTest t{"trace collection", "host", host, true, "", std::nullopt, std::nullopt, ""};
+    for (const auto& [h, message] : ctx.state.collection_errors)
+      if (h == host) {
+        t.passed = false;
+        t.message = "Trace collection on " + host + ": " + message;
+        out.failures.push_back(t.message);
+      }
+    out.subtests.push_back(t);
+  }
+  if (!ctx.state.artifacts.count("torch_traces")) {
+    SubTest t{"trace collection", "artifact", "torch_traces", false, "No fresh torch_traces artifact was collected",
+              std::nullopt, std::nullopt, ""};
+    out.failures.push_back(t.message);
+    out.subtests.push_back(t);
+  }
+  return out;
+}
+
+StageOutcome analyze(StageContext& ctx) {
+  StageOutcome out;
+  const auto& v = ctx.exec.variant();
+  if (!v.analysis.enable_tracelens && !v.analysis.enable_gemm_analysis) {
+    out.skip_reason = kSkipAnalysis;
+    return out;
+  }
+  const std::string& head = ctx.exec.hosts().front();
+  auto trees = ctx.state.trace_trees.find(head);
+  if (trees == ctx.state.trace_trees.end() || trees->second.empty()) {
+    out.notes.push_back("No head-node traces available for optional analysis");
+    return out;
+  }
+  std::string tree = trees->second.front();
+  std::string output = v.node_repo_path() + "/" + std::filesystem::path(tree).parent_path().string();
+  std::string reports = output + "/tracelens_analysis";
+  for (auto [enabled, script, name] : {std::tuple{v.analysis.enable_tracelens, v.analysis.tracelens_script, "tracelens_analysis"},
+                                       std::tuple{v.analysis.enable_gemm_analysis, v.analysis.gemm_script, "gemm_analysis"}}) {
+    if (!enabled) continue;
+    std::string cmd = "cd " + shell_quote(v.node_repo_path()) + " && " +
+                      (std::string(name) == "tracelens_analysis" ? "python3 -c 'import TraceLens' && " : "") + "bash " +
+                      shell_quote(v.node_repo_path() + "/" + script) + " " + shell_quote(output);
+    if (v.analysis.skip_if_exists) cmd = "test -d " + shell_quote(reports) + " || ( " + cmd + " )";
+    auto r = cluster::run_everywhere(ctx.exec.transport(), {head}, cmd, seconds(v.timeout_seconds));
+    if (!cluster::all_succeeded(r))
+      out.notes.push_back(std::string("Optional ") + name + " failed; raw traces remain available: " +
+                          cluster::describe_failures(r, 500));
+  }
+  return out;
+}
+
+StageOutcome parse_results(StageContext& ctx) {
+  StageOutcome out;
+  auto& state = ctx.state;
+  if (state.status != "completed" && state.status != "pending")
+    out.notes.push_back("Run did not succeed: " + state.error_message);
+  auto traces = state.artifacts.find("torch_traces");
+  if (traces == state.artifacts.end() || !std::filesystem::is_directory(traces->second)) {
+    out.failures.push_back("No torch_traces artifact; cannot parse benchmark metrics");
+    return out;
+  }
+  metrics::AnalyzeOptions options;
+  options.jobs = 2;
+  state.parse = metrics::analyze_traces(traces->second, options);
+  for (const auto& w : state.parse->warnings) out.notes.push_back(w);
+  for (const auto& e : state.parse->errors) out.notes.push_back("trace error: " + e);
+  if (state.parse->status == metrics::ParseStatus::kFailed || state.parse->ranks.empty()) {
+    out.failures.push_back("Aorta parsing produced no usable metrics: [" + fmt::format("{}", fmt::join(state.parse->errors, "; ")) + "]");
+    return out;
+  }
+  auto aggregated = metrics::aggregate(state.parse->ranks);
+  if (!aggregated) {
+    out.failures.push_back("Aorta aggregation produced no benchmark result: " + aggregated.error().message);
+    return out;
+  }
+  state.result = std::move(aggregated.value());
+  return out;
+}
+
+StageOutcome validate_thresholds(StageContext& ctx) {
+  StageOutcome out;
+  const auto& v = ctx.exec.variant();
+  if (!v.enforce_thresholds) {
+    out.skip_reason = kSkipThresholds;
+    return out;
+  }
+  if (!ctx.state.result) {
+    out.failures.push_back("No benchmark result to validate");
+    return out;
+  }
+  for (const auto& check : metrics::check_thresholds(*ctx.state.result, v.thresholds)) {
+    SubTest t{"threshold", "metric", check.key, check.passed, check.message, check.actual, check.limit,
+              check.kind == metrics::ThresholdKind::kMax ? "max" : "min"};
+    if (!check.passed) out.failures.push_back(check.message);
+    out.subtests.push_back(t);
+  }
+  return out;
+}
+
+StageOutcome teardown(StageContext& ctx) {
+  StageOutcome out;
+  auto& exec = ctx.exec;
+  auto& state = ctx.state;
+  std::vector<std::string> errors;
+  for (const auto& phase : state.launched_phases)
+    if (Status s = stop_phase(exec, state, phase); !s) errors.push_back(s.error().message);
+  for (const auto& w : collect_logs(exec, state)) out.notes.push_back(w);
+  if (state.container_started && exec.variant().container.runtime == config::RuntimeKind::kDocker) {
+    std::vector<std::string> chowns;
+    for (const auto& host : exec.hosts()) {
+      auto owner = state.host_owner.find(host);
+      chowns.push_back(owner == state.host_owner.end()
+                           ? "true"
+                           : "chown -R " + owner->second + " " + shell_quote(exec.variant().node_repo_path()));
+    }
+    auto restored = exec.in_containers_each(chowns, seconds(120));
+    if (!cluster::all_succeeded(restored)) errors.push_back("chown failed: " + cluster::describe_failures(restored));
+  }
+  if (Status s = remove_containers(exec); !s) errors.push_back(s.error().message);
+  if (!errors.empty()) out.failures.push_back(fmt::format("{}", fmt::join(errors, "; ")));
+  return out;
+}
+
+}  // namespace aorta::job

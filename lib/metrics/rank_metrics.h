@@ -1,0 +1,49 @@
+// Per-rank metrics from one trace, on either parser path (pure functions, no I/O).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "trace/timeline.h"
+#include "trace/trace_reader.h"
+
+namespace aorta::metrics {
+
+enum class ParserPath {
+  kGpuTimeline,  // TraceLens-compatible gpu_timeline over GPU events
+  kBasicScan,    // the original's raw scan: no GPU timeline in the trace (CPU-only runs)
+};
+
+const char* parser_name(ParserPath path);
+
+struct RankMetrics {
+  std::optional<int> rank;  // unknown stays unknown, never 0
+  std::string rank_source;  // distributedInfo, path, or unknown
+  std::string source;       // the trace file
+  ParserPath parser = ParserPath::kGpuTimeline;
+  double total_time_us = 0;
+  double compute_time_us = 0;
+  // The original's "comm": exposed communication on the timeline path, total
+  // communication-kernel time on the basic scan.
+  double comm_time_us = 0;
+  double total_comm_time_us = 0;
+  std::optional<double> exposed_comm_time_us;
+  std::optional<double> total_memcpy_time_us;
+  std::optional<double> exposed_memcpy_time_us;
+  std::optional<double> busy_time_us;
+  std::optional<double> idle_time_us;
+  double compute_ratio = 0;
+  double comm_ratio = 0;
+  double overlap_ratio = 0;
+  std::optional<double> exposed_comm_ratio;
+};
+
+// Timeline path. Overlap is |COMP ∩ COMM| / |COMM| (HTA's comp_comm_overlap): the
+// original's max(0, compute + exposed - total) / exposed is 0 on every such trace.
+RankMetrics from_timeline(const trace::Breakdown& b);
+
+// Basic scan path, the original's formulas: total is the sum of event durations
+// (or the trace span when that is 0), overlap max(0, compute + comm - total) / comm.
+RankMetrics from_basic_scan(const trace::BasicScan& s);
+
+}  // namespace aorta::metrics

@@ -1,0 +1,108 @@
+#include "metrics/run_metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include <fmt/format.h>
+
+namespace aorta::metrics {
+namespace {
+
+// Python's str() of the JSON number, as the original prints limits: 12000, 0.5.
+std::string limit_text(double v) {
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15) return fmt::format("{}", static_cast<long long>(v));
+  return fmt::format("{}", v);
+}
+
+std::string percent(double v) { return fmt::format("{:.2f}%", v * 100.0); }
+
+}  // namespace
+
+Result<RunMetrics> aggregate(std::vector<RankMetrics> per_rank) {
+  if (per_rank.empty()) return Error{ErrorCode::kInvalidInput, "Cannot aggregate empty metrics list", ""};
+  std::stable_sort(per_rank.begin(), per_rank.end(), [](const RankMetrics& a, const RankMetrics& b) {
+    if (a.rank.has_value() != b.rank.has_value()) return a.rank.has_value();
+    return a.rank.value_or(0) < b.rank.value_or(0);
+  });
+  RunMetrics run;
+  const double n = static_cast<double>(per_rank.size());
+  auto mean_of = [&](auto field) {
+    double sum = 0;
+    for (const auto& r : per_rank) sum += field(r);
+    return sum / n;
+  };
+  run.avg_iteration_time_us = mean_of([](const RankMetrics& r) { return r.total_time_us; });
+  run.avg_iteration_time_ms = run.avg_iteration_time_us / 1000.0;
+  if (per_rank.size() > 1) {
+    double ss = 0;
+    for (const auto& r : per_rank) ss += (r.total_time_us - run.avg_iteration_time_us) * (r.total_time_us - run.avg_iteration_time_us);
+    run.std_iteration_time_us = std::sqrt(ss / (n - 1));
+  }
+  auto [lo, hi] = std::minmax_element(per_rank.begin(), per_rank.end(), [](const RankMetrics& a, const RankMetrics& b) {
+    return a.total_time_us < b.total_time_us;
+  });
+  run.min_iteration_time_us = lo->total_time_us;
+  run.max_iteration_time_us = hi->total_time_us;
+  if (run.avg_iteration_time_us > 0) run.time_variance_ratio = run.std_iteration_time_us / run.avg_iteration_time_us;
+  run.avg_compute_ratio = mean_of([](const RankMetrics& r) { return r.compute_ratio; });
+  run.avg_comm_ratio = mean_of([](const RankMetrics& r) { return r.comm_ratio; });
+  run.avg_overlap_ratio = mean_of([](const RankMetrics& r) { return r.overlap_ratio; });
+  run.avg_compute_time_us = mean_of([](const RankMetrics& r) { return r.compute_time_us; });
+  run.avg_comm_time_us = mean_of([](const RankMetrics& r) { return r.comm_time_us; });
+  double exposed_sum = 0;
+  int exposed_count = 0;
+  for (const auto& r : per_rank)
+    if (r.exposed_comm_ratio) {
+      exposed_sum += *r.exposed_comm_ratio;
+      ++exposed_count;
+    }
+  if (exposed_count > 0) run.avg_exposed_comm_ratio = exposed_sum / exposed_count;
+  for (auto [name, value] : {std::pair{"avg_compute_ratio", run.avg_compute_ratio},
+                             std::pair{"avg_comm_ratio", run.avg_comm_ratio},
+                             std::pair{"avg_overlap_ratio", run.avg_overlap_ratio}}) {
+    if (!(value >= 0 && value <= 1))
+      return Error{ErrorCode::kInvalidInput, fmt::format("{} = {} is outside 0..1", name, value), ""};
+  }
+  run.per_rank = std::move(per_rank);
+  return run;
+}
+
+std::optional<double> threshold_actual(const RunMetrics& run, const std::string& key) {
+  if (key == "max_avg_iteration_ms") return run.avg_iteration_time_ms;
+  if (key == "min_compute_ratio") return run.avg_compute_ratio;
+  if (key == "min_overlap_ratio") return run.avg_overlap_ratio;
+  if (key == "max_time_variance_ratio") return run.time_variance_ratio;
+  return std::nullopt;
+}
+
+std::vector<ThresholdCheck> check_thresholds(const RunMetrics& run, const std::vector<config::Threshold>& thresholds) {
+  std::vector<ThresholdCheck> checks;
+  for (const auto& t : thresholds) {
+    if (!t.value) continue;
+    ThresholdCheck c;
+    c.key = t.key;
+    c.kind = t.key.rfind("max_", 0) == 0 ? ThresholdKind::kMax : ThresholdKind::kMin;
+    c.limit = *t.value;
+    c.actual = threshold_actual(run, t.key);
+    if (c.actual) {
+      double v = *c.actual;
+      // Equality passes, as in the original.
+      c.passed = c.kind == ThresholdKind::kMax ? v <= c.limit : v >= c.limit;
+      if (!c.passed) {
+        if (t.key == "max_avg_iteration_ms")
+          c.message = fmt::format("Average iteration time {:.2f}ms exceeds threshold {}ms", v, limit_text(c.limit));
+        else if (t.key == "min_compute_ratio")
+          c.message = fmt::format("Average compute ratio {} below threshold {}", percent(v), percent(c.limit));
+        else if (t.key == "min_overlap_ratio")
+          c.message = fmt::format("Average overlap ratio {} below threshold {}", percent(v), percent(c.limit));
+        else
+          c.message = fmt::format("Iteration time variance {} exceeds threshold {}", percent(v), percent(c.limit));
+      }
+    }
+    checks.push_back(std::move(c));
+  }
+  return checks;
+}
+
+}  // namespace aorta::metrics

@@ -1,0 +1,50 @@
+// Aggregation across ranks and the threshold gate (reference §3.7, §3.8).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "config/variant.h"
+#include "metrics/rank_metrics.h"
+
+namespace aorta::metrics {
+
+struct RunMetrics {
+  std::vector<RankMetrics> per_rank;  // sorted by rank, unknown ranks last
+  double avg_iteration_time_us = 0;   // mean of per-rank total_time_us
+  double avg_iteration_time_ms = 0;
+  double std_iteration_time_us = 0;   // sample standard deviation (n - 1), 0 for one rank
+  double min_iteration_time_us = 0;
+  double max_iteration_time_us = 0;
+  std::optional<double> time_variance_ratio;  // std / mean; absent when the mean is 0
+  double avg_compute_ratio = 0;
+  double avg_comm_ratio = 0;
+  double avg_overlap_ratio = 0;
+  std::optional<double> avg_exposed_comm_ratio;  // timeline ranks only
+  double avg_compute_time_us = 0;
+  double avg_comm_time_us = 0;
+};
+
+// Fails on an empty list or an average ratio outside 0..1.
+Result<RunMetrics> aggregate(std::vector<RankMetrics> per_rank);
+
+enum class ThresholdKind { kMax, kMin };
+
+struct ThresholdCheck {
+  std::string key;  // e.g. max_avg_iteration_ms
+  ThresholdKind kind = ThresholdKind::kMax;
+  double limit = 0;
+  std::optional<double> actual;  // null: not checkable (variance with a zero mean)
+  bool passed = true;
+  std::string message;  // the original's failure text; empty when passed
+};
+
+// One check per non-null threshold, in the order given.
+std::vector<ThresholdCheck> check_thresholds(const RunMetrics& run, const std::vector<config::Threshold>& thresholds);
+
+// The value a threshold key gates, as reported (ms for iteration time, fractions for ratios).
+std::optional<double> threshold_actual(const RunMetrics& run, const std::string& key);
+
+}  // namespace aorta::metrics

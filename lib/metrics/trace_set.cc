@@ -1,0 +1,120 @@
+#include "metrics/trace_set.h"
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "trace/trace_files.h"
+#include "trace/trace_reader.h"
+
+namespace aorta::metrics {
+namespace fs = std::filesystem;
+
+const char* status_name(ParseStatus status) {
+  switch (status) {
+    case ParseStatus::kSuccess: return "success";
+    case ParseStatus::kPartial: return "partial";
+    case ParseStatus::kFailed: return "failed";
+  }
+  return "failed";
+}
+
+Result<RankMetrics> analyze_trace_file(const fs::path& file, const AnalyzeOptions& options,
+                                       std::vector<std::string>& warnings, uint64_t* bytes_read) {
+  auto data = trace::read_trace(file);
+  if (!data) return data.error();
+  if (bytes_read) *bytes_read = data->bytes;
+  const std::string name = file.string();
+  if (data->events == 0) return Error{ErrorCode::kInvalidInput, "trace holds no events", name};
+  if (data->negative_durations > 0)
+    warnings.push_back(fmt::format("{}: skipped {} events with a negative or non-finite dur", name,
+                                   data->negative_durations));
+  trace::Breakdown breakdown = trace::gpu_breakdown(*data, options.selection);
+  RankMetrics m;
+  if (breakdown.selected_events > 0 && breakdown.total_time > 0) {
+    m = from_timeline(breakdown);
+  } else {
+    const char* why = data->gpu_events.empty() ? "it has no GPU events"
+                                               : "none of its GPU events is linked to a launch (try --include-unlinked-kernels)";
+    warnings.push_back(fmt::format("{}: no GPU timeline because {}; using the basic raw-trace scan", name, why));
+    m = from_basic_scan(data->basic);
+    if (m.total_time_us <= 0) return Error{ErrorCode::kInvalidInput, "trace has no timed events", name};
+  }
+  m.source = name;
+  if (data->rank) {
+    m.rank = data->rank;
+    m.rank_source = "distributedInfo";
+  } else if (auto from_path = trace::rank_from_path(file)) {
+    m.rank = from_path;
+    m.rank_source = "path";
+  } else {
+    m.rank_source = "unknown";
+    warnings.push_back(name + ": rank unknown (no distributedInfo.rank and no rank<N> in the path)");
+  }
+  return m;
+}
+
+TraceSet analyze_traces(const fs::path& dir, const AnalyzeOptions& options) {
+  TraceSet set;
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) {
+    set.errors.push_back("Trace directory does not exist: " + dir.string());
+    return set;
+  }
+  std::vector<fs::path> files = trace::find_trace_files(dir);
+  set.files_found = files.size();
+  if (files.empty()) {
+    set.errors.push_back("No trace files found in " + dir.string());
+    return set;
+  }
+  struct Slot {
+    std::optional<Result<RankMetrics>> result;
+    std::vector<std::string> warnings;
+    uint64_t bytes = 0;
+  };
+  std::vector<Slot> slots(files.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < files.size(); i = next++)
+      slots[i].result = analyze_trace_file(files[i], options, slots[i].warnings, &slots[i].bytes);
+  };
+  int jobs = std::clamp(options.jobs, 1, static_cast<int>(files.size()));
+  std::vector<std::thread> threads;
+  for (int t = 1; t < jobs; ++t) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+
+  std::map<int, std::string> seen_ranks;
+  for (auto& slot : slots) {
+    set.warnings.insert(set.warnings.end(), slot.warnings.begin(), slot.warnings.end());
+    set.bytes += slot.bytes;
+    if (!slot.result->ok()) {
+      set.errors.push_back(slot.result->error().describe());
+      continue;
+    }
+    RankMetrics m = std::move(slot.result->value());
+    if (m.rank) {
+      auto [it, inserted] = seen_ranks.emplace(*m.rank, m.source);
+      if (!inserted) {
+        set.errors.push_back(fmt::format("{}: duplicate rank {} (already read from {}); this file is ignored",
+                                         m.source, *m.rank, it->second));
+        continue;
+      }
+    }
+    set.ranks.push_back(std::move(m));
+    ++set.files_parsed;
+  }
+  if (set.ranks.empty()) {
+    set.status = ParseStatus::kFailed;
+    set.errors.push_back("No traces could be parsed");
+  } else {
+    set.status = set.errors.empty() ? ParseStatus::kSuccess : ParseStatus::kPartial;
+  }
+  return set;
+}
+
+}  // namespace aorta::metrics

@@ -1,0 +1,41 @@
+// Parses every rank trace under a directory (in parallel) into per-rank metrics,
+// keeping going past bad files: one corrupt rank must not hide the others.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "metrics/rank_metrics.h"
+#include "trace/timeline.h"
+
+namespace aorta::metrics {
+
+struct AnalyzeOptions {
+  trace::KernelSelection selection = trace::KernelSelection::kLinkedOnly;
+  int jobs = 1;
+};
+
+enum class ParseStatus { kSuccess, kPartial, kFailed };
+const char* status_name(ParseStatus status);
+
+struct TraceSet {
+  ParseStatus status = ParseStatus::kFailed;
+  std::vector<RankMetrics> ranks;     // in file order; aggregate() sorts by rank
+  std::vector<std::string> warnings;  // each names its file
+  std::vector<std::string> errors;    // each names its file
+  size_t files_found = 0;
+  size_t files_parsed = 0;
+  uint64_t bytes = 0;                 // uncompressed bytes read
+};
+
+// One file: the GPU timeline when it has GPU events, else the basic scan (with a
+// warning saying so).
+Result<RankMetrics> analyze_trace_file(const std::filesystem::path& file, const AnalyzeOptions& options,
+                                       std::vector<std::string>& warnings, uint64_t* bytes_read = nullptr);
+
+TraceSet analyze_traces(const std::filesystem::path& dir, const AnalyzeOptions& options);
+
+}  // namespace aorta::metrics

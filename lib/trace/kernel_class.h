@@ -1,0 +1,22 @@
+// Name and category rules that sort trace events into compute, communication and
+// memory copies: TraceLens's current gpu_timeline rules and the original's basic scan.
+#pragma once
+
+#include <string_view>
+
+namespace aorta::trace {
+
+enum class GpuClass : unsigned char { kComputation, kCommunication, kMemcpy };
+
+// TraceLens HEAD (reference B.4), for events of cat kernel, gpu_memcpy, gpu_memset.
+GpuClass classify_gpu_event(std::string_view cat, std::string_view name);
+
+enum class BasicClass : unsigned char { kCommunication, kMemory, kComputeKernel, kComputeGpu, kOther };
+
+// The original's raw scan (reference §3.5), applied to every event with dur > 0.
+BasicClass classify_basic(std::string_view cat, std::string_view name);
+
+// Case-insensitive substring search; needle must be lower case.
+bool contains_lower(std::string_view haystack, std::string_view lower_needle);
+
+}  // namespace aorta::trace

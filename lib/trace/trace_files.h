@@ -1,0 +1,20 @@
+// Finding rank traces under a directory and telling which rank each one is.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <vector>
+
+namespace aorta::trace {
+
+// Every *.json / *.json.gz file below dir, sorted by path. When some of them sit in
+// a torch_profiler directory (Aorta's layout, also under combined_traces/node_<i>/),
+// only those count, so reports and metrics files next to traces are never read.
+std::vector<std::filesystem::path> find_trace_files(const std::filesystem::path& dir);
+
+// Rank from the path: rank<N>, rank_<N>, rank-<N>, then worker<N>, then gpu<N>,
+// searched from the file name up through its parent directories. The word must not
+// continue a longer word, so "frank1" is no rank (the original's regex said it was).
+std::optional<int> rank_from_path(const std::filesystem::path& file);
+
+}  // namespace aorta::trace

@@ -1,0 +1,80 @@
+// Turns one profiler trace file into the compact records the metrics need: GPU
+// events with their link keys, runtime launches, ac2g flows, and the running sums of
+// the basic scan. It computes no metrics itself (that is timeline.h).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "common/result.h"
+#include "trace/kernel_class.h"
+
+namespace aorta::trace {
+
+constexpr int64_t kNoKey = INT64_MIN;
+
+struct GpuEvent {
+  double ts = 0;
+  double end = 0;  // ts + dur in double, the only rounding step (reference B.5)
+  GpuClass cls = GpuClass::kComputation;
+};
+
+// An event with a pid, tid and a correlation or External id in its args: the
+// candidates of the (pid, tid, key) -> event map that links flows to kernels.
+struct KeyedEvent {
+  int64_t pid = 0;
+  int64_t tid = 0;
+  int64_t correlation = kNoKey;
+  int64_t external_id = kNoKey;
+  int32_t gpu_index = -1;  // index into gpu_events, -1 for non-GPU events
+};
+
+struct RuntimeLaunch {
+  int64_t correlation = kNoKey;
+  int64_t external_id = kNoKey;
+  bool graph_launch = false;  // cudaGraphLaunch / hipGraphLaunch link every kernel of the graph
+};
+
+struct FlowEnd {
+  int64_t pid = 0;
+  int64_t tid = 0;
+};
+
+// The original's raw scan (reference §3.5), summed while reading.
+struct BasicScan {
+  double total = 0;
+  double compute = 0;
+  double comm = 0;
+  double memory = 0;
+  uint64_t compute_kernels = 0;
+  uint64_t comm_kernels = 0;
+  double min_ts = 0;
+  double max_end = 0;
+  bool has_ts = false;
+};
+
+struct TraceData {
+  std::optional<int> rank;        // distributedInfo.rank
+  std::optional<int> world_size;  // distributedInfo.world_size
+  bool legacy_array = false;
+  uint64_t bytes = 0;
+  uint64_t events = 0;
+  uint64_t negative_durations = 0;  // events skipped because dur < 0
+  std::vector<GpuEvent> gpu_events;
+  std::vector<KeyedEvent> keyed_events;
+  std::vector<RuntimeLaunch> runtime_launches;  // cuda_runtime / cuda_driver events, file order
+  // The first runtime event whose name contains "launch" decides the link key.
+  std::optional<bool> link_by_correlation;
+  std::unordered_set<int64_t> flow_starts;
+  std::unordered_map<int64_t, FlowEnd> flow_ends;  // last "f" per id wins, as in TraceLens
+  BasicScan basic;
+};
+
+Result<TraceData> read_trace(const std::filesystem::path& file);
+
+}  // namespace aorta::trace

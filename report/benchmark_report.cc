@@ -1,0 +1,37 @@
+#include "report/benchmark_report.h"
+
+#include "job/launch.h"
+
+namespace aorta::report {
+
+ordered_json benchmark_report(const job::RunState& state, const config::Variant& variant,
+                              const config::Cluster& cluster, bool validation_passed) {
+  ordered_json r;
+  r["status"] = state.status;
+  r["validation_passed"] = validation_passed;
+  r["error_message"] = state.error_message;
+  ordered_json errors = ordered_json::object();
+  for (const auto& [host, message] : state.collection_errors) errors[host] = message;
+  r["collection_errors"] = errors;
+  r["duration_seconds"] = state.duration_seconds();
+  int gpus = variant.multi_node.nproc_per_node > 0 ? variant.multi_node.nproc_per_node : variant.gpus_per_node;
+  r["cluster"] = {{"nodes", cluster.nodes.size()}, {"gpus_per_node", gpus},
+                  {"total_gpus", static_cast<int>(cluster.nodes.size()) * gpus}};
+  r["configuration"] = {{"nccl_channels", job::nccl_channels(variant)}, {"compute_channels", nullptr},
+                        {"rccl_branch", variant.rccl.branch}};
+  if (state.result) {
+    r["performance"] = performance_json(*state.result);
+    r["per_rank_summary"] = per_rank_json(*state.result);
+  } else {
+    r["performance"] = nullptr;
+    r["per_rank_summary"] = ordered_json::array();
+  }
+  r["parse"] = state.parse ? parse_json(*state.parse) : ordered_json(nullptr);
+  r["kernel_log_matches"] = state.kernel_log_matches;
+  r["run_id"] = state.run_id;
+  return r;
+}
+
+void write_benchmark_report(const ordered_json& report, std::ostream& out) { out << report.dump(2) << "\n"; }
+
+}  // namespace aorta::report

@@ -1,0 +1,20 @@
+// aorta_benchmark_report.json (reference §4.1): status, validation, collection
+// errors, cluster, configuration, performance and per-rank summaries.
+#pragma once
+
+#include <ostream>
+
+#include "config/cluster.h"
+#include "config/variant.h"
+#include "job/run_state.h"
+#include "report/metrics_json.h"
+
+namespace aorta::report {
+
+ordered_json benchmark_report(const job::RunState& state, const config::Variant& variant,
+                              const config::Cluster& cluster, bool validation_passed);
+
+// Pretty JSON, 2-space indent, trailing newline.
+void write_benchmark_report(const ordered_json& report, std::ostream& out);
+
+}  // namespace aorta::report

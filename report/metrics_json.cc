@@ -1,0 +1,61 @@
+#include "report/metrics_json.h"
+
+namespace aorta::report {
+namespace {
+
+ordered_json optional_number(const std::optional<double>& v) { return v ? ordered_json(*v) : ordered_json(nullptr); }
+
+}  // namespace
+
+ordered_json performance_json(const metrics::RunMetrics& run) {
+  ordered_json p;
+  p["avg_iteration_time_ms"] = run.avg_iteration_time_ms;
+  p["std_iteration_time_us"] = run.std_iteration_time_us;
+  p["min_iteration_time_us"] = run.min_iteration_time_us;
+  p["max_iteration_time_us"] = run.max_iteration_time_us;
+  p["time_variance_ratio"] = optional_number(run.time_variance_ratio);
+  p["avg_compute_ratio"] = run.avg_compute_ratio;
+  p["avg_comm_ratio"] = run.avg_comm_ratio;
+  p["avg_overlap_ratio"] = run.avg_overlap_ratio;
+  p["avg_exposed_comm_ratio"] = optional_number(run.avg_exposed_comm_ratio);
+  p["ranks"] = run.per_rank.size();
+  return p;
+}
+
+ordered_json per_rank_json(const metrics::RunMetrics& run) {
+  ordered_json list = ordered_json::array();
+  for (const auto& r : run.per_rank) {
+    ordered_json o;
+    o["rank"] = r.rank ? ordered_json(*r.rank) : ordered_json(nullptr);
+    o["rank_source"] = r.rank_source;
+    o["source"] = r.source;
+    o["parser"] = metrics::parser_name(r.parser);
+    o["total_time_us"] = r.total_time_us;
+    o["compute_time_us"] = r.compute_time_us;
+    o["comm_time_us"] = r.comm_time_us;
+    o["total_comm_time_us"] = r.total_comm_time_us;
+    o["exposed_comm_time_us"] = optional_number(r.exposed_comm_time_us);
+    o["total_memcpy_time_us"] = optional_number(r.total_memcpy_time_us);
+    o["exposed_memcpy_time_us"] = optional_number(r.exposed_memcpy_time_us);
+    o["busy_time_us"] = optional_number(r.busy_time_us);
+    o["idle_time_us"] = optional_number(r.idle_time_us);
+    o["compute_ratio"] = r.compute_ratio;
+    o["comm_ratio"] = r.comm_ratio;
+    o["exposed_comm_ratio"] = optional_number(r.exposed_comm_ratio);
+    o["overlap_ratio"] = r.overlap_ratio;
+    list.push_back(o);
+  }
+  return list;
+}
+
+ordered_json parse_json(const metrics::TraceSet& set) {
+  ordered_json p;
+  p["status"] = metrics::status_name(set.status);
+  p["files_found"] = set.files_found;
+  p["files_parsed"] = set.files_parsed;
+  p["warnings"] = set.warnings;
+  p["errors"] = set.errors;
+  return p;
+}
+
+}  // namespace aorta::report

@@ -1,0 +1,25 @@
+#include "report/summary_table.h"
+
+#include <fmt/format.h>
+
+namespace aorta::report {
+
+void write_summary_table(const metrics::RunMetrics& run, std::ostream& out) {
+  out << fmt::format("{:>6}  {:<22}  {:>12}  {:>12}  {:>12}  {:>12}  {:>8}  {:>8}  {:>8}\n", "rank", "parser",
+                     "total ms", "compute ms", "comm ms", "total comm", "compute", "comm", "overlap");
+  for (const auto& r : run.per_rank) {
+    out << fmt::format("{:>6}  {:<22}  {:>12.3f}  {:>12.3f}  {:>12.3f}  {:>12.3f}  {:>7.2f}%  {:>7.2f}%  {:>7.2f}%\n",
+                       r.rank ? std::to_string(*r.rank) : "?", metrics::parser_name(r.parser), r.total_time_us / 1000,
+                       r.compute_time_us / 1000, r.comm_time_us / 1000, r.total_comm_time_us / 1000,
+                       r.compute_ratio * 100, r.comm_ratio * 100, r.overlap_ratio * 100);
+  }
+  out << fmt::format("avg iteration {:.3f} ms (std {:.3f} ms, min {:.3f}, max {:.3f}); compute {:.2f}%, comm {:.2f}%, "
+                     "overlap {:.2f}% over {} rank(s)\n",
+                     run.avg_iteration_time_ms, run.std_iteration_time_us / 1000, run.min_iteration_time_us / 1000,
+                     run.max_iteration_time_us / 1000, run.avg_compute_ratio * 100, run.avg_comm_ratio * 100,
+                     run.avg_overlap_ratio * 100, run.per_rank.size());
+  out << "comm = exposed communication on the GPU-timeline path, total communication on the basic scan; "
+         "overlap = share of communication that runs under compute\n";
+}
+
+}  // namespace aorta::report

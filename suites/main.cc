@@ -1,0 +1,194 @@
+// aorta_suite's entry point: its own subcommands (list, config, analyze), then the
+// config checks that must pass before any node is touched, then GoogleTest.
+#include <fstream>
+#include <iostream>
+
+#include <gtest/gtest.h>
+
+#include "cluster/local_transport.h"
+#include "config/cluster.h"
+#include "config/shipped.h"
+#include "config/variant_loader.h"
+#include "fixtures/lifecycle.h"
+#include "fixtures/session.h"
+#include "metrics/trace_set.h"
+#include "report/metrics_json.h"
+#include "report/summary_table.h"
+#include "suites/cli.h"
+
+namespace {
+
+using namespace aorta;
+using fixtures::SuiteKind;
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+
+int usage_error(const std::string& message) {
+  std::cerr << "aorta_suite: " << message << "\n\n" << cli::usage();
+  return kExitUsage;
+}
+
+int list_suites(const std::string& only) {
+  bool found = false;
+  for (SuiteKind kind : {SuiteKind::kSingle, SuiteKind::kDistributed}) {
+    if (!only.empty() && only != fixtures::suite_name(kind)) continue;
+    found = true;
+    std::cout << fixtures::suite_name(kind) << "\n";
+    int n = 1;
+    for (const auto& s : fixtures::suite_stages(kind)) std::cout << "  " << n++ << ". " << s.test_name << "\n";
+  }
+  if (!found) return usage_error("unknown suite '" + only + "'; suites are aorta_single and aorta_distributed");
+  return kExitOk;
+}
+
+int analyze(const cli::Options& o) {
+  metrics::AnalyzeOptions options;
+  options.jobs = o.jobs;
+  options.selection = o.include_unlinked ? trace::KernelSelection::kIncludeUnlinked : trace::KernelSelection::kLinkedOnly;
+  metrics::TraceSet set = metrics::analyze_traces(o.trace_dir, options);
+  for (const auto& w : set.warnings) std::cerr << "warning: " << w << "\n";
+  for (const auto& e : set.errors) std::cerr << "error: " << e << "\n";
+  report::ordered_json doc;
+  doc["trace_dir"] = o.trace_dir;
+  doc["kernel_selection"] = o.include_unlinked ? "include_unlinked" : "linked_only";
+  doc["parse"] = report::parse_json(set);
+  std::ostream& table = o.output.empty() ? std::cerr : std::cout;
+  if (!set.ranks.empty()) {
+    auto run = metrics::aggregate(set.ranks);
+    if (!run) {
+      std::cerr << "error: " << run.error().message << "\n";
+      return kExitFailed;
+    }
+    doc["performance"] = report::performance_json(*run);
+    doc["per_rank_summary"] = report::per_rank_json(*run);
+    report::write_summary_table(*run, table);
+  }
+  if (o.output.empty()) {
+    std::cout << doc.dump(2) << "\n";
+  } else {
+    std::ofstream out(o.output);
+    out << doc.dump(2) << "\n";
+    if (!out) {
+      std::cerr << "error: cannot write " << o.output << "\n";
+      return kExitFailed;
+    }
+    std::cout << "wrote " << o.output << " (" << metrics::status_name(set.status) << ")\n";
+  }
+  return set.status == metrics::ParseStatus::kFailed ? kExitFailed : kExitOk;
+}
+
+// The suite the run selects, or an error (exit 2).
+std::optional<SuiteKind> pick_suite(const std::optional<std::string>& filter, size_t nodes, std::string& error) {
+  std::vector<SuiteKind> selected;
+  for (SuiteKind kind : {SuiteKind::kSingle, SuiteKind::kDistributed}) {
+    bool any = !filter;
+    for (const auto& s : fixtures::suite_stages(kind))
+      if (filter && cli::filter_matches(*filter, std::string(fixtures::suite_name(kind)) + "." + s.test_name)) any = true;
+    if (any) selected.push_back(kind);
+  }
+  if (selected.empty()) {
+    error = "--gtest_filter=" + *filter + " selects no stage of aorta_single or aorta_distributed";
+    return std::nullopt;
+  }
+  for (SuiteKind kind : selected)
+    if (!fixtures::node_count_error(kind, nodes)) return kind;
+  error = *fixtures::node_count_error(selected.front(), nodes);
+  return std::nullopt;
+}
+
+int run_suite(const cli::Options& o, const char* argv0) {
+  std::string user = config::current_user_id();
+  auto data_dir = config::shipped_data_dir();
+  std::string workload = data_dir ? (data_dir.value() / "workload").string() : "";
+
+  std::vector<config::ConfigError> errors;
+  std::optional<config::Cluster> cluster;
+  if (o.cluster_file.empty()) {
+    cluster = config::local_cluster(user);
+  } else {
+    auto loaded = config::load_cluster(o.cluster_file, user);
+    errors.insert(errors.end(), loaded.errors.begin(), loaded.errors.end());
+    cluster = loaded.cluster;
+  }
+  std::string config_file = o.config_file;
+  if (config_file.empty()) {
+    auto shipped = config::shipped_config(config::kDefaultVariant);
+    if (!shipped) return usage_error(shipped.error().message);
+    config_file = shipped->string();
+  }
+  auto variant = config::load_variant(config_file, {cluster ? cluster->username : user, workload});
+  errors.insert(errors.end(), variant.errors.begin(), variant.errors.end());
+  if (!errors.empty()) {
+    std::cerr << "aorta_suite: configuration errors (nothing was run):\n";
+    for (const auto& e : errors) std::cerr << "  " << e.describe() << "\n";
+    return kExitUsage;
+  }
+  auto filter = cli::gtest_filter(o.gtest_args);
+  std::string error;
+  auto kind = pick_suite(filter, cluster->nodes.size(), error);
+  if (!kind) return usage_error(error);
+  if (cluster->transport == config::TransportKind::kSsh)
+    return usage_error("the ssh transport is not available in this build yet; use \"transport\": \"local\" in " +
+                       o.cluster_file + " for a single local node");
+
+  std::vector<std::string> gtest_args = {argv0};
+  for (const auto& a : o.gtest_args)
+    if (a.rfind("--gtest_filter=", 0) != 0) gtest_args.push_back(a);
+  // Only one suite fits the cluster's node count; keep the other out even when the
+  // user's filter would match it.
+  std::string suite = fixtures::suite_name(*kind);
+  std::string other = fixtures::suite_name(*kind == SuiteKind::kSingle ? SuiteKind::kDistributed : SuiteKind::kSingle);
+  std::string final_filter = filter ? *filter : suite + ".*";
+  if (filter) final_filter += std::string(filter->find('-') == std::string::npos ? "-" : ":") + other + ".*";
+  gtest_args.push_back("--gtest_filter=" + final_filter);
+
+  std::filesystem::path output_dir = o.output_dir.empty() ? variant.variant->output_dir : o.output_dir;
+  auto session = std::make_unique<fixtures::Session>(*kind, *variant.variant, *cluster,
+                                                     std::make_unique<cluster::LocalTransport>(), output_dir);
+  std::cout << "aorta_suite: " << suite << " on " << cluster->nodes.size() << " node(s), config " << config_file
+            << ", run " << session->state().run_id << "\n";
+  fixtures::Session::install(std::move(session));
+
+  std::vector<char*> gtest_argv;
+  for (auto& a : gtest_args) gtest_argv.push_back(a.data());
+  int gtest_argc = static_cast<int>(gtest_argv.size());
+  ::testing::InitGoogleTest(&gtest_argc, gtest_argv.data());
+  int rc = RUN_ALL_TESTS();
+  auto* s = fixtures::Session::current();
+  if (s->state().report_file) std::cout << "aorta_suite: report " << s->state().report_file->string() << "\n";
+  return rc == 0 ? kExitOk : kExitFailed;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (const auto& a : args)
+    if (a == "--gtest_list_tests" || a.rfind("--gtest_list_tests=", 0) == 0) {
+      ::testing::InitGoogleTest(&argc, argv);
+      return RUN_ALL_TESTS();
+    }
+  cli::Options o = cli::parse(args);
+  if (!o.error.empty()) return usage_error(o.error);
+  switch (o.command) {
+    case cli::Command::kHelp:
+      std::cout << cli::usage();
+      return kExitOk;
+    case cli::Command::kList:
+      return list_suites(o.suite);
+    case cli::Command::kConfigList:
+      for (const auto& n : config::shipped_config_names()) std::cout << n << "\n";
+      return kExitOk;
+    case cli::Command::kConfigCopy:
+      if (Status s = config::copy_shipped_config(o.config_name, o.output); !s) return usage_error(s.error().message);
+      std::cout << "copied " << o.config_name << " to " << o.output << "\n";
+      return kExitOk;
+    case cli::Command::kAnalyze:
+      return analyze(o);
+    case cli::Command::kRun:
+      return run_suite(o, argv[0]);
+  }
+  return kExitUsage;
+}
