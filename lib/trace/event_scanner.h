@@ -9,15 +9,31 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/result.h"
 
 namespace aorta::trace {
 
+// One element of traceEvents (or of a legacy bare array), in the batch's buffer.
+struct EventRef {
+  size_t start = 0;     // index of its '{' in the buffer
+  size_t size = 0;
+  uint64_t offset = 0;  // byte offset in the (uncompressed) file
+};
+
+// The complete events of one read chunk, in file order. `buffer` holds them with at
+// least one byte before the first (a separator: whitespace, ',' or '[') and readable
+// padding after the last, so a consumer may parse them as one JSON array by writing
+// '[' and ']' over those bytes and restoring them.
+struct EventBatch {
+  char* buffer = nullptr;
+  size_t buffer_size = 0;
+  const std::vector<EventRef>* events = nullptr;
+};
+
 struct ScanCallbacks {
-  // One element of traceEvents (or of a legacy bare array). The bytes stay readable
-  // for `readable` bytes from `data` (>= size + simdjson padding).
-  std::function<Status(const char* data, size_t size, size_t readable, uint64_t offset)> on_event;
+  std::function<Status(const EventBatch& batch)> on_events;
   // A top-level member other than traceEvents that the caller asked to keep.
   std::function<void(std::string_view key, std::string_view json)> on_metadata;
 };

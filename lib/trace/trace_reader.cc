@@ -75,56 +75,78 @@ simdjson::error_code read_args(simdjson::ondemand::value value, RawEvent& ev) {
   simdjson::ondemand::object args;
   if (value.get_object().get(args) != simdjson::SUCCESS) return simdjson::SUCCESS;  // non-object args: ignore
   for (auto field : args) {
-    std::string_view key;
-    if (auto e = field.unescaped_key().get(key)) return e;
-    if (key == "correlation" || key == "External id") {
+    simdjson::ondemand::raw_json_string key;
+    if (auto e = field.key().get(key)) return e;
+    bool correlation = key.unsafe_is_equal("correlation");
+    if (correlation || key.unsafe_is_equal("External id")) {
       int64_t v;
       if (field.value().get_int64().get(v) != simdjson::SUCCESS) continue;
-      (key == "correlation" ? ev.correlation : ev.external_id) = v;
+      (correlation ? ev.correlation : ev.external_id) = v;
     }
   }
   return simdjson::SUCCESS;
 }
 
-simdjson::error_code parse_event(simdjson::ondemand::parser& parser, const char* data, size_t size,
-                                 size_t readable, RawEvent& ev, IdInterner& interner) {
-  simdjson::ondemand::document doc;
-  if (auto e = parser.iterate(data, size, readable).get(doc)) return e;
-  simdjson::ondemand::object obj;
-  if (auto e = doc.get_object().get(obj)) return e;
+simdjson::error_code read_event(simdjson::ondemand::object obj, RawEvent& ev, IdInterner& interner) {
+  // Raw key comparison: trace keys never hold escapes, and unescaping every key of
+  // every event was a large share of the per-event cost.
   for (auto field : obj) {
-    std::string_view key;
-    if (auto e = field.unescaped_key().get(key)) return e;
+    simdjson::ondemand::raw_json_string key;
+    if (auto e = field.key().get(key)) return e;
     simdjson::ondemand::value value;
     if (auto e = field.value().get(value)) return e;
-    if (key == "ph") {
+    if (key.unsafe_is_equal("ph")) {
       if (auto e = value.get_string().get(ev.ph)) return e;
-    } else if (key == "cat") {
+    } else if (key.unsafe_is_equal("cat")) {
       if (auto e = value.get_string().get(ev.cat)) return e;
-    } else if (key == "name") {
+    } else if (key.unsafe_is_equal("name")) {
       if (value.get_string().get(ev.name) != simdjson::SUCCESS) ev.name = {};
-    } else if (key == "pid") {
+    } else if (key.unsafe_is_equal("pid")) {
       if (auto e = read_id(value, ev.pid, interner)) return e;
       ev.has_pid = true;
-    } else if (key == "tid") {
+    } else if (key.unsafe_is_equal("tid")) {
       if (auto e = read_id(value, ev.tid, interner)) return e;
       ev.has_tid = true;
-    } else if (key == "ts") {
+    } else if (key.unsafe_is_equal("ts")) {
       if (auto e = value.get_double().get(ev.ts)) return e;
       ev.has_ts = true;
-    } else if (key == "dur") {
+    } else if (key.unsafe_is_equal("dur")) {
       if (auto e = value.get_double().get(ev.dur)) return e;
       ev.has_dur = true;
-    } else if (key == "id") {
+    } else if (key.unsafe_is_equal("id")) {
       if (read_id(value, ev.id, interner) == simdjson::SUCCESS) ev.has_id = true;
-    } else if (key == "args") {
+    } else if (key.unsafe_is_equal("args")) {
       if (auto e = read_args(value, ev)) return e;
     }
   }
   return simdjson::SUCCESS;
 }
 
-void add_basic(BasicScan& basic, const RawEvent& ev) {
+// Names repeat heavily (the same few hundred ops and kernels thousands of times), so
+// their classes are computed once per (cat, name) and looked up afterwards.
+class NameClasses {
+ public:
+  struct Classes {
+    BasicClass basic;
+    GpuClass gpu;
+    bool launch;  // name contains "launch", any case
+  };
+  const Classes& get(std::string_view cat, std::string_view name) {
+    key_.assign(cat);
+    key_.push_back('\0');
+    key_.append(name);
+    auto it = cache_.find(key_);
+    if (it != cache_.end()) return it->second;
+    Classes c{classify_basic(cat, name), classify_gpu_event(cat, name), contains_lower(name, "launch")};
+    return cache_.emplace(key_, c).first->second;
+  }
+
+ private:
+  std::string key_;
+  std::unordered_map<std::string, Classes> cache_;
+};
+
+void add_basic(BasicScan& basic, const RawEvent& ev, BasicClass cls) {
   if (ev.has_ts) {
     double end = ev.ts + (ev.has_dur ? ev.dur : 0);
     if (!basic.has_ts) {
@@ -137,7 +159,7 @@ void add_basic(BasicScan& basic, const RawEvent& ev) {
     }
   }
   if (!(ev.dur > 0)) return;
-  switch (classify_basic(ev.cat, ev.name)) {
+  switch (cls) {
     case BasicClass::kCommunication:
       basic.comm += ev.dur;
       ++basic.comm_kernels;
@@ -158,7 +180,7 @@ void add_basic(BasicScan& basic, const RawEvent& ev) {
   basic.total += ev.dur;
 }
 
-void add_event(TraceData& data, const RawEvent& ev) {
+void add_event(TraceData& data, const RawEvent& ev, const NameClasses::Classes& cls) {
   Cat cat = classify_cat(ev.cat);
   if (cat == Cat::kFlow) {
     if (ev.has_id && ev.ph == "s") data.flow_starts.insert(ev.id);
@@ -168,12 +190,12 @@ void add_event(TraceData& data, const RawEvent& ev) {
   int32_t gpu_index = -1;
   if ((cat == Cat::kKernel || cat == Cat::kMemcpy || cat == Cat::kMemset) && ev.has_ts && ev.has_dur) {
     gpu_index = static_cast<int32_t>(data.gpu_events.size());
-    data.gpu_events.push_back({ev.ts, ev.ts + ev.dur, classify_gpu_event(ev.cat, ev.name)});
+    data.gpu_events.push_back({ev.ts, ev.ts + ev.dur, cls.gpu});
   }
   if (cat == Cat::kRuntime) {
     data.runtime_launches.push_back({ev.correlation, ev.external_id,
                                      ev.name == "cudaGraphLaunch" || ev.name == "hipGraphLaunch"});
-    if (!data.link_by_correlation && contains_lower(ev.name, "launch"))
+    if (!data.link_by_correlation && cls.launch)
       data.link_by_correlation = ev.correlation != kNoKey;
   }
   if (ev.has_pid && ev.has_tid && (ev.correlation != kNoKey || ev.external_id != kNoKey))
@@ -186,26 +208,69 @@ Result<TraceData> read_trace(const std::filesystem::path& file) {
   TraceData data;
   simdjson::ondemand::parser parser;
   IdInterner interner;
+  NameClasses names;
   std::string distributed_info;
   ScanCallbacks callbacks;
   callbacks.on_metadata = [&](std::string_view key, std::string_view text) {
     if (key == "distributedInfo") distributed_info.assign(text);
   };
-  callbacks.on_event = [&](const char* bytes, size_t size, size_t readable, uint64_t offset) -> Status {
-    RawEvent ev;
-    if (auto e = parse_event(parser, bytes, size, readable, ev, interner)) {
-      std::string snippet(bytes, std::min<size_t>(size, 80));
-      return Error{ErrorCode::kInvalidInput,
-                   "event at byte " + std::to_string(offset) + " is not valid JSON (" + simdjson::error_message(e) +
-                       "): " + snippet,
-                   ""};
-    }
+  auto consume = [&](const RawEvent& ev) {
     if (ev.has_dur && (ev.dur < 0 || !std::isfinite(ev.dur))) {
       ++data.negative_durations;
-      return ok_status();
+      return;
     }
-    add_basic(data.basic, ev);
-    add_event(data, ev);
+    const auto& cls = names.get(ev.cat, ev.name);
+    add_basic(data.basic, ev, cls.basic);
+    add_event(data, ev, cls);
+  };
+  // One event on its own: the slow path, used to name the event a batch failed on.
+  auto parse_one = [&](const EventBatch& batch, const EventRef& ref) -> Status {
+    RawEvent ev;
+    simdjson::ondemand::document doc;
+    simdjson::ondemand::object obj;
+    const char* bytes = batch.buffer + ref.start;
+    auto e = parser.iterate(bytes, ref.size, batch.buffer_size - ref.start).get(doc);
+    if (!e) e = doc.get_object().get(obj);
+    if (!e) e = read_event(obj, ev, interner);
+    if (e)
+      return Error{ErrorCode::kInvalidInput,
+                   "event at byte " + std::to_string(ref.offset) + " is not valid JSON (" + simdjson::error_message(e) +
+                       "): " + std::string(bytes, std::min<size_t>(ref.size, 80)),
+                   ""};
+    consume(ev);
+    return ok_status();
+  };
+  callbacks.on_events = [&](const EventBatch& batch) -> Status {
+    const auto& refs = *batch.events;
+    // The chunk's events become one JSON array: '[' and ']' go over the separator
+    // bytes around them (restored below), and simdjson indexes the whole batch at
+    // once instead of starting over for every small event.
+    char* open = batch.buffer + refs.front().start - 1;
+    char* close = batch.buffer + refs.back().start + refs.back().size;
+    const char saved_open = *open, saved_close = *close;
+    *open = '[';
+    *close = ']';
+    size_t done = 0;
+    simdjson::error_code failed = simdjson::SUCCESS;
+    simdjson::ondemand::document doc;
+    simdjson::ondemand::array array;
+    failed = parser.iterate(open, static_cast<size_t>(close + 1 - open), batch.buffer_size - (open - batch.buffer)).get(doc);
+    if (!failed) failed = doc.get_array().get(array);
+    if (!failed) {
+      for (auto element : array) {
+        simdjson::ondemand::object obj;
+        RawEvent ev;
+        if ((failed = element.get_object().get(obj))) break;
+        if ((failed = read_event(obj, ev, interner))) break;
+        consume(ev);
+        ++done;
+      }
+    }
+    *open = saved_open;
+    *close = saved_close;
+    if (!failed && done == refs.size()) return ok_status();
+    for (size_t i = done; i < refs.size(); ++i)
+      if (Status st = parse_one(batch, refs[i]); !st) return st;
     return ok_status();
   };
   auto scanned = scan_trace(file, callbacks, {"distributedInfo"});

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Stage gating with real forced failures, the CLI's exit statuses and messages.
+Usage: gating_after_failure.py AORTA_SUITE
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+from suite_run import expect, run
+
+binary = sys.argv[1]
+PRIOR = "a prior lifecycle stage failed"
+
+
+def copy_default(work, edit_variant=None, edit_thresholds=None):
+    for name in ("local_cpu_single.json", "local_cpu_threshold.json"):
+        subprocess.run([binary, "config", "copy", name, "--output", os.path.join(work, name)], check=True,
+                       stdout=subprocess.DEVNULL)
+    for name, edit in (("local_cpu_single.json", edit_variant), ("local_cpu_threshold.json", edit_thresholds)):
+        if edit:
+            path = os.path.join(work, name)
+            doc = json.load(open(path))
+            edit(doc)
+            json.dump(doc, open(path, "w"))
+    return os.path.join(work, "local_cpu_single.json")
+
+
+# 1. A stage fails early (the experiment script is missing): everything after it
+#    skips with the guide's reason, except teardown; exit status 1.
+with tempfile.TemporaryDirectory() as work:
+    def missing_script(v):
+        v["experiment_script"] = "scripts/does_not_exist.sh"
+        v["paths"]["shared_fs"] = os.path.join(work, "fs")
+    cfg = copy_default(work, missing_script)
+    p, stages, report = run(binary, work, "--config_file", cfg)
+    expect(p.returncode == 1, f"exit {p.returncode}", p)
+    expect(stages["test_launch_container"][0] == "failed", str(stages), p)
+    expect("scripts/does_not_exist.sh" in stages["test_launch_container"][1], stages["test_launch_container"][1])
+    for name in ("test_clone_aorta", "test_build_rccl", "test_run_benchmark", "test_collect_traces", "test_analyze",
+                 "test_parse_results", "test_validate_thresholds", "test_generate_report"):
+        expect(stages[name][0] == "skipped" and stages[name][1].strip().endswith(PRIOR), f"{name}: {stages[name]}")
+    expect(stages["test_teardown"][0] == "passed", str(stages["test_teardown"]))
+    expect(report is None, "no report without parsed metrics")
+    print("ok: early failure gates every later stage but teardown")
+
+# 2. Thresholds set to fail: the threshold sub-test fails its stage, the report is
+#    still written with validation_passed false, teardown runs; exit status 1.
+with tempfile.TemporaryDirectory() as work:
+    def strict(t):
+        t["expected_results"]["max_avg_iteration_ms"] = 0.001
+    cfg = copy_default(work, lambda v: v["paths"].update(shared_fs=os.path.join(work, "fs")), strict)
+    p, stages, report = run(binary, work, "--config_file", cfg)
+    expect(p.returncode == 1, f"exit {p.returncode}", p)
+    expect(stages["test_validate_thresholds"][0] == "failed", str(stages), p)
+    expect("Average iteration time" in stages["test_validate_thresholds"][1] and
+           "exceeds threshold 0.001ms" in stages["test_validate_thresholds"][1], stages["test_validate_thresholds"][1])
+    expect(stages["test_generate_report"][0] == "passed", str(stages["test_generate_report"]))
+    expect(stages["test_teardown"][0] == "passed", "teardown")
+    expect(report["validation_passed"] is False and report["status"] == "completed", str(report)[:300])
+    print("ok: failing threshold fails its stage; report written with validation_passed false")
+
+# 3. Configuration errors: all of them, with file and key, before anything runs; exit 2.
+with tempfile.TemporaryDirectory() as work:
+    def broken(v):
+        v["aorta_path"] = "relative/path"
+        v["gpus_per_node"] = "<changeme>"
+        v["multi_node"]["master_port"] = 80
+    cfg = copy_default(work, broken)
+    p = subprocess.run([binary, "--config_file", cfg], capture_output=True, text=True, cwd=work)
+    expect(p.returncode == 2, f"exit {p.returncode}", p)
+    for needle in ("local_cpu_single.json: aorta_path: aorta_path must be an absolute directory other than /",
+                   "gpus_per_node: Unresolved configuration placeholder: '<changeme>'",
+                   "multi_node.master_port: multi_node.master_port must be 0 (automatic) or 1024..65535",
+                   "nothing was run"):
+        expect(needle in p.stderr, f"missing '{needle}'", p)
+    expect(not os.path.exists(os.path.join(work, "aorta_results")), "a bad config must not start a run")
+    print("ok: configuration errors reported together, exit 2")
+
+# 4. The distributed suite refuses one node; usage errors; list and help.
+with tempfile.TemporaryDirectory() as work:
+    p = subprocess.run([binary, "--gtest_filter=*distributed*"], capture_output=True, text=True, cwd=work)
+    expect(p.returncode == 2 and "aorta_distributed requires at least two nodes" in p.stderr, "node count", p)
+    p = subprocess.run([binary, "--no-such-flag"], capture_output=True, text=True)
+    expect(p.returncode == 2 and "unknown argument: --no-such-flag" in p.stderr, "usage error", p)
+    p = subprocess.run([binary, "list", "aorta_distributed"], capture_output=True, text=True)
+    lines = [l.split(". ")[1] for l in p.stdout.splitlines()[1:]]
+    expect(p.returncode == 0 and lines[2] == "test_setup_rdma" and lines[-1] == "test_teardown" and len(lines) == 11,
+           "list", p)
+    p = subprocess.run([binary, "--gtest_list_tests", "--gtest_filter=*single*"], capture_output=True, text=True)
+    listed = [l.strip() for l in p.stdout.splitlines() if l.startswith("  ")]
+    expect(listed[0] == "test_launch_container" and listed[-1] == "test_teardown" and len(listed) == 10, "gtest list", p)
+    p = subprocess.run([binary, "--help"], capture_output=True, text=True)
+    expect(p.returncode == 0 and "config copy NAME --output FILE" in p.stdout, "help", p)
+    target = os.path.join(work, "x.json")
+    subprocess.run([binary, "config", "copy", "mi3xx_aorta_profile_overlap_2gpu_threshold.json", "--output", target],
+                   check=True, stdout=subprocess.DEVNULL)
+    p = subprocess.run([binary, "config", "copy", "mi3xx_aorta_profile_overlap_2gpu_threshold.json", "--output",
+                        target], capture_output=True, text=True)
+    expect(p.returncode == 2 and "refusing to overwrite" in p.stderr, "overwrite", p)
+    p = subprocess.run([binary, "config", "copy", "nope.json", "--output", target + "2"], capture_output=True, text=True)
+    expect(p.returncode == 2 and "local_cpu_single.json" in p.stderr, "unknown config lists the shipped ones", p)
+    print("ok: node-count rule, usage errors, list, help, config copy")

@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""The embedded default, end to end: real torchrun on this machine, every stage
+passes or skips by configuration, and the report's metrics equal an independent
+computation over the traces the run collected.
+Usage: local_single_end_to_end.py AORTA_SUITE
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+from suite_run import expect, run
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CHECKER = os.path.join(HERE, "..", "..", "tools", "independent_metrics.py")
+
+binary = sys.argv[1]
+with tempfile.TemporaryDirectory() as work:
+    p, stages, report = run(binary, work, "--gtest_filter=*single*")
+    expect(p.returncode == 0, f"exit status {p.returncode}", p)
+    expected = {"test_launch_container": "passed", "test_clone_aorta": "passed", "test_build_rccl": "skipped",
+                "test_run_benchmark": "passed", "test_collect_traces": "passed", "test_analyze": "skipped",
+                "test_parse_results": "passed", "test_validate_thresholds": "passed",
+                "test_generate_report": "passed", "test_teardown": "passed"}
+    expect({k: v[0] for k, v in stages.items()} == expected, f"stages {stages}", p)
+    expect(stages["test_build_rccl"][1].strip().endswith("skip_rccl_build=true"), str(stages["test_build_rccl"]))
+    expect(stages["test_analyze"][1].strip().endswith("Optional TraceLens/GEMM analysis is disabled"),
+           str(stages["test_analyze"]))
+    expect(report is not None, "no aorta_benchmark_report.json", p)
+    expect(report["status"] == "completed" and report["validation_passed"] is True, json.dumps(report)[:500])
+    expect(report["cluster"] == {"nodes": 1, "gpus_per_node": 2, "total_gpus": 2}, str(report["cluster"]))
+    ranks = report["per_rank_summary"]
+    expect([r["rank"] for r in ranks] == [0, 1], f"ranks {ranks}")
+    expect("[benchmark] 1/1 nodes done" in p.stdout, "no progress line", p)
+    for r in ranks:
+        ref = json.loads(subprocess.run([sys.executable, CHECKER, r["source"]], check=True, capture_output=True,
+                                        text=True).stdout)
+        expect(r["parser"] == ref["parser"] == "basic_scan", f"parser {r['parser']} vs {ref['parser']}")
+        for key in ("total_time_us", "compute_time_us", "comm_time_us", "compute_ratio", "comm_ratio", "overlap_ratio"):
+            expect(abs(r[key] - ref[key]) <= 1e-9 * max(1, abs(ref[key])), f"rank {r['rank']} {key}: {r[key]} vs {ref[key]}")
+    mean = sum(r["total_time_us"] for r in ranks) / len(ranks)
+    expect(abs(report["performance"]["avg_iteration_time_ms"] - mean / 1000) < 1e-9, "avg_iteration_time_ms")
+    # Logs and traces came home; no phase process is left running.
+    run_dir = os.path.dirname(ranks[0]["source"].split("/traces/")[0] + "/")
+    expect(os.path.exists(os.path.join(run_dir, "benchmark-node-0.log")), "benchmark log not collected")
+    left = subprocess.run(["pgrep", "-f", "aorta_suite-.*/train.py"], capture_output=True, text=True).stdout
+    expect(left.strip() == "", f"training processes left running: {left}")
+    print("ok: aorta_single end to end,", len(ranks), "ranks, avg iteration",
+          round(report["performance"]["avg_iteration_time_ms"], 3), "ms")

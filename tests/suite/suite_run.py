@@ -1,0 +1,30 @@
+"""Helpers for the end-to-end tests: run aorta_suite, read gtest's XML."""
+import glob
+import json
+import os
+import subprocess
+import xml.etree.ElementTree as ET
+
+
+def run(binary, workdir, *args, timeout=900):
+    xml = os.path.join(workdir, "gtest.xml")
+    cmd = [binary, "--output_dir", os.path.join(workdir, "out"), f"--gtest_output=xml:{xml}", *args]
+    p = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, timeout=timeout)
+    stages = {}
+    if os.path.exists(xml):
+        for case in ET.parse(xml).getroot().iter("testcase"):
+            skipped = case.find("skipped")
+            failure = case.find("failure")
+            outcome = "failed" if failure is not None else "skipped" if skipped is not None else "passed"
+            text = (skipped.get("message") if skipped is not None else
+                    failure.get("message") if failure is not None else "")
+            stages[case.get("name")] = (outcome, text or "")
+    reports = glob.glob(os.path.join(workdir, "out", "*", "aorta_benchmark_report.json"))
+    report = json.load(open(reports[0])) if reports else None
+    return p, stages, report
+
+
+def expect(condition, message, p=None):
+    if not condition:
+        detail = f"\n--- stdout ---\n{p.stdout[-4000:]}\n--- stderr ---\n{p.stderr[-4000:]}" if p else ""
+        raise SystemExit("FAIL: " + message + detail)
