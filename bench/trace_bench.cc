@@ -30,6 +30,7 @@ struct Measured {
 
 // Runs argv to completion; wall time and the child's peak RSS.
 Measured measure(const std::vector<std::string>& argv) {
+  std::fflush(stdout);  // else the child inherits and prints our buffered output again
   auto begin = std::chrono::steady_clock::now();
   pid_t pid = fork();
   if (pid == 0) {

@@ -1,8 +1,7 @@
 #include "trace/timeline.h"
 
 #include <algorithm>
-#include <tuple>
-#include <unordered_map>
+#include <climits>
 
 namespace aorta::trace {
 
@@ -57,19 +56,6 @@ double total_length(const Intervals& intervals) {
   return sum;
 }
 
-namespace {
-
-struct TripleHash {
-  size_t operator()(const std::tuple<int64_t, int64_t, int64_t>& t) const {
-    uint64_t h = static_cast<uint64_t>(std::get<0>(t)) * 0x9E3779B97F4A7C15ULL;
-    h ^= static_cast<uint64_t>(std::get<1>(t)) + 0x632BE59BD9B4E019ULL + (h << 6) + (h >> 2);
-    h ^= static_cast<uint64_t>(std::get<2>(t)) + 0x94D049BB133111EBULL + (h << 6) + (h >> 2);
-    return static_cast<size_t>(h);
-  }
-};
-
-}  // namespace
-
 std::vector<bool> select_gpu_events(const TraceData& data, KernelSelection selection) {
   std::vector<bool> selected(data.gpu_events.size(), selection == KernelSelection::kIncludeUnlinked);
   if (selection == KernelSelection::kIncludeUnlinked) return selected;
@@ -79,30 +65,49 @@ std::vector<bool> select_gpu_events(const TraceData& data, KernelSelection selec
   bool by_correlation = data.link_by_correlation.value_or(false);
   auto key_of = [&](int64_t correlation, int64_t external_id) { return by_correlation ? correlation : external_id; };
 
-  // (pid, tid, key) -> the last event with that triple in file order.
-  using Triple = std::tuple<int64_t, int64_t, int64_t>;
-  std::unordered_map<Triple, int32_t, TripleHash> last_event;
-  std::unordered_map<int64_t, std::vector<int32_t>> gpu_by_key;  // for graph launches
-  last_event.reserve(data.keyed_events.size());
+  // (thread, key) -> the last event with it in file order: a stable sort by
+  // (thread, key) keeps file order inside each group; the group's last entry wins.
+  struct Entry {
+    uint32_t thread;
+    int32_t gpu_index;
+    int64_t key;
+  };
+  std::vector<Entry> last;
+  last.reserve(data.keyed_events.size());
+  bool any_graph = false;
+  for (const auto& l : data.runtime_launches) any_graph |= l.graph_launch;
+  std::vector<std::pair<int64_t, int32_t>> gpu_by_key;  // for graph launches
   for (const auto& ke : data.keyed_events) {
     int64_t key = key_of(ke.correlation, ke.external_id);
     if (key == kNoKey) continue;
-    last_event[{ke.pid, ke.tid, key}] = ke.gpu_index;
-    if (ke.gpu_index >= 0) gpu_by_key[key].push_back(ke.gpu_index);
+    last.push_back({ke.thread, ke.gpu_index, key});
+    if (any_graph && ke.gpu_index >= 0) gpu_by_key.emplace_back(key, ke.gpu_index);
   }
+  auto before = [](const Entry& a, const Entry& b) { return a.thread != b.thread ? a.thread < b.thread : a.key < b.key; };
+  std::stable_sort(last.begin(), last.end(), before);
+  std::sort(gpu_by_key.begin(), gpu_by_key.end());
+  auto find_last = [&](uint32_t thread, int64_t key) -> const Entry* {
+    Entry probe{thread, -1, key};
+    auto it = std::upper_bound(last.begin(), last.end(), probe, before);
+    if (it == last.begin()) return nullptr;
+    --it;
+    return it->thread == thread && it->key == key ? &*it : nullptr;
+  };
   for (const auto& launch : data.runtime_launches) {
     int64_t key = key_of(launch.correlation, launch.external_id);
     if (key == kNoKey) continue;
     if (launch.graph_launch) {
-      if (auto it = gpu_by_key.find(key); it != gpu_by_key.end())
-        for (int32_t index : it->second) selected[index] = true;
+      for (auto it = std::lower_bound(gpu_by_key.begin(), gpu_by_key.end(), std::make_pair(key, INT32_MIN));
+           it != gpu_by_key.end() && it->first == key; ++it)
+        selected[it->second] = true;
       continue;
     }
-    if (!data.flow_starts.count(key)) continue;
-    auto end = data.flow_ends.find(key);
-    if (end == data.flow_ends.end()) continue;
-    auto target = last_event.find({end->second.pid, end->second.tid, key});
-    if (target != last_event.end() && target->second >= 0) selected[target->second] = true;
+    if (!has_flow_start(data, key)) continue;
+    const FlowEnd* end = find_flow_end(data, key);
+    if (!end) continue;
+    // The flow's own id names the target; it equals the launch key by lookup.
+    const Entry* target = find_last(end->thread, end->id);
+    if (target && target->gpu_index >= 0) selected[target->gpu_index] = true;
   }
   return selected;
 }

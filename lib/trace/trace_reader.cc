@@ -1,6 +1,8 @@
 #include "trace/trace_reader.h"
 
+#include <algorithm>
 #include <cmath>
+#include <unordered_map>
 #include <string_view>
 
 #include <simdjson.h>
@@ -88,35 +90,55 @@ simdjson::error_code read_args(simdjson::ondemand::value value, RawEvent& ev) {
 }
 
 simdjson::error_code read_event(simdjson::ondemand::object obj, RawEvent& ev, IdInterner& interner) {
-  // Raw key comparison: trace keys never hold escapes, and unescaping every key of
-  // every event was a large share of the per-event cost.
+  // Raw key comparison: the keys we read never hold escapes, and unescaping every
+  // key of every event was a large share of the per-event cost.
   for (auto field : obj) {
     simdjson::ondemand::raw_json_string key;
     if (auto e = field.key().get(key)) return e;
     simdjson::ondemand::value value;
     if (auto e = field.value().get(value)) return e;
-    if (key.unsafe_is_equal("ph")) {
-      if (auto e = value.get_string().get(ev.ph)) return e;
-    } else if (key.unsafe_is_equal("cat")) {
-      if (auto e = value.get_string().get(ev.cat)) return e;
-    } else if (key.unsafe_is_equal("name")) {
-      if (value.get_string().get(ev.name) != simdjson::SUCCESS) ev.name = {};
-    } else if (key.unsafe_is_equal("pid")) {
-      if (auto e = read_id(value, ev.pid, interner)) return e;
-      ev.has_pid = true;
-    } else if (key.unsafe_is_equal("tid")) {
-      if (auto e = read_id(value, ev.tid, interner)) return e;
-      ev.has_tid = true;
-    } else if (key.unsafe_is_equal("ts")) {
-      if (auto e = value.get_double().get(ev.ts)) return e;
-      ev.has_ts = true;
-    } else if (key.unsafe_is_equal("dur")) {
-      if (auto e = value.get_double().get(ev.dur)) return e;
-      ev.has_dur = true;
-    } else if (key.unsafe_is_equal("id")) {
-      if (read_id(value, ev.id, interner) == simdjson::SUCCESS) ev.has_id = true;
-    } else if (key.unsafe_is_equal("args")) {
-      if (auto e = read_args(value, ev)) return e;
+    // Dispatch on the key's first character: one branch instead of a chain of
+    // string compares. raw() points just past the opening quote.
+    switch (key.raw()[0]) {
+      case 'p':
+        if (key.unsafe_is_equal("ph")) {
+          if (auto e = value.get_string().get(ev.ph)) return e;
+        } else if (key.unsafe_is_equal("pid")) {
+          if (auto e = read_id(value, ev.pid, interner)) return e;
+          ev.has_pid = true;
+        }
+        break;
+      case 'c':
+        if (key.unsafe_is_equal("cat"))
+          if (auto e = value.get_string().get(ev.cat)) return e;
+        break;
+      case 'n':
+        if (key.unsafe_is_equal("name") && value.get_string().get(ev.name) != simdjson::SUCCESS) ev.name = {};
+        break;
+      case 't':
+        if (key.unsafe_is_equal("tid")) {
+          if (auto e = read_id(value, ev.tid, interner)) return e;
+          ev.has_tid = true;
+        } else if (key.unsafe_is_equal("ts")) {
+          if (auto e = value.get_double().get(ev.ts)) return e;
+          ev.has_ts = true;
+        }
+        break;
+      case 'd':
+        if (key.unsafe_is_equal("dur")) {
+          if (auto e = value.get_double().get(ev.dur)) return e;
+          ev.has_dur = true;
+        }
+        break;
+      case 'i':
+        if (key.unsafe_is_equal("id") && read_id(value, ev.id, interner) == simdjson::SUCCESS) ev.has_id = true;
+        break;
+      case 'a':
+        if (key.unsafe_is_equal("args"))
+          if (auto e = read_args(value, ev)) return e;
+        break;
+      default:
+        break;
     }
   }
   return simdjson::SUCCESS;
@@ -180,11 +202,28 @@ void add_basic(BasicScan& basic, const RawEvent& ev, BasicClass cls) {
   basic.total += ev.dur;
 }
 
-void add_event(TraceData& data, const RawEvent& ev, const NameClasses::Classes& cls) {
+// (pid, tid) pairs, a few hundred per trace, as small integers.
+class ThreadInterner {
+ public:
+  uint32_t intern(int64_t pid, int64_t tid) {
+    auto [it, inserted] = ids_.try_emplace({pid, tid}, static_cast<uint32_t>(ids_.size()));
+    return it->second;
+  }
+
+ private:
+  struct Hash {
+    size_t operator()(const std::pair<int64_t, int64_t>& p) const {
+      return std::hash<int64_t>()(p.first) * 31 + std::hash<int64_t>()(p.second);
+    }
+  };
+  std::unordered_map<std::pair<int64_t, int64_t>, uint32_t, Hash> ids_;
+};
+
+void add_event(TraceData& data, const RawEvent& ev, const NameClasses::Classes& cls, ThreadInterner& threads) {
   Cat cat = classify_cat(ev.cat);
   if (cat == Cat::kFlow) {
-    if (ev.has_id && ev.ph == "s") data.flow_starts.insert(ev.id);
-    if (ev.has_id && ev.ph == "f") data.flow_ends[ev.id] = FlowEnd{ev.pid, ev.tid};
+    if (ev.has_id && ev.ph == "s") data.flow_starts.push_back(ev.id);
+    if (ev.has_id && ev.ph == "f") data.flow_ends.push_back({ev.id, threads.intern(ev.pid, ev.tid)});
     return;
   }
   int32_t gpu_index = -1;
@@ -195,11 +234,18 @@ void add_event(TraceData& data, const RawEvent& ev, const NameClasses::Classes& 
   if (cat == Cat::kRuntime) {
     data.runtime_launches.push_back({ev.correlation, ev.external_id,
                                      ev.name == "cudaGraphLaunch" || ev.name == "hipGraphLaunch"});
-    if (!data.link_by_correlation && cls.launch)
+    if (!data.link_by_correlation && cls.launch) {
       data.link_by_correlation = ev.correlation != kNoKey;
+      // From here on only the chosen key matters: drop what cannot be linked by it.
+      bool by_corr = *data.link_by_correlation;
+      std::erase_if(data.keyed_events,
+                    [&](const KeyedEvent& k) { return (by_corr ? k.correlation : k.external_id) == kNoKey; });
+    }
   }
-  if (ev.has_pid && ev.has_tid && (ev.correlation != kNoKey || ev.external_id != kNoKey))
-    data.keyed_events.push_back({ev.pid, ev.tid, ev.correlation, ev.external_id, gpu_index});
+  bool keyed = data.link_by_correlation ? (*data.link_by_correlation ? ev.correlation : ev.external_id) != kNoKey
+                                        : (ev.correlation != kNoKey || ev.external_id != kNoKey);
+  if (ev.has_pid && ev.has_tid && keyed)
+    data.keyed_events.push_back({threads.intern(ev.pid, ev.tid), gpu_index, ev.correlation, ev.external_id});
 }
 
 }  // namespace
@@ -209,6 +255,7 @@ Result<TraceData> read_trace(const std::filesystem::path& file) {
   simdjson::ondemand::parser parser;
   IdInterner interner;
   NameClasses names;
+  ThreadInterner threads;
   std::string distributed_info;
   ScanCallbacks callbacks;
   callbacks.on_metadata = [&](std::string_view key, std::string_view text) {
@@ -221,7 +268,7 @@ Result<TraceData> read_trace(const std::filesystem::path& file) {
     }
     const auto& cls = names.get(ev.cat, ev.name);
     add_basic(data.basic, ev, cls.basic);
-    add_event(data, ev, cls);
+    add_event(data, ev, cls, threads);
   };
   // One event on its own: the slow path, used to name the event a batch failed on.
   auto parse_one = [&](const EventBatch& batch, const EventRef& ref) -> Status {
@@ -278,6 +325,16 @@ Result<TraceData> read_trace(const std::filesystem::path& file) {
   data.bytes = scanned->bytes;
   data.events = scanned->events;
   data.legacy_array = scanned->legacy_array;
+  std::sort(data.flow_starts.begin(), data.flow_starts.end());
+  data.flow_starts.erase(std::unique(data.flow_starts.begin(), data.flow_starts.end()), data.flow_starts.end());
+  // Last "f" per id wins: stable sort keeps file order within an id, keep the last.
+  std::stable_sort(data.flow_ends.begin(), data.flow_ends.end(),
+                   [](const FlowEnd& a, const FlowEnd& b) { return a.id < b.id; });
+  std::vector<FlowEnd> last;
+  last.reserve(data.flow_ends.size());
+  for (size_t i = 0; i < data.flow_ends.size(); ++i)
+    if (i + 1 == data.flow_ends.size() || data.flow_ends[i + 1].id != data.flow_ends[i].id) last.push_back(data.flow_ends[i]);
+  data.flow_ends = std::move(last);
   if (!distributed_info.empty()) {
     simdjson::padded_string padded(distributed_info);
     simdjson::ondemand::document doc;
@@ -289,6 +346,16 @@ Result<TraceData> read_trace(const std::filesystem::path& file) {
       data.world_size = static_cast<int>(value);
   }
   return data;
+}
+
+bool has_flow_start(const TraceData& data, int64_t id) {
+  return std::binary_search(data.flow_starts.begin(), data.flow_starts.end(), id);
+}
+
+const FlowEnd* find_flow_end(const TraceData& data, int64_t id) {
+  auto it = std::lower_bound(data.flow_ends.begin(), data.flow_ends.end(), id,
+                             [](const FlowEnd& f, int64_t v) { return f.id < v; });
+  return it != data.flow_ends.end() && it->id == id ? &*it : nullptr;
 }
 
 }  // namespace aorta::trace

@@ -7,8 +7,6 @@
 #include <filesystem>
 #include <optional>
 #include <string>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "common/result.h"
@@ -26,12 +24,13 @@ struct GpuEvent {
 
 // An event with a pid, tid and a correlation or External id in its args: the
 // candidates of the (pid, tid, key) -> event map that links flows to kernels.
+// Compact on purpose: a 1 GB trace holds millions of these. `thread` is the
+// interned (pid, tid) pair.
 struct KeyedEvent {
-  int64_t pid = 0;
-  int64_t tid = 0;
+  uint32_t thread = 0;
+  int32_t gpu_index = -1;  // index into gpu_events, -1 for non-GPU events
   int64_t correlation = kNoKey;
   int64_t external_id = kNoKey;
-  int32_t gpu_index = -1;  // index into gpu_events, -1 for non-GPU events
 };
 
 struct RuntimeLaunch {
@@ -41,8 +40,8 @@ struct RuntimeLaunch {
 };
 
 struct FlowEnd {
-  int64_t pid = 0;
-  int64_t tid = 0;
+  int64_t id = 0;
+  uint32_t thread = 0;  // interned (pid, tid) of the "f" event
 };
 
 // The original's raw scan (reference §3.5), summed while reading.
@@ -70,11 +69,15 @@ struct TraceData {
   std::vector<RuntimeLaunch> runtime_launches;  // cuda_runtime / cuda_driver events, file order
   // The first runtime event whose name contains "launch" decides the link key.
   std::optional<bool> link_by_correlation;
-  std::unordered_set<int64_t> flow_starts;
-  std::unordered_map<int64_t, FlowEnd> flow_ends;  // last "f" per id wins, as in TraceLens
+  // Sorted vectors rather than hash maps: a fraction of the memory at 1 GB scale.
+  std::vector<int64_t> flow_starts;  // ids of "s" flow events, sorted and unique
+  std::vector<FlowEnd> flow_ends;    // the last "f" per id (TraceLens: last wins), sorted by id
   BasicScan basic;
 };
 
 Result<TraceData> read_trace(const std::filesystem::path& file);
+
+bool has_flow_start(const TraceData& data, int64_t id);
+const FlowEnd* find_flow_end(const TraceData& data, int64_t id);
 
 }  // namespace aorta::trace

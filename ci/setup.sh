@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs everything aorta_suite needs to build, run the embedded default and run
+# its tests, from Debian 12's packages only. Safe to run again.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+sudo=""
+if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
+packages=(
+  cmake g++ make pkg-config git
+  libgtest-dev libgmock-dev nlohmann-json3-dev libfmt-dev libpugixml-dev libsimdjson-dev zlib1g-dev
+  libboost1.81-dev libboost-filesystem1.81-dev libssh2-1-dev
+  python3 python3-torch   # the CPU workload: real torchrun with Debian's torch (gloo)
+  procps util-linux       # pgrep, dmesg
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
