@@ -48,6 +48,20 @@ TEST(RankMetrics, TimelineOverlapIsSharedTimeOverCommunication) {
   EXPECT_EQ(from_timeline(b).overlap_ratio, 0);
 }
 
+TEST(RankMetrics, OverlapRatioForFullAndZeroOverlap) {
+  trace::Breakdown full;  // comm [10,60] entirely under compute [0,100]
+  full.total_time = 100;
+  full.computation_time = 100;
+  full.total_comm_time = 50;
+  full.exposed_comm_time = 0;
+  full.comp_comm_overlap_time = 50;
+  EXPECT_DOUBLE_EQ(from_timeline(full).overlap_ratio, 1.0);
+  trace::Breakdown none = full;  // comm after compute
+  none.exposed_comm_time = 50;
+  none.comp_comm_overlap_time = 0;
+  EXPECT_DOUBLE_EQ(from_timeline(none).overlap_ratio, 0.0);
+}
+
 TEST(RankMetrics, BasicScanKeepsTheOriginalFormulas) {
   trace::BasicScan s;
   s.total = 100;

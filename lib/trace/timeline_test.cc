@@ -62,6 +62,36 @@ TEST(GpuTimeline, WorkedExampleByHand) {
   EXPECT_EQ(gpu_breakdown(*data, KernelSelection::kLinkedOnly).selected_events, 0u);
 }
 
+// Issue 9's synthetic cases, worked out by hand: communication fully under compute,
+// not at all under compute, and half under compute.
+TEST(GpuTimeline, OverlapFullZeroAndPartial) {
+  aorta::testing::TempDir dir;
+  struct Case {
+    const char* name;
+    const char* events;
+    double overlap_time;
+    double total_comm;
+    double exposed_comm;
+  };
+  const Case cases[] = {
+      {"full", R"([{"cat":"kernel","name":"gemm","pid":0,"tid":1,"ts":0,"dur":100},
+                    {"cat":"kernel","name":"ncclDevKernel_AllReduce","pid":0,"tid":2,"ts":10,"dur":50}])", 50, 50, 0},
+      {"zero", R"([{"cat":"kernel","name":"gemm","pid":0,"tid":1,"ts":0,"dur":40},
+                    {"cat":"kernel","name":"ncclDevKernel_AllReduce","pid":0,"tid":2,"ts":40,"dur":60}])", 0, 60, 60},
+      {"half", R"([{"cat":"kernel","name":"gemm","pid":0,"tid":1,"ts":0,"dur":40},
+                    {"cat":"kernel","name":"ncclDevKernel_AllReduce","pid":0,"tid":2,"ts":20,"dur":40}])", 20, 40, 20},
+  };
+  for (const auto& c : cases) {
+    auto data = read_trace(dir.write(std::string(c.name) + ".json", c.events));
+    ASSERT_TRUE(data.ok()) << c.name;
+    Breakdown b = gpu_breakdown(*data, KernelSelection::kIncludeUnlinked);
+    EXPECT_DOUBLE_EQ(b.comp_comm_overlap_time, c.overlap_time) << c.name;
+    EXPECT_DOUBLE_EQ(b.total_comm_time, c.total_comm) << c.name;
+    EXPECT_DOUBLE_EQ(b.exposed_comm_time, c.exposed_comm) << c.name;
+    EXPECT_DOUBLE_EQ(b.comp_comm_overlap_time, b.total_comm_time - b.exposed_comm_time) << c.name;
+  }
+}
+
 // The link rule (reference B.3): a kernel counts only when a runtime launch's
 // correlation has an ac2g start and end and the end's (pid, tid, id) names it.
 TEST(GpuTimeline, LinkRuleSelectsOnlyFlowLinkedKernels) {
