@@ -12,6 +12,7 @@
 #include "fixtures/lifecycle.h"
 #include "fixtures/session.h"
 #include "metrics/trace_set.h"
+#include "report/aorta_listener.h"
 #include "report/metrics_json.h"
 #include "report/summary_table.h"
 #include "suites/cli.h"
@@ -155,9 +156,37 @@ int run_suite(const cli::Options& o, const char* argv0) {
   for (auto& a : gtest_args) gtest_argv.push_back(a.data());
   int gtest_argc = static_cast<int>(gtest_argv.size());
   ::testing::InitGoogleTest(&gtest_argc, gtest_argv.data());
-  int rc = RUN_ALL_TESTS();
   auto* s = fixtures::Session::current();
+  // Our JUnit replaces gtest's (two files that disagree would confuse dashboards);
+  // --gtest_output=xml:PATH still gets a JUnit file, ours.
+  std::vector<std::filesystem::path> junit_paths;
+  std::string output = ::testing::GTEST_FLAG(output);
+  if (output.rfind("xml:", 0) == 0) {
+    std::filesystem::path p = output.substr(4);
+    junit_paths.push_back(output.back() == '/' ? p / (suite + ".xml") : p);
+  } else if (!output.empty() && output != "xml") {
+    std::cerr << "aorta_suite: --gtest_output=" << output << " is not supported; the JUnit XML is written to "
+              << s->state().output_root.string() << "\n";
+  }
+  auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+  delete listeners.Release(listeners.default_xml_generator());
+  auto details = [s](const std::string& test_name) -> std::optional<report::StageResult> {
+    for (const auto& r : s->records()) {
+      if (fixtures::stage_spec(r.stage).test_name != test_name) continue;
+      report::StageResult stage;
+      stage.skip_reason = r.skip_reason;
+      stage.failures = r.failures;
+      stage.log = r.log;
+      for (const auto& t : r.subtests) stage.subtests.push_back({t.label(), t.passed, t.message, t.actual, t.limit, t.gate});
+      return stage;
+    }
+    return std::nullopt;
+  };
+  auto* listener = new report::AortaListener(s->state().output_root, suite, s->state().run_id, details, junit_paths);
+  listeners.Append(listener);  // gtest owns it
+  int rc = RUN_ALL_TESTS();
   if (s->state().report_file) std::cout << "aorta_suite: report " << s->state().report_file->string() << "\n";
+  if (listener->write_failed()) return kExitFailed;
   return rc == 0 ? kExitOk : kExitFailed;
 }
 

@@ -10,7 +10,7 @@ import tempfile
 
 from suite_run import expect, run
 
-binary = sys.argv[1]
+binary = os.path.abspath(sys.argv[1])
 PRIOR = "a prior lifecycle stage failed"
 
 
@@ -58,6 +58,12 @@ with tempfile.TemporaryDirectory() as work:
            "exceeds threshold 0.001ms" in stages["test_validate_thresholds"][1], stages["test_validate_thresholds"][1])
     expect(stages["test_generate_report"][0] == "passed", str(stages["test_generate_report"]))
     expect(stages["test_teardown"][0] == "passed", "teardown")
+    props = stages["test_validate_thresholds"][2]
+    expect(props[0].startswith("[threshold] (metric=max_avg_iteration_ms): failed (actual ") and
+           "exceeds threshold 0.001ms" in props[0], str(props))
+    expect(props[1].startswith("[threshold] (metric=max_time_variance_ratio): passed"), str(props))
+    # The stage's own failure plus the failed sub-test's.
+    expect(stages["test_validate_thresholds"][3] == 2, f"failures {stages['test_validate_thresholds']}")
     expect(report["validation_passed"] is False and report["status"] == "completed", str(report)[:300])
     print("ok: failing threshold fails its stage; report written with validation_passed false")
 

@@ -15,7 +15,7 @@ from suite_run import expect, run
 HERE = os.path.dirname(os.path.abspath(__file__))
 CHECKER = os.path.join(HERE, "..", "..", "tools", "independent_metrics.py")
 
-binary = sys.argv[1]
+binary = os.path.abspath(sys.argv[1])
 with tempfile.TemporaryDirectory() as work:
     p, stages, report = run(binary, work, "--gtest_filter=*single*")
     expect(p.returncode == 0, f"exit status {p.returncode}", p)
@@ -28,6 +28,17 @@ with tempfile.TemporaryDirectory() as work:
     expect(stages["test_analyze"][1].strip().endswith("Optional TraceLens/GEMM analysis is disabled"),
            str(stages["test_analyze"]))
     expect(report is not None, "no aorta_benchmark_report.json", p)
+    expect(stages["test_collect_traces"][2] == ["[trace collection] (host=localhost): passed"],
+           str(stages["test_collect_traces"]))
+    subtests = stages["test_validate_thresholds"][2]
+    expect([t.split(":")[0] for t in subtests] ==
+           ["[threshold] (metric=max_avg_iteration_ms)", "[threshold] (metric=max_time_variance_ratio)"],
+           f"threshold sub-tests {subtests}")  # null thresholds never appear
+    expect(all(": passed (actual" in t for t in subtests), str(subtests))
+    import xml.etree.ElementTree as ET
+    suite = ET.parse(run.last_xml).getroot().find("testsuite")
+    expect(suite.get("tests") == str(10 + 3) and suite.get("skipped") == "2" and suite.get("failures") == "0",
+           f"testsuite counts {suite.attrib}")
     expect(report["status"] == "completed" and report["validation_passed"] is True, json.dumps(report)[:500])
     expect(report["cluster"] == {"nodes": 1, "gpus_per_node": 2, "total_gpus": 2}, str(report["cluster"]))
     ranks = report["per_rank_summary"]
@@ -44,6 +55,10 @@ with tempfile.TemporaryDirectory() as work:
     # Logs and traces came home; no phase process is left running.
     run_dir = os.path.dirname(ranks[0]["source"].split("/traces/")[0] + "/")
     expect(os.path.exists(os.path.join(run_dir, "benchmark-node-0.log")), "benchmark log not collected")
+    for name in ("aorta_single.xml", "aorta_single.log"):
+        expect(os.path.exists(os.path.join(run_dir, name)), f"{name} not written to the run folder")
+    log = open(os.path.join(run_dir, "aorta_single.log")).read()
+    expect("== test_build_rccl skipped" in log and "skipped: skip_rccl_build=true" in log, log[:2000])
     left = subprocess.run(["pgrep", "-f", "aorta_suite-.*/train.py"], capture_output=True, text=True).stdout
     expect(left.strip() == "", f"training processes left running: {left}")
     print("ok: aorta_single end to end,", len(ranks), "ranks, avg iteration",

@@ -58,7 +58,7 @@ def check(binary, traces, unlinked):
 
 
 def main():
-    binary, data = sys.argv[1], sys.argv[2]
+    binary, data = os.path.abspath(sys.argv[1]), sys.argv[2]
     with tempfile.TemporaryDirectory() as traces:
         for name in ("h200-aorta-overlap_rank0.pt.trace.json.gz", "h200-aorta-overlap_rank1.pt.trace.json.gz"):
             shutil.copy(os.path.join(data, name), traces)

@@ -5,6 +5,8 @@ import os
 import subprocess
 import xml.etree.ElementTree as ET
 
+XSD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "report", "junit.xsd")
+
 
 def run(binary, workdir, *args, timeout=900):
     xml = os.path.join(workdir, "gtest.xml")
@@ -12,15 +14,21 @@ def run(binary, workdir, *args, timeout=900):
     p = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, timeout=timeout)
     stages = {}
     if os.path.exists(xml):
+        # The JUnit file is aorta_suite's own (it replaces gtest's): it must load in
+        # Jenkins and GitLab, so it must validate against the JUnit schema.
+        lint = subprocess.run(["xmllint", "--noout", "--schema", XSD, xml], capture_output=True, text=True)
+        expect(lint.returncode == 0, "JUnit XML does not validate: " + lint.stderr)
         for case in ET.parse(xml).getroot().iter("testcase"):
             skipped = case.find("skipped")
             failure = case.find("failure")
             outcome = "failed" if failure is not None else "skipped" if skipped is not None else "passed"
             text = (skipped.get("message") if skipped is not None else
                     failure.get("message") if failure is not None else "")
-            stages[case.get("name")] = (outcome, text or "")
+            props = [p.get("value") for p in case.iter("property") if p.get("name") == "cvs_aorta_subtest"]
+            stages[case.get("name")] = (outcome, text or "", props, len(case.findall("failure")))
     reports = glob.glob(os.path.join(workdir, "out", "*", "aorta_benchmark_report.json"))
     report = json.load(open(reports[0])) if reports else None
+    run.last_xml = xml
     return p, stages, report
 
 

@@ -1,0 +1,73 @@
+#include "report/aorta_listener.h"
+
+#include <unistd.h>
+
+#include <ctime>
+#include <fstream>
+#include <iostream>
+
+#include "report/report_writer.h"
+
+namespace aorta::report {
+namespace fs = std::filesystem;
+
+AortaListener::AortaListener(fs::path report_dir, std::string suite, std::string run_id, StageDetails details,
+                             std::vector<fs::path> extra_junit_paths)
+    : report_dir_(std::move(report_dir)), details_(std::move(details)), extra_junit_paths_(std::move(extra_junit_paths)) {
+  record_.suite = std::move(suite);
+  record_.run_id = std::move(run_id);
+}
+
+void AortaListener::OnTestProgramStart(const ::testing::UnitTest&) {
+  std::time_t now = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", std::localtime(&now));
+  record_.timestamp = text;
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  record_.hostname = host;
+}
+
+void AortaListener::OnTestEnd(const ::testing::TestInfo& info) {
+  const ::testing::TestResult& result = *info.result();
+  StageResult stage;
+  if (details_)
+    if (auto known = details_(info.name())) stage = *known;
+  stage.name = info.name();
+  stage.seconds = result.elapsed_time() / 1000.0;
+  stage.outcome = result.Failed() ? "failed" : result.Skipped() ? "skipped" : "passed";
+  // Failures gtest saw but the stage did not report itself (a broken fixture, say).
+  if (stage.outcome == "failed" && stage.failures.empty())
+    for (int i = 0; i < result.total_part_count(); ++i)
+      if (result.GetTestPartResult(i).failed()) stage.failures.push_back(result.GetTestPartResult(i).message());
+  if (stage.outcome == "skipped" && stage.skip_reason.empty())
+    for (int i = 0; i < result.total_part_count(); ++i)
+      if (result.GetTestPartResult(i).skipped()) stage.skip_reason = result.GetTestPartResult(i).message();
+  record_.stages.push_back(std::move(stage));
+}
+
+void AortaListener::OnTestProgramEnd(const ::testing::UnitTest& unit_test) {
+  record_.seconds = unit_test.elapsed_time() / 1000.0;
+  std::error_code ec;
+  fs::create_directories(report_dir_, ec);
+  write_file("junit", report_dir_ / (record_.suite + ".xml"));
+  write_file("log", report_dir_ / (record_.suite + ".log"));
+  for (const auto& extra : extra_junit_paths_) write_file("junit", extra);
+}
+
+void AortaListener::write_file(const std::string& format, const fs::path& path) {
+  auto writer = create_writer(format);
+  std::error_code ec;
+  if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
+  std::ofstream out(path);
+  if (out) writer->write(record_, out);
+  out.close();
+  if (!out) {
+    std::cerr << "aorta_suite: could not write " << path << " (disk full or no permission?)\n";
+    write_failed_ = true;
+    return;
+  }
+  std::cout << "aorta_suite: wrote " << path.string() << "\n";
+}
+
+}  // namespace aorta::report

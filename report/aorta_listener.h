@@ -1,0 +1,43 @@
+// The gtest listener behind every report file: copies each stage's outcome into a
+// RunRecord as tests end, and writes the reports once, when the program ends.
+// It never throws and never raises gtest failures; a write failure is printed and
+// reported through write_failed() so main can change the exit status.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "report/run_record.h"
+
+namespace aorta::report {
+
+class AortaListener final : public ::testing::EmptyTestEventListener {
+ public:
+  // What gtest does not know about a stage: its log, sub-tests and clean messages.
+  using StageDetails = std::function<std::optional<StageResult>(const std::string& test_name)>;
+
+  // Reports go to report_dir/<suite>.<ext>; the JUnit XML also to each extra path.
+  AortaListener(std::filesystem::path report_dir, std::string suite, std::string run_id, StageDetails details,
+                std::vector<std::filesystem::path> extra_junit_paths);
+
+  void OnTestProgramStart(const ::testing::UnitTest& unit_test) override;
+  void OnTestEnd(const ::testing::TestInfo& test_info) override;
+  void OnTestProgramEnd(const ::testing::UnitTest& unit_test) override;
+
+  const RunRecord& record() const { return record_; }
+  bool write_failed() const { return write_failed_; }
+
+ private:
+  void write_file(const std::string& format, const std::filesystem::path& path);
+  std::filesystem::path report_dir_;
+  StageDetails details_;
+  std::vector<std::filesystem::path> extra_junit_paths_;
+  RunRecord record_;
+  bool write_failed_ = false;
+};
+
+}  // namespace aorta::report

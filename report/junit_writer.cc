@@ -1,0 +1,86 @@
+#include "report/junit_writer.h"
+
+#include <fmt/format.h>
+
+#include "report/text_log_writer.h"
+
+namespace aorta::report {
+namespace {
+
+std::string seconds(double s) { return fmt::format("{:.3f}", s); }
+
+// <failure>, <skipped>, properties and the captured log of one stage.
+void write_testcase(const RunRecord& run, const StageResult& stage, std::ostream& out) {
+  out << "    <testcase name=\"" << escape_xml(stage.name) << "\" classname=\"" << escape_xml(run.suite)
+      << "\" time=\"" << seconds(stage.seconds) << "\">\n";
+  if (!stage.subtests.empty()) {
+    out << "      <properties>\n";
+    for (const auto& t : stage.subtests)
+      out << "        <property name=\"cvs_aorta_subtest\" value=\"" << escape_xml(t.summary()) << "\"/>\n";
+    out << "      </properties>\n";
+  }
+  if (stage.outcome == "failed") {
+    std::string all;
+    for (const auto& f : stage.failures) all += (all.empty() ? "" : "\n") + f;
+    std::string first = stage.failures.empty() ? "stage failed" : stage.failures.front();
+    out << "      <failure message=\"" << escape_xml(first) << "\" type=\"failure\">" << escape_xml(all)
+        << "</failure>\n";
+    for (const auto& t : stage.subtests)
+      if (!t.passed)
+        out << "      <failure message=\"" << escape_xml(t.label + ": " + t.message) << "\" type=\"subtest\">"
+            << escape_xml(t.summary()) << "</failure>\n";
+  } else if (stage.outcome == "skipped") {
+    out << "      <skipped message=\"" << escape_xml(stage.skip_reason) << "\"/>\n";
+  }
+  if (!stage.log.empty()) {
+    out << "      <system-out>";
+    for (const auto& line : stage.log) out << escape_xml(line) << "\n";
+    out << "</system-out>\n";
+  }
+  out << "    </testcase>\n";
+}
+
+}  // namespace
+
+void JunitWriter::write(const RunRecord& run, std::ostream& out) const {
+  int tests = static_cast<int>(run.stages.size()) + run.subtest_count();
+  int failures = run.failed_stages() + run.failed_subtests();
+  std::string counts = fmt::format("tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"{}\"", tests,
+                                   failures, run.skipped_stages(), seconds(run.seconds));
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out << "<testsuites name=\"aorta_suite\" " << counts << ">\n";
+  out << "  <testsuite name=\"" << escape_xml(run.suite) << "\" " << counts << " timestamp=\""
+      << escape_xml(run.timestamp) << "\" hostname=\"" << escape_xml(run.hostname) << "\">\n";
+  out << "    <properties>\n      <property name=\"run_id\" value=\"" << escape_xml(run.run_id) << "\"/>\n"
+      << "    </properties>\n";
+  for (const auto& stage : run.stages) write_testcase(run, stage, out);
+  out << "  </testsuite>\n</testsuites>\n";
+}
+
+std::string escape_xml(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (unsigned char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      case '\n': out += "&#10;"; break;
+      case '\t': out += "&#9;"; break;
+      case '\r': out += "&#13;"; break;
+      default:
+        if (c >= 0x20) out += static_cast<char>(c);  // other control characters are not XML 1.0
+    }
+  }
+  return out;
+}
+
+std::unique_ptr<ReportWriter> create_writer(const std::string& format) {
+  if (format == "junit") return std::make_unique<JunitWriter>();
+  if (format == "log") return std::make_unique<TextLogWriter>();
+  return nullptr;
+}
+
+}  // namespace aorta::report

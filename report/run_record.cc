@@ -1,0 +1,39 @@
+#include "report/run_record.h"
+
+#include <fmt/format.h>
+
+namespace aorta::report {
+
+std::string SubTestRecord::summary() const {
+  std::string s = label + ": " + (passed ? "passed" : "failed");
+  if (actual) s += fmt::format(" (actual {:.6g}, {} {:.6g})", *actual, gate, limit.value_or(0));
+  if (!passed && !message.empty()) s += " - " + message;
+  return s;
+}
+
+int RunRecord::failed_stages() const {
+  int n = 0;
+  for (const auto& s : stages) n += s.outcome == "failed";
+  return n;
+}
+
+int RunRecord::skipped_stages() const {
+  int n = 0;
+  for (const auto& s : stages) n += s.outcome == "skipped";
+  return n;
+}
+
+int RunRecord::subtest_count() const {
+  int n = 0;
+  for (const auto& s : stages) n += static_cast<int>(s.subtests.size());
+  return n;
+}
+
+int RunRecord::failed_subtests() const {
+  int n = 0;
+  for (const auto& s : stages)
+    for (const auto& t : s.subtests) n += !t.passed;
+  return n;
+}
+
+}  // namespace aorta::report
