@@ -6,14 +6,22 @@
 #include <fstream>
 #include <iostream>
 
+#include "report/html_writer.h"
 #include "report/report_writer.h"
+#include "report/zip_writer.h"
+
+#include <algorithm>
 
 namespace aorta::report {
 namespace fs = std::filesystem;
 
 AortaListener::AortaListener(fs::path report_dir, std::string suite, std::string run_id, StageDetails details,
-                             std::vector<fs::path> extra_junit_paths)
-    : report_dir_(std::move(report_dir)), details_(std::move(details)), extra_junit_paths_(std::move(extra_junit_paths)) {
+                             std::vector<fs::path> extra_junit_paths,
+                             std::vector<std::pair<std::string, fs::path>> input_files)
+    : report_dir_(std::move(report_dir)),
+      details_(std::move(details)),
+      extra_junit_paths_(std::move(extra_junit_paths)),
+      input_files_(std::move(input_files)) {
   record_.suite = std::move(suite);
   record_.run_id = std::move(run_id);
 }
@@ -53,6 +61,45 @@ void AortaListener::OnTestProgramEnd(const ::testing::UnitTest& unit_test) {
   write_file("junit", report_dir_ / (record_.suite + ".xml"));
   write_file("log", report_dir_ / (record_.suite + ".log"));
   for (const auto& extra : extra_junit_paths_) write_file("junit", extra);
+  write_html_bundle();
+}
+
+void AortaListener::fail_write(const std::string& what) {
+  std::cerr << "aorta_suite: could not write " << what << " (disk full or no permission?)\n";
+  write_failed_ = true;
+}
+
+void AortaListener::write_html_bundle() {
+  const std::string folder = record_.suite + "_html";
+  std::error_code ec;
+  fs::create_directories(report_dir_ / folder, ec);
+  if (fs::exists(report_dir_ / folder / "aorta_run_deck.html")) record_.deck_link = folder + "/aorta_run_deck.html";
+  write_file("html", report_dir_ / (record_.suite + ".html"));
+  for (const auto& stage : record_.stages) {
+    std::ofstream page(report_dir_ / stage_log_path(record_, stage));
+    write_stage_log_page(record_, stage, page);
+    if (!page) fail_write(stage_log_path(record_, stage));
+  }
+  for (const auto& [prefix, file] : input_files_) {
+    fs::copy_file(file, report_dir_ / folder / (prefix + "_" + file.filename().string()),
+                  fs::copy_options::overwrite_existing, ec);
+    if (ec) fail_write("a copy of " + file.string());
+  }
+  // The bundle: the report at the root and every file of <suite>_html/ under its name.
+  std::vector<std::pair<std::string, fs::path>> entries = {{record_.suite + ".html", report_dir_ / (record_.suite + ".html")}};
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(report_dir_ / folder, ec))
+    if (entry.is_regular_file()) files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) entries.emplace_back(folder + "/" + f.filename().string(), f);
+  std::string stamp = record_.timestamp;
+  stamp.erase(std::remove(stamp.begin(), stamp.end(), ':'), stamp.end());
+  fs::path zip = report_dir_ / (record_.suite + "_" + stamp + ".zip");
+  if (Status s = write_zip(zip, entries); !s) {
+    fail_write(zip.string() + ": " + s.error().message);
+    return;
+  }
+  std::cout << "aorta_suite: wrote " << zip.string() << "\n";
 }
 
 void AortaListener::write_file(const std::string& format, const fs::path& path) {
@@ -63,8 +110,7 @@ void AortaListener::write_file(const std::string& format, const fs::path& path) 
   if (out) writer->write(record_, out);
   out.close();
   if (!out) {
-    std::cerr << "aorta_suite: could not write " << path << " (disk full or no permission?)\n";
-    write_failed_ = true;
+    fail_write(path.string());
     return;
   }
   std::cout << "aorta_suite: wrote " << path.string() << "\n";

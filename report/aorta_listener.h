@@ -20,9 +20,12 @@ class AortaListener final : public ::testing::EmptyTestEventListener {
   // What gtest does not know about a stage: its log, sub-tests and clean messages.
   using StageDetails = std::function<std::optional<StageResult>(const std::string& test_name)>;
 
-  // Reports go to report_dir/<suite>.<ext>; the JUnit XML also to each extra path.
+  // Reports go to report_dir/<suite>.<ext> and report_dir/<suite>_html/; the JUnit
+  // XML also to each extra path. input_files (cluster, config, threshold file) are
+  // copied into <suite>_html/ as "<prefix>_<name>": pairs of (prefix, path).
   AortaListener(std::filesystem::path report_dir, std::string suite, std::string run_id, StageDetails details,
-                std::vector<std::filesystem::path> extra_junit_paths);
+                std::vector<std::filesystem::path> extra_junit_paths,
+                std::vector<std::pair<std::string, std::filesystem::path>> input_files);
 
   void OnTestProgramStart(const ::testing::UnitTest& unit_test) override;
   void OnTestEnd(const ::testing::TestInfo& test_info) override;
@@ -33,9 +36,13 @@ class AortaListener final : public ::testing::EmptyTestEventListener {
 
  private:
   void write_file(const std::string& format, const std::filesystem::path& path);
+  // <suite>.html, the Full Log pages, the input copies and the zip bundle.
+  void write_html_bundle();
+  void fail_write(const std::string& what);
   std::filesystem::path report_dir_;
   StageDetails details_;
   std::vector<std::filesystem::path> extra_junit_paths_;
+  std::vector<std::pair<std::string, std::filesystem::path>> input_files_;
   RunRecord record_;
   bool write_failed_ = false;
 };

@@ -18,7 +18,7 @@ class ReportWriter {
   virtual std::string file_name(const std::string& suite) const = 0;
 };
 
-// "junit" or "log"; nullptr for an unknown format name.
+// "junit", "log" or "html"; nullptr for an unknown format name.
 std::unique_ptr<ReportWriter> create_writer(const std::string& format);
 
 // XML text and attribute escaping, the only place it is done; also drops the

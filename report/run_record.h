@@ -37,6 +37,7 @@ struct RunRecord {
   std::string hostname;
   double seconds = 0;
   std::vector<StageResult> stages;  // run order
+  std::string deck_link;            // relative link to the Run Deck, when one was written
 
   int failed_stages() const;
   int skipped_stages() const;

@@ -182,7 +182,12 @@ int run_suite(const cli::Options& o, const char* argv0) {
     }
     return std::nullopt;
   };
-  auto* listener = new report::AortaListener(s->state().output_root, suite, s->state().run_id, details, junit_paths);
+  std::vector<std::pair<std::string, std::filesystem::path>> inputs;
+  if (!o.cluster_file.empty()) inputs.emplace_back("cluster", o.cluster_file);
+  inputs.emplace_back("config", s->variant().file);
+  inputs.emplace_back("config", s->variant().threshold_file);
+  auto* listener =
+      new report::AortaListener(s->state().output_root, suite, s->state().run_id, details, junit_paths, inputs);
   listeners.Append(listener);  // gtest owns it
   int rc = RUN_ALL_TESTS();
   if (s->state().report_file) std::cout << "aorta_suite: report " << s->state().report_file->string() << "\n";

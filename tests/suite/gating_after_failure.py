@@ -8,6 +8,9 @@ import subprocess
 import sys
 import tempfile
 
+import glob
+
+import html_report
 from suite_run import expect, run
 
 binary = os.path.abspath(sys.argv[1])
@@ -64,6 +67,15 @@ with tempfile.TemporaryDirectory() as work:
     expect(props[1].startswith("[threshold] (metric=max_time_variance_ratio): passed"), str(props))
     # The stage's own failure plus the failed sub-test's.
     expect(stages["test_validate_thresholds"][3] == 2, f"failures {stages['test_validate_thresholds']}")
+    html = glob.glob(os.path.join(work, "out", "*", "aorta_single.html"))[0]
+    rows, _, missing = html_report.read(html)
+    row = [r for r in rows if r["cells"]["col-name"].endswith("test_validate_thresholds")][0]
+    expect(row["class"] == "failed" and row["cells"]["col-result"] == "Failed", str(row))
+    expect(row["subtests"][0] == {"result": "Failed", "label": "[threshold] (metric=max_avg_iteration_ms)"},
+           str(row["subtests"]))
+    expect("exceeds threshold 0.001ms" in row["extra"], row["extra"])
+    expect(not missing, f"links to missing files: {missing}")
+    expect('cvs-subtests-count">3 subtests, 1 Failed, 2 Passed' in open(html).read(), "subtest counts")
     expect(report["validation_passed"] is False and report["status"] == "completed", str(report)[:300])
     print("ok: failing threshold fails its stage; report written with validation_passed false")
 

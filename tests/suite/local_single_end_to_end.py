@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 
+import html_report
 from suite_run import expect, run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -57,6 +58,27 @@ with tempfile.TemporaryDirectory() as work:
     expect(os.path.exists(os.path.join(run_dir, "benchmark-node-0.log")), "benchmark log not collected")
     for name in ("aorta_single.xml", "aorta_single.log"):
         expect(os.path.exists(os.path.join(run_dir, name)), f"{name} not written to the run folder")
+    rows, links, missing = html_report.read(os.path.join(run_dir, "aorta_single.html"))
+    expect([r["cells"]["col-name"] for r in rows] == ["aorta_single::" + k for k in expected], str(rows))
+    expect([r["class"] for r in rows] == list(expected.values()), str([r["class"] for r in rows]))
+    expect(all(r["cells"]["col-links"] == "Full Log" for r in rows), "Full Log link on every row")
+    expect(not missing, f"links to missing files: {missing}")
+    expect("Skipped: skip_rccl_build=true" in rows[2]["extra"], rows[2]["extra"])
+    threshold_row = rows[7]
+    expect([(t["result"], t["label"]) for t in threshold_row["subtests"]] ==
+           [("Passed", "[threshold] (metric=max_avg_iteration_ms)"),
+            ("Passed", "[threshold] (metric=max_time_variance_ratio)")], str(threshold_row["subtests"]))
+    html_dir = os.path.join(run_dir, "aorta_single_html")
+    expect(sorted(f for f in os.listdir(html_dir) if f.startswith("config_")) ==
+           ["config_local_cpu_single.json", "config_local_cpu_threshold.json"], str(os.listdir(html_dir)))
+    import glob, zipfile
+    bundles = glob.glob(os.path.join(run_dir, "aorta_single_*.zip"))
+    expect(len(bundles) == 1, f"bundles {bundles}")
+    names = zipfile.ZipFile(bundles[0]).namelist()
+    expect(zipfile.ZipFile(bundles[0]).testzip() is None and names[0] == "aorta_single.html", str(names))
+    expect(sorted(n for n in names[1:]) == sorted("aorta_single_html/" + f for f in os.listdir(html_dir)), str(names))
+    expect(not any("trace" in n and n.endswith(".json") or "aorta_benchmark_report" in n for n in names),
+           "the bundle must not hold traces or the JSON report")
     log = open(os.path.join(run_dir, "aorta_single.log")).read()
     expect("== test_build_rccl skipped" in log and "skipped: skip_rccl_build=true" in log, log[:2000])
     left = subprocess.run(["pgrep", "-f", "aorta_suite-.*/train.py"], capture_output=True, text=True).stdout

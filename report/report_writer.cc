@@ -1,0 +1,36 @@
+#include "report/report_writer.h"
+
+#include "report/html_writer.h"
+#include "report/junit_writer.h"
+#include "report/text_log_writer.h"
+
+namespace aorta::report {
+
+std::string escape_xml(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (unsigned char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      case '\n': out += "&#10;"; break;
+      case '\t': out += "&#9;"; break;
+      case '\r': out += "&#13;"; break;
+      default:
+        if (c >= 0x20) out += static_cast<char>(c);  // other control characters are not XML 1.0
+    }
+  }
+  return out;
+}
+
+std::unique_ptr<ReportWriter> create_writer(const std::string& format) {
+  if (format == "junit") return std::make_unique<JunitWriter>();
+  if (format == "log") return std::make_unique<TextLogWriter>();
+  if (format == "html") return std::make_unique<HtmlWriter>();
+  return nullptr;
+}
+
+}  // namespace aorta::report
