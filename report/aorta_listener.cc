@@ -17,11 +17,12 @@ namespace fs = std::filesystem;
 
 AortaListener::AortaListener(fs::path report_dir, std::string suite, std::string run_id, StageDetails details,
                              std::vector<fs::path> extra_junit_paths,
-                             std::vector<std::pair<std::string, fs::path>> input_files)
+                             std::vector<std::pair<std::string, fs::path>> input_files, ExtraPages extra_pages)
     : report_dir_(std::move(report_dir)),
       details_(std::move(details)),
       extra_junit_paths_(std::move(extra_junit_paths)),
-      input_files_(std::move(input_files)) {
+      input_files_(std::move(input_files)),
+      extra_pages_(std::move(extra_pages)) {
   record_.suite = std::move(suite);
   record_.run_id = std::move(run_id);
 }
@@ -73,6 +74,7 @@ void AortaListener::write_html_bundle() {
   const std::string folder = record_.suite + "_html";
   std::error_code ec;
   fs::create_directories(report_dir_ / folder, ec);
+  if (extra_pages_) extra_pages_(record_, report_dir_ / folder);
   if (fs::exists(report_dir_ / folder / "aorta_run_deck.html")) record_.deck_link = folder + "/aorta_run_deck.html";
   write_file("html", report_dir_ / (record_.suite + ".html"));
   for (const auto& stage : record_.stages) {

@@ -19,13 +19,15 @@ class AortaListener final : public ::testing::EmptyTestEventListener {
  public:
   // What gtest does not know about a stage: its log, sub-tests and clean messages.
   using StageDetails = std::function<std::optional<StageResult>(const std::string& test_name)>;
+  // Writes extra pages into <suite>_html/ before the report is rendered (the Run Deck).
+  using ExtraPages = std::function<void(const RunRecord& run, const std::filesystem::path& folder)>;
 
   // Reports go to report_dir/<suite>.<ext> and report_dir/<suite>_html/; the JUnit
   // XML also to each extra path. input_files (cluster, config, threshold file) are
   // copied into <suite>_html/ as "<prefix>_<name>": pairs of (prefix, path).
   AortaListener(std::filesystem::path report_dir, std::string suite, std::string run_id, StageDetails details,
                 std::vector<std::filesystem::path> extra_junit_paths,
-                std::vector<std::pair<std::string, std::filesystem::path>> input_files);
+                std::vector<std::pair<std::string, std::filesystem::path>> input_files, ExtraPages extra_pages = {});
 
   void OnTestProgramStart(const ::testing::UnitTest& unit_test) override;
   void OnTestEnd(const ::testing::TestInfo& test_info) override;
@@ -43,6 +45,7 @@ class AortaListener final : public ::testing::EmptyTestEventListener {
   StageDetails details_;
   std::vector<std::filesystem::path> extra_junit_paths_;
   std::vector<std::pair<std::string, std::filesystem::path>> input_files_;
+  ExtraPages extra_pages_;
   RunRecord record_;
   bool write_failed_ = false;
 };

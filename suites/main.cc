@@ -13,6 +13,8 @@
 #include "fixtures/session.h"
 #include "metrics/trace_set.h"
 #include "report/aorta_listener.h"
+#include "report/run_deck.h"
+#include "job/launch.h"
 #include "report/metrics_json.h"
 #include "report/summary_table.h"
 #include "suites/cli.h"
@@ -186,8 +188,19 @@ int run_suite(const cli::Options& o, const char* argv0) {
   if (!o.cluster_file.empty()) inputs.emplace_back("cluster", o.cluster_file);
   inputs.emplace_back("config", s->variant().file);
   inputs.emplace_back("config", s->variant().threshold_file);
-  auto* listener =
-      new report::AortaListener(s->state().output_root, suite, s->state().run_id, details, junit_paths, inputs);
+  auto deck = [s, &o, suite](const report::RunRecord& run, const std::filesystem::path& folder) {
+    const auto& v = s->variant();
+    report::DeckInput in{&run, &v, s->cluster().nodes.size(),
+                         v.multi_node.nproc_per_node > 0 ? v.multi_node.nproc_per_node : v.gpus_per_node,
+                         job::nccl_channels(v), s->state().result ? &*s->state().result : nullptr,
+                         "../" + suite + ".html", "../" + suite + ".log", o.cluster_file, v.file.string()};
+    auto json = report::run_deck_json(in);
+    std::ofstream(folder / "aorta_run_deck.json") << json.dump(2) << "\n";
+    std::ofstream html(folder / "aorta_run_deck.html");
+    report::write_run_deck_html(json, html);
+  };
+  auto* listener = new report::AortaListener(s->state().output_root, suite, s->state().run_id, details, junit_paths,
+                                             inputs, deck);
   listeners.Append(listener);  // gtest owns it
   int rc = RUN_ALL_TESTS();
   if (s->state().report_file) std::cout << "aorta_suite: report " << s->state().report_file->string() << "\n";

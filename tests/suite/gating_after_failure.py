@@ -46,6 +46,8 @@ with tempfile.TemporaryDirectory() as work:
         expect(stages[name][0] == "skipped" and stages[name][1].strip().endswith(PRIOR), f"{name}: {stages[name]}")
     expect(stages["test_teardown"][0] == "passed", str(stages["test_teardown"]))
     expect(report is None, "no report without parsed metrics")
+    deck = json.load(open(glob.glob(os.path.join(work, "out", "*", "aorta_single_html", "aorta_run_deck.json"))[0]))
+    expect(deck["overall_status"] == "na" and deck["cells"] == [], "no metrics: the deck says na")
     print("ok: early failure gates every later stage but teardown")
 
 # 2. Thresholds set to fail: the threshold sub-test fails its stage, the report is
@@ -76,6 +78,8 @@ with tempfile.TemporaryDirectory() as work:
     expect("exceeds threshold 0.001ms" in row["extra"], row["extra"])
     expect(not missing, f"links to missing files: {missing}")
     expect('cvs-subtests-count">3 subtests, 1 Failed, 2 Passed' in open(html).read(), "subtest counts")
+    deck = json.load(open(os.path.join(os.path.dirname(html), "aorta_single_html", "aorta_run_deck.json")))
+    expect(deck["overall_status"] == "fail" and deck["gate_matrix"]["iteration_time"]["status"] == "fail", str(deck)[:400])
     expect(report["validation_passed"] is False and report["status"] == "completed", str(report)[:300])
     print("ok: failing threshold fails its stage; report written with validation_passed false")
 

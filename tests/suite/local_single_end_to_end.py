@@ -79,6 +79,19 @@ with tempfile.TemporaryDirectory() as work:
     expect(sorted(n for n in names[1:]) == sorted("aorta_single_html/" + f for f in os.listdir(html_dir)), str(names))
     expect(not any("trace" in n and n.endswith(".json") or "aorta_benchmark_report" in n for n in names),
            "the bundle must not hold traces or the JSON report")
+    expect("aorta_single_html/aorta_run_deck.html" in links, "the report links the Run Deck")
+    expect("Aorta Run Deck" in open(os.path.join(run_dir, "aorta_single.html")).read(), "Run Deck link text")
+    expect({"aorta_single_html/aorta_run_deck.html", "aorta_single_html/aorta_run_deck.json"} <= set(names),
+           "the bundle holds the Run Deck")
+    deck = json.load(open(os.path.join(html_dir, "aorta_run_deck.json")))
+    expect(deck["overall_status"] == "pass", deck["overall_status"])
+    cell = deck["cells"][0]["metrics"]
+    expect(cell["training.avg_iteration_time_ms"] == report["performance"]["avg_iteration_time_ms"], str(cell))
+    series = {(s["group"], s["name"]): s["points"] for s in deck["metric_charts"]["series"]}
+    expect(series[("Time", "iteration")] == [[r["rank"], r["total_time_us"] * 0.001] for r in ranks],
+           str(series[("Time", "iteration")]))
+    expect(series[("Share of iteration", "comm")] == [[r["rank"], r["comm_ratio"] * 100] for r in ranks],
+           str(series[("Share of iteration", "comm")]))
     log = open(os.path.join(run_dir, "aorta_single.log")).read()
     expect("== test_build_rccl skipped" in log and "skipped: skip_rccl_build=true" in log, log[:2000])
     left = subprocess.run(["pgrep", "-f", "aorta_suite-.*/train.py"], capture_output=True, text=True).stdout

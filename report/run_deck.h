@@ -1,0 +1,40 @@
+// The Aorta Run Deck (reference §4.6): aorta_run_deck.json and .html. Render-only: it
+// reads the run's outcome and never changes pass or fail.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "config/variant.h"
+#include "metrics/run_metrics.h"
+#include "report/metrics_json.h"
+#include "report/run_record.h"
+
+namespace aorta::report {
+
+struct DeckInput {
+  const RunRecord* run = nullptr;
+  const config::Variant* variant = nullptr;
+  size_t nodes = 0;
+  int gpus_per_node = 0;
+  int nccl_channels = 0;
+  const metrics::RunMetrics* result = nullptr;  // null: no parsed metrics
+  std::string pytest_html;                      // links, relative to the deck
+  std::string log_file;
+  std::string cluster_file;
+  std::string config_file;
+};
+
+// Threshold state: enforced | not evaluated | record-only.
+std::string threshold_state(const DeckInput& in);
+
+// Overall status: pass | fail | record (gate not run) | na (no metrics).
+std::string overall_status(const DeckInput& in);
+
+ordered_json run_deck_json(const DeckInput& in);
+void write_run_deck_html(const ordered_json& deck, std::ostream& out);
+
+}  // namespace aorta::report

@@ -1,0 +1,85 @@
+// Run Deck states and values (reference §4.6) on the original's fixture: rank 1
+// 12000/9000/4000 us, rank 0 10000/8000/3000 us (total/compute/comm).
+#include "report/run_deck.h"
+
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+namespace aorta::report {
+namespace {
+
+metrics::RankMetrics rank(int r, double total, double compute, double comm) {
+  metrics::RankMetrics m;
+  m.rank = r;
+  m.total_time_us = total;
+  m.compute_time_us = compute;
+  m.comm_time_us = comm;
+  m.compute_ratio = compute / total;
+  m.comm_ratio = comm / total;
+  m.overlap_ratio = std::max(0.0, compute + comm - total) / comm;
+  return m;
+}
+
+struct Fixture {
+  RunRecord run;
+  config::Variant variant;
+  metrics::RunMetrics result = metrics::aggregate({rank(1, 12000, 9000, 4000), rank(0, 10000, 8000, 3000)}).value();
+  Fixture() {
+    run.suite = "aorta_single";
+    run.stages = {{"test_run_benchmark", "passed", 1.5, "", {}, {}, {}},
+                  {"test_validate_thresholds", "passed", 0.1, "", {}, {}, {}}};
+    variant.model_id = "test";
+    variant.thresholds = {{"max_avg_iteration_ms", 20.0}, {"min_compute_ratio", 0.5}, {"min_overlap_ratio", std::nullopt}};
+  }
+  DeckInput input(bool with_result = true) {
+    return {&run, &variant, 1, 2, 112, with_result ? &result : nullptr, "../r.html", "../r.log", "", "v.json"};
+  }
+};
+
+TEST(RunDeck, EnforcedPassingRun) {
+  Fixture f;
+  auto deck = run_deck_json(f.input());
+  EXPECT_EQ(deck["overall_status"], "pass");
+  EXPECT_EQ(deck["gate_matrix"]["iteration_time"]["status"], "pass");
+  EXPECT_EQ(deck["gate_matrix"]["overlap_ratio"]["status"], "na");  // null threshold
+  EXPECT_EQ(deck["gate_matrix"]["rank_balance"]["status"], "na");   // not configured
+  EXPECT_DOUBLE_EQ(deck["cells"][0]["metrics"]["training.avg_iteration_time_ms"].get<double>(), 11.0);
+  EXPECT_DOUBLE_EQ(deck["cells"][0]["metrics"]["training.avg_compute_time_ms"].get<double>(), 8.5);
+  EXPECT_DOUBLE_EQ(deck["cells"][0]["metrics"]["training.avg_comm_time_ms"].get<double>(), 3.5);
+  const auto& series = deck["metric_charts"]["series"];
+  ASSERT_EQ(series.size(), 6u);
+  EXPECT_EQ(series[0]["points"].dump(), "[[0,10.0],[1,12.0]]");
+  EXPECT_EQ(series[3]["points"].dump(), "[[0,80.0],[1,75.0]]");
+  EXPECT_EQ(deck["lifecycle"].dump(), R"({"benchmark":1.5,"thresholds":0.1})");
+  std::string all = deck.dump();
+  EXPECT_EQ(all.find("exposed"), std::string::npos);
+  std::ostringstream html;
+  write_run_deck_html(deck, html);
+  for (const char* needle : {"Aorta Run Deck", "Threshold gates", "Time by rank", "Share of iteration by rank",
+                             "max_avg_iteration_ms", "Metrics source", "PASS · 11.00 ms (limit ≤ 20 ms)"})
+    EXPECT_NE(html.str().find(needle), std::string::npos) << needle;
+}
+
+TEST(RunDeck, StatesFollowTheGate) {
+  Fixture f;
+  f.variant.thresholds[0].value = 1;  // 11 ms > 1 ms
+  EXPECT_EQ(run_deck_json(f.input())["overall_status"], "fail");
+  f.run.stages[1].outcome = "skipped";  // an earlier failure: gate not run
+  EXPECT_EQ(threshold_state(f.input()), "not evaluated");
+  EXPECT_EQ(run_deck_json(f.input())["overall_status"], "record");
+  f.variant.enforce_thresholds = false;
+  EXPECT_EQ(threshold_state(f.input()), "record-only");
+  EXPECT_EQ(run_deck_json(f.input())["gate_matrix"]["iteration_time"]["status"], "record");
+  EXPECT_EQ(run_deck_json(f.input(false))["overall_status"], "na");
+  EXPECT_TRUE(run_deck_json(f.input(false))["cells"].empty());
+}
+
+TEST(RunDeck, OneRankHasNoCharts) {
+  Fixture f;
+  f.result = metrics::aggregate({rank(0, 10000, 8000, 3000)}).value();
+  EXPECT_TRUE(run_deck_json(f.input())["metric_charts"]["series"].empty());
+}
+
+}  // namespace
+}  // namespace aorta::report
