@@ -12,6 +12,7 @@ packages=(
   python3 python3-torch   # the CPU workload: real torchrun with Debian's torch (gloo)
   procps util-linux       # pgrep, dmesg
   libxml2-utils           # xmllint: the tests validate the JUnit XML against report/junit.xsd
+  chromium fonts-dejavu-core  # the report tests render both HTML files headless
 )
 missing=()
 for p in "${packages[@]}"; do

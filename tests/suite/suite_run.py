@@ -5,6 +5,10 @@ import os
 import subprocess
 import xml.etree.ElementTree as ET
 
+import json_schema
+
+REPORT_SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "report",
+                             "benchmark_report.schema.json")
 XSD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "report", "junit.xsd")
 
 
@@ -28,6 +32,9 @@ def run(binary, workdir, *args, timeout=900):
             stages[case.get("name")] = (outcome, text or "", props, len(case.findall("failure")))
     reports = glob.glob(os.path.join(workdir, "out", "*", "aorta_benchmark_report.json"))
     report = json.load(open(reports[0])) if reports else None
+    if report is not None:
+        problems = json_schema.errors(report, json.load(open(REPORT_SCHEMA)))
+        expect(not problems, "aorta_benchmark_report.json breaks its schema: " + "; ".join(problems))
     run.last_xml = xml
     return p, stages, report
 

@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Both HTML reports as a person sees them: rendered by headless Chromium (Debian's
+chromium, no network), DOM checked after rendering, screenshots produced.
+Usage: reports_in_chromium.py AORTA_SUITE
+"""
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import html_report
+from suite_run import expect
+
+binary = os.path.abspath(sys.argv[1])
+CHROMIUM = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1200,1600"]
+
+
+def chromium(work, *args):
+    profile = tempfile.mkdtemp(dir=work)
+    return subprocess.run(CHROMIUM + [f"--user-data-dir={profile}", *args], capture_output=True, text=True, timeout=120)
+
+
+with tempfile.TemporaryDirectory() as work:
+    for name in ("local_cpu_single.json", "local_cpu_threshold.json"):
+        subprocess.run([binary, "config", "copy", name, "--output", os.path.join(work, name)], check=True,
+                       stdout=subprocess.DEVNULL)
+    thresholds = os.path.join(work, "local_cpu_threshold.json")
+    t = json.load(open(thresholds))
+    t["expected_results"]["max_avg_iteration_ms"] = 0.001  # one failing sub-test to show
+    json.dump(t, open(thresholds, "w"))
+    p = subprocess.run([binary, "--config_file", os.path.join(work, "local_cpu_single.json"), "--output_dir",
+                        os.path.join(work, "out")], capture_output=True, text=True, cwd=work)
+    expect(p.returncode == 1, f"exit {p.returncode}", p)
+    report = glob.glob(os.path.join(work, "out", "*", "aorta_single.html"))[0]
+    deck = os.path.join(os.path.dirname(report), "aorta_single_html", "aorta_run_deck.html")
+
+    dom = chromium(work, "--dump-dom", "file://" + report)
+    expect(dom.returncode == 0 and "<tbody" in dom.stdout, f"chromium could not render the report: {dom.stderr[-500:]}")
+    rendered = os.path.join(work, "rendered.html")
+    open(rendered, "w").write(dom.stdout)
+    rows, links, _ = html_report.read(rendered)
+    expect(len(rows) == 10, f"{len(rows)} rows")
+    thresholds_row = rows[7]
+    expect(thresholds_row["class"] == "failed" and
+           thresholds_row["subtests"][0] == {"result": "Failed", "label": "[threshold] (metric=max_avg_iteration_ms)"},
+           str(thresholds_row))
+    missing = [l for l in links if not os.path.exists(os.path.join(os.path.dirname(report), l))]
+    expect(not missing and "aorta_single_html/aorta_run_deck.html" in links, f"links {links}, missing {missing}")
+
+    deck_dom = chromium(work, "--dump-dom", "file://" + deck).stdout
+    for needle in ("Aorta Run Deck", "Threshold gates", "Time by rank", "Share of iteration by rank",
+                   "max_avg_iteration_ms", "Metrics source", 'id="overall-status" class="fail"'):
+        expect(needle in deck_dom, f"deck DOM lacks {needle!r}")
+    expect(deck_dom.count("<svg") >= 4, "deck charts are inline SVG")
+
+    for page, png in ((report, "report.png"), (deck, "deck.png")):
+        shot = os.path.join(work, png)
+        chromium(work, f"--screenshot={shot}", "file://" + page)
+        expect(os.path.exists(shot) and open(shot, "rb").read(8) == b"\x89PNG\r\n\x1a\n" and os.path.getsize(shot) > 10000,
+               f"no screenshot of {page}")
+    print("ok: report and Run Deck render in Chromium; rows, sub-tests, links and charts present; screenshots taken")
