@@ -25,7 +25,9 @@ const char* status_name(ParseStatus status) {
 
 Result<RankMetrics> analyze_trace_file(const fs::path& file, const AnalyzeOptions& options,
                                        std::vector<std::string>& warnings, uint64_t* bytes_read) {
-  auto data = trace::read_trace(file);
+  // The basic scan is only a fallback: read without it first, and again with it only
+  // when the trace turns out to have no usable GPU timeline (CPU-only traces, small).
+  auto data = trace::read_trace(file, trace::BasicScanMode::kSkip);
   if (!data) return data.error();
   if (bytes_read) *bytes_read = data->bytes;
   const std::string name = file.string();
@@ -41,7 +43,9 @@ Result<RankMetrics> analyze_trace_file(const fs::path& file, const AnalyzeOption
     const char* why = data->gpu_events.empty() ? "it has no GPU events"
                                                : "none of its GPU events is linked to a launch (try --include-unlinked-kernels)";
     warnings.push_back(fmt::format("{}: no GPU timeline because {}; using the basic raw-trace scan", name, why));
-    m = from_basic_scan(data->basic);
+    auto full = trace::read_trace(file, trace::BasicScanMode::kInclude);
+    if (!full) return full.error();
+    m = from_basic_scan(full->basic);
     if (m.total_time_us <= 0) return Error{ErrorCode::kInvalidInput, "trace has no timed events", name};
   }
   m.source = name;

@@ -89,7 +89,10 @@ simdjson::error_code read_args(simdjson::ondemand::value value, RawEvent& ev) {
   return simdjson::SUCCESS;
 }
 
-simdjson::error_code read_event(simdjson::ondemand::object obj, RawEvent& ev, IdInterner& interner) {
+// Whether the gpu_timeline can use an event of this category at all.
+bool timeline_category(std::string_view cat) { return classify_cat(cat) != Cat::kOther; }
+
+simdjson::error_code read_event(simdjson::ondemand::object obj, RawEvent& ev, IdInterner& interner, bool basic) {
   // Raw key comparison: the keys we read never hold escapes, and unescaping every
   // key of every event was a large share of the per-event cost.
   for (auto field : obj) {
@@ -113,18 +116,22 @@ simdjson::error_code read_event(simdjson::ondemand::object obj, RawEvent& ev, Id
           if (auto e = value.get_string().get(ev.cat)) return e;
         break;
       case 'n':
+        if (!basic && !ev.cat.empty() && !timeline_category(ev.cat)) break;  // not needed: left undecoded
         if (key.unsafe_is_equal("name") && value.get_string().get(ev.name) != simdjson::SUCCESS) ev.name = {};
         break;
       case 't':
         if (key.unsafe_is_equal("tid")) {
           if (auto e = read_id(value, ev.tid, interner)) return e;
           ev.has_tid = true;
+        } else if (!basic && !ev.cat.empty() && !timeline_category(ev.cat)) {
+          break;
         } else if (key.unsafe_is_equal("ts")) {
           if (auto e = value.get_double().get(ev.ts)) return e;
           ev.has_ts = true;
         }
         break;
       case 'd':
+        if (!basic && !ev.cat.empty() && !timeline_category(ev.cat)) break;
         if (key.unsafe_is_equal("dur")) {
           if (auto e = value.get_double().get(ev.dur)) return e;
           ev.has_dur = true;
@@ -250,8 +257,10 @@ void add_event(TraceData& data, const RawEvent& ev, const NameClasses::Classes& 
 
 }  // namespace
 
-Result<TraceData> read_trace(const std::filesystem::path& file) {
+Result<TraceData> read_trace(const std::filesystem::path& file, BasicScanMode basic_mode) {
   TraceData data;
+  const bool basic = basic_mode == BasicScanMode::kInclude;
+  data.has_basic_scan = basic;
   simdjson::ondemand::parser parser;
   IdInterner interner;
   NameClasses names;
@@ -266,8 +275,14 @@ Result<TraceData> read_trace(const std::filesystem::path& file) {
       ++data.negative_durations;
       return;
     }
+    if (!basic && !timeline_category(ev.cat)) {
+      // Only its link key can matter (the (pid, tid, key) map holds every keyed event).
+      static const NameClasses::Classes kNone{BasicClass::kOther, GpuClass::kComputation, false};
+      add_event(data, ev, kNone, threads);
+      return;
+    }
     const auto& cls = names.get(ev.cat, ev.name);
-    add_basic(data.basic, ev, cls.basic);
+    if (basic) add_basic(data.basic, ev, cls.basic);
     add_event(data, ev, cls, threads);
   };
   // One event on its own: the slow path, used to name the event a batch failed on.
@@ -278,7 +293,7 @@ Result<TraceData> read_trace(const std::filesystem::path& file) {
     const char* bytes = batch.buffer + ref.start;
     auto e = parser.iterate(bytes, ref.size, batch.buffer_size - ref.start).get(doc);
     if (!e) e = doc.get_object().get(obj);
-    if (!e) e = read_event(obj, ev, interner);
+    if (!e) e = read_event(obj, ev, interner, basic);
     if (e)
       return Error{ErrorCode::kInvalidInput,
                    "event at byte " + std::to_string(ref.offset) + " is not valid JSON (" + simdjson::error_message(e) +
@@ -308,7 +323,7 @@ Result<TraceData> read_trace(const std::filesystem::path& file) {
         simdjson::ondemand::object obj;
         RawEvent ev;
         if ((failed = element.get_object().get(obj))) break;
-        if ((failed = read_event(obj, ev, interner))) break;
+        if ((failed = read_event(obj, ev, interner, basic))) break;
         consume(ev);
         ++done;
       }

@@ -58,6 +58,7 @@ struct BasicScan {
 };
 
 struct TraceData {
+  bool has_basic_scan = true;  // false when read with BasicScanMode::kSkip
   std::optional<int> rank;        // distributedInfo.rank
   std::optional<int> world_size;  // distributedInfo.world_size
   bool legacy_array = false;
@@ -75,7 +76,12 @@ struct TraceData {
   BasicScan basic;
 };
 
-Result<TraceData> read_trace(const std::filesystem::path& file);
+enum class BasicScanMode {
+  kInclude,  // sum the basic scan too (every event's name, ts and dur are decoded)
+  kSkip,     // GPU timeline data only: events outside it skip name, ts and dur
+};
+
+Result<TraceData> read_trace(const std::filesystem::path& file, BasicScanMode basic = BasicScanMode::kInclude);
 
 bool has_flow_start(const TraceData& data, int64_t id);
 const FlowEnd* find_flow_end(const TraceData& data, int64_t id);
