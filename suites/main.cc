@@ -101,6 +101,54 @@ std::optional<SuiteKind> pick_suite(const std::optional<std::string>& filter, si
   return std::nullopt;
 }
 
+// Our listener writes every report; gtest's own XML printer is released, since two
+// JUnit files that disagree would confuse dashboards. --gtest_output=xml:PATH still
+// gets a JUnit file: ours. Returns the listener (gtest owns it).
+report::AortaListener* install_reports(fixtures::Session& session, const cli::Options& o, const std::string& suite) {
+  std::vector<std::filesystem::path> junit_paths;
+  std::string output = ::testing::GTEST_FLAG(output);
+  if (output.rfind("xml:", 0) == 0) {
+    std::filesystem::path p = output.substr(4);
+    junit_paths.push_back(output.back() == '/' ? p / (suite + ".xml") : p);
+  } else if (!output.empty() && output != "xml") {
+    std::cerr << "aorta_suite: --gtest_output=" << output << " is not supported; the JUnit XML is written to "
+              << session.state().output_root.string() << "\n";
+  }
+  auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+  delete listeners.Release(listeners.default_xml_generator());
+  auto details = [s = &session](const std::string& test_name) -> std::optional<report::StageResult> {
+    for (const auto& r : s->records()) {
+      if (fixtures::stage_spec(r.stage).test_name != test_name) continue;
+      report::StageResult stage;
+      stage.skip_reason = r.skip_reason;
+      stage.failures = r.failures;
+      stage.log = r.log;
+      for (const auto& t : r.subtests) stage.subtests.push_back({t.label(), t.passed, t.message, t.actual, t.limit, t.gate});
+      return stage;
+    }
+    return std::nullopt;
+  };
+  std::vector<std::pair<std::string, std::filesystem::path>> inputs;
+  if (!o.cluster_file.empty()) inputs.emplace_back("cluster", o.cluster_file);
+  inputs.emplace_back("config", session.variant().file);
+  inputs.emplace_back("config", session.variant().threshold_file);
+  auto deck = [s = &session, &o, suite](const report::RunRecord& run, const std::filesystem::path& folder) {
+    const auto& v = s->variant();
+    report::DeckInput in{&run, &v, s->cluster().nodes.size(),
+                         v.multi_node.nproc_per_node > 0 ? v.multi_node.nproc_per_node : v.gpus_per_node,
+                         job::nccl_channels(v), s->state().result ? &*s->state().result : nullptr,
+                         "../" + suite + ".html", "../" + suite + ".log", o.cluster_file, v.file.string()};
+    auto json = report::run_deck_json(in);
+    std::ofstream(folder / "aorta_run_deck.json") << json.dump(2) << "\n";
+    std::ofstream html(folder / "aorta_run_deck.html");
+    report::write_run_deck_html(json, html);
+  };
+  auto* listener = new report::AortaListener(session.state().output_root, suite, session.state().run_id, details,
+                                             junit_paths, inputs, deck);
+  listeners.Append(listener);  // gtest owns it
+  return listener;
+}
+
 int run_suite(const cli::Options& o, const char* argv0) {
   std::string user = config::current_user_id();
   auto data_dir = config::shipped_data_dir();
@@ -159,49 +207,7 @@ int run_suite(const cli::Options& o, const char* argv0) {
   int gtest_argc = static_cast<int>(gtest_argv.size());
   ::testing::InitGoogleTest(&gtest_argc, gtest_argv.data());
   auto* s = fixtures::Session::current();
-  // Our JUnit replaces gtest's (two files that disagree would confuse dashboards);
-  // --gtest_output=xml:PATH still gets a JUnit file, ours.
-  std::vector<std::filesystem::path> junit_paths;
-  std::string output = ::testing::GTEST_FLAG(output);
-  if (output.rfind("xml:", 0) == 0) {
-    std::filesystem::path p = output.substr(4);
-    junit_paths.push_back(output.back() == '/' ? p / (suite + ".xml") : p);
-  } else if (!output.empty() && output != "xml") {
-    std::cerr << "aorta_suite: --gtest_output=" << output << " is not supported; the JUnit XML is written to "
-              << s->state().output_root.string() << "\n";
-  }
-  auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
-  delete listeners.Release(listeners.default_xml_generator());
-  auto details = [s](const std::string& test_name) -> std::optional<report::StageResult> {
-    for (const auto& r : s->records()) {
-      if (fixtures::stage_spec(r.stage).test_name != test_name) continue;
-      report::StageResult stage;
-      stage.skip_reason = r.skip_reason;
-      stage.failures = r.failures;
-      stage.log = r.log;
-      for (const auto& t : r.subtests) stage.subtests.push_back({t.label(), t.passed, t.message, t.actual, t.limit, t.gate});
-      return stage;
-    }
-    return std::nullopt;
-  };
-  std::vector<std::pair<std::string, std::filesystem::path>> inputs;
-  if (!o.cluster_file.empty()) inputs.emplace_back("cluster", o.cluster_file);
-  inputs.emplace_back("config", s->variant().file);
-  inputs.emplace_back("config", s->variant().threshold_file);
-  auto deck = [s, &o, suite](const report::RunRecord& run, const std::filesystem::path& folder) {
-    const auto& v = s->variant();
-    report::DeckInput in{&run, &v, s->cluster().nodes.size(),
-                         v.multi_node.nproc_per_node > 0 ? v.multi_node.nproc_per_node : v.gpus_per_node,
-                         job::nccl_channels(v), s->state().result ? &*s->state().result : nullptr,
-                         "../" + suite + ".html", "../" + suite + ".log", o.cluster_file, v.file.string()};
-    auto json = report::run_deck_json(in);
-    std::ofstream(folder / "aorta_run_deck.json") << json.dump(2) << "\n";
-    std::ofstream html(folder / "aorta_run_deck.html");
-    report::write_run_deck_html(json, html);
-  };
-  auto* listener = new report::AortaListener(s->state().output_root, suite, s->state().run_id, details, junit_paths,
-                                             inputs, deck);
-  listeners.Append(listener);  // gtest owns it
+  report::AortaListener* listener = install_reports(*s, o, suite);
   int rc = RUN_ALL_TESTS();
   if (s->state().report_file) std::cout << "aorta_suite: report " << s->state().report_file->string() << "\n";
   if (listener->write_failed()) return kExitFailed;
