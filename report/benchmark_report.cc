@@ -14,7 +14,7 @@ ordered_json benchmark_report(const job::RunState& state, const config::Variant&
   for (const auto& [host, message] : state.collection_errors) errors[host] = message;
   r["collection_errors"] = errors;
   r["duration_seconds"] = state.duration_seconds();
-  int gpus = variant.multi_node.nproc_per_node > 0 ? variant.multi_node.nproc_per_node : variant.gpus_per_node;
+  int gpus = variant.ranks_per_node();
   r["cluster"] = {{"nodes", cluster.nodes.size()}, {"gpus_per_node", gpus},
                   {"total_gpus", static_cast<int>(cluster.nodes.size()) * gpus}};
   r["configuration"] = {{"nccl_channels", job::nccl_channels(variant)}, {"compute_channels", nullptr},

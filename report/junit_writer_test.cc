@@ -16,14 +16,14 @@ RunRecord sample() {
   run.timestamp = "2026-12-01T00:00:00";
   run.hostname = "node-a";
   run.seconds = 12.5;
-  StageResult passed{"test_collect_traces", "passed", 0.5, "", {}, {"collected <2> files & \"more\""}, {}};
+  StageResult passed{"test_collect_traces", "passed", 0.5, "", {}, {"collected <2> files & \"more\""}, {}, "collect_traces"};
   passed.subtests.push_back({"[trace collection] (host=node-a)", true, "", std::nullopt, std::nullopt, ""});
   StageResult failed{"test_validate_thresholds", "failed", 0.25, "",
-                     {"Average iteration time 11.00ms exceeds threshold 1ms"}, {}, {}};
+                     {"Average iteration time 11.00ms exceeds threshold 1ms"}, {}, {}, "thresholds"};
   failed.subtests.push_back({"[threshold] (metric=max_avg_iteration_ms)", false,
                              "Average iteration time 11.00ms exceeds threshold 1ms", 11.0, 1.0, "max"});
   failed.subtests.push_back({"[threshold] (metric=min_compute_ratio)", true, "", 0.775, 0.01, "min"});
-  StageResult skipped{"test_analyze", "skipped", 0, "Optional TraceLens/GEMM analysis is disabled", {}, {}, {}};
+  StageResult skipped{"test_analyze", "skipped", 0, "Optional TraceLens/GEMM analysis is disabled", {}, {}, {}, "analysis"};
   run.stages = {passed, failed, skipped};
   return run;
 }

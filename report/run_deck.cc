@@ -21,13 +21,6 @@ const Tier kTiers[] = {{"iteration_time", "avg_iteration_time_ms", "max_avg_iter
                        {"overlap_ratio", "avg_overlap_ratio", "min_overlap_ratio"},
                        {"rank_balance", "time_variance_ratio", "max_time_variance_ratio"}};
 
-const char* kStageLabels[][2] = {{"test_launch_container", "container_launch"}, {"test_clone_aorta", "clone"},
-                                 {"test_setup_rdma", "rdma_setup"},             {"test_build_rccl", "rccl_build"},
-                                 {"test_run_benchmark", "benchmark"},           {"test_collect_traces", "collect_traces"},
-                                 {"test_analyze", "analysis"},                  {"test_parse_results", "parse"},
-                                 {"test_validate_thresholds", "thresholds"},    {"test_generate_report", "report"},
-                                 {"test_teardown", "teardown"}};
-
 const StageResult* stage(const RunRecord& run, const std::string& name) {
   for (const auto& s : run.stages)
     if (s.name == name) return &s;
@@ -103,8 +96,8 @@ ordered_json run_deck_json(const DeckInput& in) {
                     {"footer", "aorta_suite · render-only · does not affect gates"},
                     {"headline_metric", "training.avg_iteration_time_ms"}};
   ordered_json lifecycle = ordered_json::object();
-  for (const auto& [test, label] : kStageLabels)
-    if (const StageResult* s = stage(run, test); s && s->outcome != "skipped") lifecycle[label] = s->seconds;
+  for (const auto& s : run.stages)
+    if (!s.label.empty() && s.outcome != "skipped") lifecycle[s.label] = s.seconds;
   deck["lifecycle"] = lifecycle;
 
   // Thresholds: one verdict per configured (non-null) key, from the same gate the

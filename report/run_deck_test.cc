@@ -6,29 +6,21 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/rank_fixture.h"
+
 namespace aorta::report {
 namespace {
 
-metrics::RankMetrics rank(int r, double total, double compute, double comm) {
-  metrics::RankMetrics m;
-  m.rank = r;
-  m.total_time_us = total;
-  m.compute_time_us = compute;
-  m.comm_time_us = comm;
-  m.compute_ratio = compute / total;
-  m.comm_ratio = comm / total;
-  m.overlap_ratio = std::max(0.0, compute + comm - total) / comm;
-  return m;
-}
+using aorta::testing::rank_metrics;
 
 struct Fixture {
   RunRecord run;
   config::Variant variant;
-  metrics::RunMetrics result = metrics::aggregate({rank(1, 12000, 9000, 4000), rank(0, 10000, 8000, 3000)}).value();
+  metrics::RunMetrics result = metrics::aggregate({rank_metrics(1, 12000, 9000, 4000), rank_metrics(0, 10000, 8000, 3000)}).value();
   Fixture() {
     run.suite = "aorta_single";
-    run.stages = {{"test_run_benchmark", "passed", 1.5, "", {}, {}, {}},
-                  {"test_validate_thresholds", "passed", 0.1, "", {}, {}, {}}};
+    run.stages = {{"test_run_benchmark", "passed", 1.5, "", {}, {}, {}, "benchmark"},
+                  {"test_validate_thresholds", "passed", 0.1, "", {}, {}, {}, "thresholds"}};
     variant.model_id = "test";
     variant.thresholds = {{"max_avg_iteration_ms", 20.0}, {"min_compute_ratio", 0.5}, {"min_overlap_ratio", std::nullopt}};
   }
@@ -77,7 +69,7 @@ TEST(RunDeck, StatesFollowTheGate) {
 
 TEST(RunDeck, OneRankHasNoCharts) {
   Fixture f;
-  f.result = metrics::aggregate({rank(0, 10000, 8000, 3000)}).value();
+  f.result = metrics::aggregate({rank_metrics(0, 10000, 8000, 3000)}).value();
   EXPECT_TRUE(run_deck_json(f.input())["metric_charts"]["series"].empty());
 }
 

@@ -28,6 +28,7 @@ struct StageResult {
   std::vector<std::string> failures;  // the stage's own failure messages
   std::vector<std::string> log;       // captured notes of the stage
   std::vector<SubTestRecord> subtests;
+  std::string label;  // the Run Deck's lifecycle label (container_launch ...)
 };
 
 struct RunRecord {

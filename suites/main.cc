@@ -117,15 +117,8 @@ report::AortaListener* install_reports(fixtures::Session& session, const cli::Op
   auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
   delete listeners.Release(listeners.default_xml_generator());
   auto details = [s = &session](const std::string& test_name) -> std::optional<report::StageResult> {
-    for (const auto& r : s->records()) {
-      if (fixtures::stage_spec(r.stage).test_name != test_name) continue;
-      report::StageResult stage;
-      stage.skip_reason = r.skip_reason;
-      stage.failures = r.failures;
-      stage.log = r.log;
-      for (const auto& t : r.subtests) stage.subtests.push_back({t.label(), t.passed, t.message, t.actual, t.limit, t.gate});
-      return stage;
-    }
+    for (const auto& r : s->records())
+      if (fixtures::stage_spec(r.stage).test_name == test_name) return fixtures::stage_result(r);
     return std::nullopt;
   };
   std::vector<std::pair<std::string, std::filesystem::path>> inputs;
@@ -135,7 +128,7 @@ report::AortaListener* install_reports(fixtures::Session& session, const cli::Op
   auto deck = [s = &session, &o, suite](const report::RunRecord& run, const std::filesystem::path& folder) {
     const auto& v = s->variant();
     report::DeckInput in{&run, &v, s->cluster().nodes.size(),
-                         v.multi_node.nproc_per_node > 0 ? v.multi_node.nproc_per_node : v.gpus_per_node,
+                         v.ranks_per_node(),
                          job::nccl_channels(v), s->state().result ? &*s->state().result : nullptr,
                          "../" + suite + ".html", "../" + suite + ".log", o.cluster_file, v.file.string()};
     auto json = report::run_deck_json(in);

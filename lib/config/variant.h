@@ -106,6 +106,8 @@ struct Variant {
   const std::string& node_repo_path() const {
     return container.runtime == RuntimeKind::kNone ? aorta_path : container_mount_path;
   }
+  // Ranks started on each node: multi_node.nproc_per_node, or gpus_per_node when 0.
+  int ranks_per_node() const { return multi_node.nproc_per_node > 0 ? multi_node.nproc_per_node : gpus_per_node; }
   bool has_enforceable_threshold() const {
     for (const auto& t : thresholds)
       if (t.value) return true;

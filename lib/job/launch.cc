@@ -80,7 +80,7 @@ std::string script_mode_command(const config::Variant& v) {
 }
 
 std::string torchrun_command(const config::Variant& v, const Rendezvous& rdzv, size_t nodes, size_t node_rank) {
-  int nproc = v.multi_node.nproc_per_node > 0 ? v.multi_node.nproc_per_node : v.gpus_per_node;
+  int nproc = v.ranks_per_node();
   std::vector<std::string> parts = {"torchrun",
                                     "--nnodes=" + std::to_string(nodes),
                                     "--node_rank=" + std::to_string(node_rank),

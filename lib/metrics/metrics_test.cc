@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/rank_fixture.h"
+
 #include "metrics/rank_metrics.h"
 #include "metrics/run_metrics.h"
 #include "metrics/trace_set.h"
@@ -14,19 +16,7 @@ namespace {
 
 const std::filesystem::path kData = AORTA_TEST_DATA_DIR;
 
-RankMetrics rank(int r, double total, double compute, double comm) {
-  RankMetrics m;
-  m.rank = r;
-  m.parser = ParserPath::kBasicScan;
-  m.total_time_us = total;
-  m.compute_time_us = compute;
-  m.comm_time_us = comm;
-  m.total_comm_time_us = comm;
-  m.compute_ratio = compute / total;
-  m.comm_ratio = comm / total;
-  m.overlap_ratio = comm > 0 ? std::max(0.0, compute + comm - total) / comm : 0.0;
-  return m;
-}
+using aorta::testing::rank_metrics;
 
 TEST(RankMetrics, TimelineOverlapIsSharedTimeOverCommunication) {
   trace::Breakdown b;  // reference B.6's worked example
@@ -79,7 +69,7 @@ TEST(RankMetrics, BasicScanKeepsTheOriginalFormulas) {
 
 TEST(Aggregate, ReferenceFixture) {
   // Reference §5.6: rank 1 12000/9000/4000 us, rank 0 10000/8000/3000 us.
-  auto run = aggregate({rank(1, 12000, 9000, 4000), rank(0, 10000, 8000, 3000)});
+  auto run = aggregate({rank_metrics(1, 12000, 9000, 4000), rank_metrics(0, 10000, 8000, 3000)});
   ASSERT_TRUE(run.ok());
   EXPECT_EQ(*run->per_rank[0].rank, 0);  // sorted by rank
   EXPECT_DOUBLE_EQ(run->avg_iteration_time_ms, 11.0);
@@ -95,7 +85,7 @@ TEST(Aggregate, ReferenceFixture) {
 
 TEST(Aggregate, EdgeCases) {
   EXPECT_FALSE(aggregate({}).ok());
-  auto one = aggregate({rank(0, 0.0001, 0, 0)});
+  auto one = aggregate({rank_metrics(0, 0.0001, 0, 0)});
   ASSERT_TRUE(one.ok());
   EXPECT_EQ(one->std_iteration_time_us, 0);
   RankMetrics zero;
@@ -103,13 +93,13 @@ TEST(Aggregate, EdgeCases) {
   auto zero_mean = aggregate({zero});
   ASSERT_TRUE(zero_mean.ok());
   EXPECT_FALSE(zero_mean->time_variance_ratio.has_value());
-  RankMetrics bad = rank(0, 10, 5, 5);
+  RankMetrics bad = rank_metrics(0, 10, 5, 5);
   bad.compute_ratio = 1.5;
   EXPECT_FALSE(aggregate({bad}).ok());
 }
 
 TEST(Thresholds, MessagesAndBoundaries) {
-  auto run = aggregate({rank(1, 12000, 9000, 4000), rank(0, 10000, 8000, 3000)}).value();
+  auto run = aggregate({rank_metrics(1, 12000, 9000, 4000), rank_metrics(0, 10000, 8000, 3000)}).value();
   std::vector<config::Threshold> t = {{"max_avg_iteration_ms", 11.0},
                                       {"min_compute_ratio", 0.775},
                                       {"min_overlap_ratio", std::nullopt},
