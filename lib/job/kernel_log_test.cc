@@ -25,7 +25,7 @@ TEST(KernelLog, CategoriesOfTheOriginal) {
 TEST(KernelLog, IsoTimesAndTheWindow) {
   auto t = iso_line_time("2026-12-01T03:05:07,500000+00:00 x");
   ASSERT_TRUE(t);
-  EXPECT_DOUBLE_EQ(*t, 1796094307.5);
+  EXPECT_DOUBLE_EQ(*t, 1796094307.5);  // date -u -d 2026-12-01T03:05:07 +%s = 1796094307, plus 0.5 s
   auto shifted = iso_line_time("2026-12-01T04:05:07,500000+01:00 x");
   EXPECT_DOUBLE_EQ(*shifted, *t);
   EXPECT_FALSE(iso_line_time("[  12.345] not iso").has_value());
