@@ -11,6 +11,7 @@ packages=(
   libboost1.81-dev libboost-filesystem1.81-dev libssh2-1-dev
   python3 python3-torch   # the CPU workload: real torchrun with Debian's torch (gloo)
   procps util-linux       # pgrep, dmesg
+  openssh-server openssh-client  # the SSH transport tests run a real sshd on loopback
   libxml2-utils           # xmllint: the tests validate the JUnit XML against report/junit.xsd
   chromium fonts-dejavu-core  # the report tests render both HTML files headless
 )

@@ -4,14 +4,23 @@
 
 namespace aorta::cluster {
 
-std::vector<HostResult> run_on_hosts(Transport& transport, const std::vector<std::string>& hosts,
-                                     const std::vector<std::string>& commands, std::chrono::seconds timeout) {
+std::vector<Result<CommandResult>> Transport::run_batch(const std::vector<std::string>& hosts,
+                                                       const std::vector<std::string>& commands,
+                                                       std::chrono::seconds timeout) {
   std::vector<std::future<Result<CommandResult>>> pending;
   pending.reserve(hosts.size());
   for (size_t i = 0; i < hosts.size(); ++i)
-    pending.push_back(std::async(std::launch::async, [&, i] { return transport.run(hosts[i], commands[i], timeout); }));
+    pending.push_back(std::async(std::launch::async, [&, i] { return run(hosts[i], commands[i], timeout); }));
+  std::vector<Result<CommandResult>> results;
+  for (auto& p : pending) results.push_back(p.get());
+  return results;
+}
+
+std::vector<HostResult> run_on_hosts(Transport& transport, const std::vector<std::string>& hosts,
+                                     const std::vector<std::string>& commands, std::chrono::seconds timeout) {
+  auto outcomes = transport.run_batch(hosts, commands, timeout);
   std::vector<HostResult> results;
-  for (size_t i = 0; i < hosts.size(); ++i) results.push_back({hosts[i], pending[i].get()});
+  for (size_t i = 0; i < hosts.size(); ++i) results.push_back({hosts[i], std::move(outcomes[i])});
   return results;
 }
 

@@ -26,6 +26,11 @@ class Transport {
   // Copies a regular file from `host` to `local_path` (parent directories must exist).
   virtual Status download(const std::string& host, const std::string& remote_path,
                           const std::filesystem::path& local_path) = 0;
+  // commands[i] on hosts[i], all at once. The default runs each on its own thread;
+  // transports that can do better (SSH: one thread for every node) override it.
+  virtual std::vector<Result<CommandResult>> run_batch(const std::vector<std::string>& hosts,
+                                                       const std::vector<std::string>& commands,
+                                                       std::chrono::seconds timeout);
   virtual std::string name() const = 0;
 };
 

@@ -1,0 +1,278 @@
+#include "cluster/ssh_connection.h"
+
+#include <libssh2.h>
+#include <libssh2_sftp.h>
+#include <signal.h>
+
+#include <fstream>
+#include <optional>
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/connect.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "cluster/ssh_key.h"
+
+namespace aorta::cluster {
+namespace asio = boost::asio;
+using asio::awaitable;
+using asio::ip::tcp;
+using namespace asio::experimental::awaitable_operators;
+
+namespace {
+constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
+
+int knownhost_key_type(int hostkey_type) {
+  switch (hostkey_type) {
+    case LIBSSH2_HOSTKEY_TYPE_RSA: return LIBSSH2_KNOWNHOST_KEY_SSHRSA;
+    case LIBSSH2_HOSTKEY_TYPE_DSS: return LIBSSH2_KNOWNHOST_KEY_SSHDSS;
+    case LIBSSH2_HOSTKEY_TYPE_ECDSA_256: return LIBSSH2_KNOWNHOST_KEY_ECDSA_256;
+    case LIBSSH2_HOSTKEY_TYPE_ECDSA_384: return LIBSSH2_KNOWNHOST_KEY_ECDSA_384;
+    case LIBSSH2_HOSTKEY_TYPE_ECDSA_521: return LIBSSH2_KNOWNHOST_KEY_ECDSA_521;
+    case LIBSSH2_HOSTKEY_TYPE_ED25519: return LIBSSH2_KNOWNHOST_KEY_ED25519;
+    default: return LIBSSH2_KNOWNHOST_KEY_UNKNOWN;
+  }
+}
+
+int signal_number(const std::string& name) {
+  for (auto [n, s] : {std::pair{"TERM", SIGTERM}, {"KILL", SIGKILL}, {"INT", SIGINT}, {"HUP", SIGHUP},
+                      {"SEGV", SIGSEGV}, {"ABRT", SIGABRT}, {"PIPE", SIGPIPE}, {"BUS", SIGBUS}})
+    if (name == n) return s;
+  return 0;
+}
+}  // namespace
+
+namespace {
+bool would_block(LIBSSH2_SESSION*, long rc) { return rc == LIBSSH2_ERROR_EAGAIN; }
+template <typename T>
+bool would_block(LIBSSH2_SESSION* session, T* handle) {
+  return handle == nullptr && libssh2_session_last_errno(session) == LIBSSH2_ERROR_EAGAIN;
+}
+}  // namespace
+
+template <typename Call>
+awaitable<std::optional<std::invoke_result_t<Call>>> SshConnection::retry(Call call, Deadline deadline) {
+  for (;;) {
+    auto value = call();
+    if (!would_block(session_, value)) co_return value;
+    if (!co_await wait_socket(deadline)) co_return std::nullopt;
+  }
+}
+
+SshConnection::SshConnection(asio::io_context& io, std::string host, const SshOptions& options)
+    : socket_(io), host_(std::move(host)), options_(options) {}
+
+SshConnection::~SshConnection() { close(); }
+
+void SshConnection::close() {
+  boost::system::error_code ignored;
+  socket_.shutdown(tcp::socket::shutdown_both, ignored);
+  socket_.close(ignored);
+  // With the socket gone, libssh2's goodbye messages fail at once instead of waiting.
+  if (sftp_) {
+    libssh2_session_set_blocking(session_, 1);
+    libssh2_sftp_shutdown(sftp_);
+    sftp_ = nullptr;
+  }
+  if (session_) {
+    libssh2_session_set_blocking(session_, 1);
+    libssh2_session_free(session_);
+    session_ = nullptr;
+  }
+}
+
+std::string SshConnection::last_error() const {
+  char* message = nullptr;
+  if (session_) libssh2_session_last_error(session_, &message, nullptr, 0);
+  return message ? message : "unknown libssh2 error";
+}
+
+Error SshConnection::fail(ErrorCode code, const std::string& what) {
+  Error e{code, what, host_};
+  close();
+  return e;
+}
+
+awaitable<bool> SshConnection::wait_socket(Deadline deadline) {
+  if (std::chrono::steady_clock::now() >= deadline) co_return false;
+  int directions = session_ ? libssh2_session_block_directions(session_) : 0;
+  auto what = (directions & LIBSSH2_SESSION_BLOCK_OUTBOUND) ? tcp::socket::wait_write : tcp::socket::wait_read;
+  asio::steady_timer timer(co_await asio::this_coro::executor, deadline);
+  auto done = co_await (socket_.async_wait(what, kTuple) || timer.async_wait(kTuple));
+  co_return done.index() == 0;
+}
+
+Status SshConnection::check_host_key() {
+  size_t length = 0;
+  int type = 0;
+  const char* key = libssh2_session_hostkey(session_, &length, &type);
+  if (!key) return fail(ErrorCode::kIo, "the server sent no host key");
+  LIBSSH2_KNOWNHOSTS* known = libssh2_knownhost_init(session_);
+  std::string file = options_.known_hosts.string();
+  int read = libssh2_knownhost_readfile(known, file.c_str(), LIBSSH2_KNOWNHOST_FILE_OPENSSH);
+  int check = LIBSSH2_KNOWNHOST_CHECK_NOTFOUND;
+  if (read >= 0)
+    check = libssh2_knownhost_checkp(known, host_.c_str(), options_.port, key, length,
+                                     LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW |
+                                         knownhost_key_type(type),
+                                     nullptr);
+  libssh2_knownhost_free(known);
+  std::string port = std::to_string(options_.port);
+  switch (check) {
+    case LIBSSH2_KNOWNHOST_CHECK_MATCH:
+      return ok_status();
+    case LIBSSH2_KNOWNHOST_CHECK_MISMATCH:
+      return fail(ErrorCode::kInvalidInput,
+                  "HOST KEY MISMATCH: the key offered differs from the one in " + file +
+                      ". Someone may be intercepting the connection. If the node was reinstalled, "
+                      "remove the old entry (ssh-keygen -R " + host_ + " -f " + file + ") and add the new one");
+    default:
+      return fail(ErrorCode::kInvalidInput,
+                  "host key is not in " + file + (read < 0 ? " (the file cannot be read)" : "") +
+                      ". Check the node's fingerprint, then add it (ssh-keyscan -p " + port + " " + host_ + " >> " +
+                      file + "), or opt out with \"ssh\": {\"strict_host_key_checking\": false} in the cluster file");
+  }
+}
+
+awaitable<Status> SshConnection::connect() {
+  close();
+  Deadline deadline = std::chrono::steady_clock::now() + options_.connect_timeout;
+  auto executor = co_await asio::this_coro::executor;
+  std::string port = std::to_string(options_.port);
+  std::string waited = " within " + std::to_string(options_.connect_timeout.count()) + "s";
+
+  tcp::resolver resolver(executor);
+  asio::steady_timer timer(executor, deadline);
+  auto resolved = co_await (resolver.async_resolve(host_, port, kTuple) || timer.async_wait(kTuple));
+  if (resolved.index() != 0) co_return fail(ErrorCode::kTimeout, "host name not resolved" + waited);
+  auto [resolve_error, endpoints] = std::get<0>(resolved);
+  if (resolve_error) co_return fail(ErrorCode::kNotFound, "cannot resolve host name: " + resolve_error.message());
+
+  auto connected = co_await (asio::async_connect(socket_, endpoints, kTuple) || timer.async_wait(kTuple));
+  if (connected.index() != 0)
+    co_return fail(ErrorCode::kTimeout, "no TCP answer on port " + port + waited + ": is the node up and reachable?");
+  if (auto [error, endpoint] = std::get<0>(connected); error)
+    co_return fail(ErrorCode::kNotFound, "cannot connect to port " + port + ": " + error.message() +
+                                             " (is sshd running on the node?)");
+
+  session_ = libssh2_session_init();
+  if (!session_) co_return fail(ErrorCode::kIo, "libssh2 could not create a session");
+  libssh2_session_set_blocking(session_, 0);
+  auto handshake = co_await retry([&] { return libssh2_session_handshake(session_, socket_.native_handle()); }, deadline);
+  if (!handshake) co_return fail(ErrorCode::kTimeout, "SSH handshake did not finish" + waited);
+  if (*handshake != 0) co_return fail(ErrorCode::kIo, "SSH handshake failed: " + last_error());
+
+  if (options_.check_host_key)
+    if (Status s = check_host_key(); !s) co_return s;
+
+  const std::string& user = options_.user;
+  auto user_length = static_cast<unsigned>(user.size());
+  std::optional<int> auth;
+  std::string how;
+  if (!options_.private_key.empty()) {
+    std::string key = options_.private_key.string();
+    how = "key " + key;
+    auto by_key = co_await retry([&] { return libssh2_userauth_publickey_fromfile_ex(session_, user.c_str(), user_length, nullptr, key.c_str(),
+                                                           nullptr); }, deadline);
+    auth = by_key;
+  } else {
+    how = "password";
+    auto by_password = co_await retry([&] { return libssh2_userauth_password_ex(session_, user.c_str(), user_length, options_.password.c_str(),
+                                                 static_cast<unsigned>(options_.password.size()), nullptr); }, deadline);
+    auth = by_password;
+  }
+  if (!auth) co_return fail(ErrorCode::kTimeout, "authentication did not finish" + waited);
+  if (*auth != 0) {
+    std::string hint = options_.private_key.empty() ? "" : key_type_hint(options_.private_key);
+    co_return fail(ErrorCode::kInvalidInput,
+                   "authentication as " + user + " with " + how + " failed: " + last_error() + hint);
+  }
+  co_return ok_status();
+}
+
+awaitable<Result<CommandResult>> SshConnection::exec(const std::string& command, Deadline deadline) {
+  if (!session_)
+    if (Status s = co_await connect(); !s) co_return s.error();
+  const std::string timed_out = "command did not finish in time; the connection was dropped";
+  auto channel = co_await retry([&] { return libssh2_channel_open_session(session_); }, deadline);
+  if (!channel) co_return fail(ErrorCode::kTimeout, timed_out);
+  if (!*channel) co_return fail(ErrorCode::kIo, "cannot open an SSH channel: " + last_error());
+  LIBSSH2_CHANNEL* ch = *channel;
+
+  auto started = co_await retry([&] { return libssh2_channel_process_startup(ch, "exec", 4, command.data(), static_cast<unsigned>(command.size())); }, deadline);
+  if (!started) co_return fail(ErrorCode::kTimeout, timed_out);
+  if (*started != 0) co_return fail(ErrorCode::kIo, "cannot start the command: " + last_error());
+
+  CommandResult result;
+  char buffer[32768];
+  for (;;) {
+    ssize_t out = libssh2_channel_read(ch, buffer, sizeof buffer);
+    if (out > 0) result.output.append(buffer, static_cast<size_t>(out));
+    ssize_t err = libssh2_channel_read_stderr(ch, buffer, sizeof buffer);
+    if (err > 0) result.output.append(buffer, static_cast<size_t>(err));
+    if (out > 0 || err > 0) continue;
+    for (ssize_t rc : {out, err})
+      if (rc < 0 && rc != LIBSSH2_ERROR_EAGAIN)
+        co_return fail(ErrorCode::kIo, "reading the command's output failed: " + last_error());
+    if (libssh2_channel_eof(ch)) break;
+    if (!co_await wait_socket(deadline)) co_return fail(ErrorCode::kTimeout, timed_out);
+  }
+  auto closed = co_await retry([&] { return libssh2_channel_close(ch); }, deadline);
+  auto waited = co_await retry([&] { return libssh2_channel_wait_closed(ch); }, deadline);
+  if (!closed || !waited) co_return fail(ErrorCode::kTimeout, timed_out);
+  result.exit_code = libssh2_channel_get_exit_status(ch);
+  char* signal_name = nullptr;
+  libssh2_channel_get_exit_signal(ch, &signal_name, nullptr, nullptr, nullptr, nullptr, nullptr);
+  if (signal_name) {
+    result.exit_code = 128 + signal_number(signal_name);  // as a shell reports a signalled child
+    libssh2_free(session_, signal_name);
+  }
+  auto freed = co_await retry([&] { return libssh2_channel_free(ch); }, deadline);
+  if (!freed) co_return fail(ErrorCode::kTimeout, timed_out);
+  co_return result;
+}
+
+awaitable<Status> SshConnection::download(const std::string& remote_path, const std::filesystem::path& local_path,
+                                          Deadline deadline) {
+  if (!session_)
+    if (Status s = co_await connect(); !s) co_return s.error();
+  const std::string timed_out = "download of " + remote_path + " did not finish in time";
+  if (!sftp_) {
+    auto sftp = co_await retry([&] { return libssh2_sftp_init(session_); }, deadline);
+    if (!sftp) co_return fail(ErrorCode::kTimeout, timed_out);
+    if (!*sftp) co_return fail(ErrorCode::kIo, "cannot start SFTP (is the sftp subsystem enabled?): " + last_error());
+    sftp_ = *sftp;
+  }
+  auto handle = co_await retry([&] { return libssh2_sftp_open_ex(sftp_, remote_path.c_str(), static_cast<unsigned>(remote_path.size()),
+                                       LIBSSH2_FXF_READ, 0, LIBSSH2_SFTP_OPENFILE); }, deadline);
+  if (!handle) co_return fail(ErrorCode::kTimeout, timed_out);
+  if (!*handle) {
+    unsigned long code = libssh2_sftp_last_error(sftp_);
+    if (code == LIBSSH2_FX_NO_SUCH_FILE) co_return Error{ErrorCode::kNotFound, "no such file: " + remote_path, host_};
+    co_return Error{ErrorCode::kIo, "cannot open " + remote_path + " (SFTP status " + std::to_string(code) + ")",
+                    host_};
+  }
+  std::ofstream out(local_path, std::ios::binary | std::ios::trunc);
+  std::vector<char> buffer(1 << 18);
+  bool read_failed = false;
+  for (;;) {
+    auto n = co_await retry([&] { return libssh2_sftp_read(*handle, buffer.data(), buffer.size()); }, deadline);
+    if (!n) co_return fail(ErrorCode::kTimeout, timed_out);
+    if (*n < 0) {
+      read_failed = true;
+      break;
+    }
+    if (*n == 0) break;
+    out.write(buffer.data(), *n);
+  }
+  auto closed = co_await retry([&] { return libssh2_sftp_close_handle(*handle); }, deadline);
+  if (!closed) co_return fail(ErrorCode::kTimeout, timed_out);
+  if (read_failed) co_return fail(ErrorCode::kIo, "reading " + remote_path + " failed: " + last_error());
+  out.close();
+  if (!out) co_return Error{ErrorCode::kIo, "writing " + local_path.string() + " failed (disk full?)", host_};
+  co_return ok_status();
+}
+
+}  // namespace aorta::cluster

@@ -1,0 +1,111 @@
+#include "cluster/ssh_transport.h"
+
+#include <libssh2.h>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+
+#include "cluster/ssh_key.h"
+#include "common/shell_quote.h"
+
+namespace aorta::cluster {
+namespace asio = boost::asio;
+using Clock = std::chrono::steady_clock;
+
+// The remote `timeout` ends the command first; the client waits this much longer
+// before it gives up on the connection.
+constexpr std::chrono::seconds kClientGrace{20};
+
+std::string ssh_remote_command(const std::string& command, std::chrono::seconds timeout) {
+  return "exec 2>&1; exec timeout -k 10 " + std::to_string(timeout.count()) + " bash -c " + shell_quote(command);
+}
+
+Result<std::unique_ptr<SshTransport>> SshTransport::create(SshOptions options) {
+  if (!options.private_key.empty())
+    if (Status s = check_private_key(options.private_key); !s) return s.error();
+  static const int init = libssh2_init(0);
+  if (init != 0) return Error{ErrorCode::kIo, "libssh2_init failed", ""};
+  return std::unique_ptr<SshTransport>(new SshTransport(std::move(options)));
+}
+
+SshTransport::SshTransport(SshOptions options) : options_(std::move(options)) {}
+
+SshTransport::~SshTransport() = default;
+
+SshConnection& SshTransport::connection(const std::string& host) {
+  auto& slot = connections_[host];
+  if (!slot) slot = std::make_unique<SshConnection>(io_, host, options_);
+  return *slot;
+}
+
+Result<CommandResult> SshTransport::run(const std::string& host, const std::string& command,
+                                        std::chrono::seconds timeout) {
+  return std::move(run_batch({host}, {command}, timeout).front());
+}
+
+std::vector<Result<CommandResult>> SshTransport::run_batch(const std::vector<std::string>& hosts,
+                                                           const std::vector<std::string>& commands,
+                                                           std::chrono::seconds timeout) {
+  std::lock_guard lock(mutex_);
+  std::vector<Result<CommandResult>> results(hosts.size(), Error{ErrorCode::kIo, "not run", ""});
+  // A connection runs one command at a time: each host's commands go in order.
+  std::map<std::string, std::vector<size_t>> by_host;
+  for (size_t i = 0; i < hosts.size(); ++i) by_host[hosts[i]].push_back(i);
+  for (auto& [host, indexes] : by_host) {
+    SshConnection* c = &connection(host);
+    asio::co_spawn(
+        io_,
+        [&, c, indexes]() -> asio::awaitable<void> {
+          for (size_t i : indexes) {
+            auto started = Clock::now();
+            auto r = co_await c->exec(ssh_remote_command(commands[i], timeout), started + timeout + kClientGrace);
+            // 124/137: coreutils timeout ended it (TERM, then KILL).
+            if (r && (r->exit_code == 124 || r->exit_code == 137) && Clock::now() - started >= timeout)
+              r = Error{ErrorCode::kTimeout,
+                        "command did not finish within " + std::to_string(timeout.count()) + "s; its process group "
+                        "was terminated",
+                        host};
+            results[i] = std::move(r);
+          }
+        },
+        asio::detached);
+  }
+  io_.restart();
+  io_.run();
+  return results;
+}
+
+std::vector<HostResult> SshTransport::connect_all(const std::vector<std::string>& hosts) {
+  std::lock_guard lock(mutex_);
+  std::vector<HostResult> failed;
+  for (const auto& host : hosts) {
+    SshConnection* c = &connection(host);
+    if (c->connected()) continue;
+    asio::co_spawn(
+        io_,
+        [&failed, c]() -> asio::awaitable<void> {
+          if (Status s = co_await c->connect(); !s) failed.push_back({c->host(), s.error()});
+        },
+        asio::detached);
+  }
+  io_.restart();
+  io_.run();
+  return failed;
+}
+
+Status SshTransport::download(const std::string& host, const std::string& remote_path,
+                              const std::filesystem::path& local_path) {
+  std::lock_guard lock(mutex_);
+  Status result = Error{ErrorCode::kIo, "not run", ""};
+  SshConnection& c = connection(host);
+  // Large traces take a while; the limit only catches a transfer that stalls.
+  auto deadline = Clock::now() + std::chrono::minutes(30);
+  asio::co_spawn(
+      io_, [&]() -> asio::awaitable<void> { result = co_await c.download(remote_path, local_path, deadline); },
+      asio::detached);
+  io_.restart();
+  io_.run();
+  return result;
+}
+
+}  // namespace aorta::cluster

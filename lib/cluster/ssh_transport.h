@@ -1,0 +1,49 @@
+// Commands on cluster nodes over SSH: one libssh2 connection per node, opened on
+// first use and kept for every later stage, all nodes driven by one Asio thread.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include <boost/asio/io_context.hpp>
+
+#include "cluster/ssh_connection.h"
+#include "cluster/transport.h"
+
+namespace aorta::cluster {
+
+// The remote command line: stderr into stdout, and coreutils timeout around the
+// command, which on expiry signals its whole process group (TERM, then KILL after
+// 10 s), so nothing the command started outlives it on the node.
+std::string ssh_remote_command(const std::string& command, std::chrono::seconds timeout);
+
+class SshTransport final : public Transport {
+ public:
+  // Checks the key file first (exists, not readable by others).
+  static Result<std::unique_ptr<SshTransport>> create(SshOptions options);
+  ~SshTransport() override;
+
+  Result<CommandResult> run(const std::string& host, const std::string& command,
+                            std::chrono::seconds timeout) override;
+  std::vector<Result<CommandResult>> run_batch(const std::vector<std::string>& hosts,
+                                               const std::vector<std::string>& commands,
+                                               std::chrono::seconds timeout) override;
+  Status download(const std::string& host, const std::string& remote_path,
+                  const std::filesystem::path& local_path) override;
+  std::string name() const override { return "ssh"; }
+
+  // Opens every host's connection at once; the errors of those that failed.
+  std::vector<HostResult> connect_all(const std::vector<std::string>& hosts);
+
+ private:
+  explicit SshTransport(SshOptions options);
+  SshConnection& connection(const std::string& host);
+
+  std::mutex mutex_;  // one caller drives the io_context at a time
+  SshOptions options_;
+  boost::asio::io_context io_;
+  std::map<std::string, std::unique_ptr<SshConnection>> connections_;
+};
+
+}  // namespace aorta::cluster

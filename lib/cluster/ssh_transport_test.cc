@@ -1,0 +1,205 @@
+// The SSH transport against a real OpenSSH sshd on loopback.
+#include "cluster/ssh_transport.h"
+
+#include <sys/stat.h>
+
+#include <gtest/gtest.h>
+
+#include "cluster/ssh_key.h"
+#include "common/shell_quote.h"
+#include "tests/sshd_server.h"
+
+namespace aorta::cluster {
+namespace {
+using std::chrono::seconds;
+using aorta::testing::SshdServer;
+using aorta::testing::TempDir;
+
+class SshTransportTest : public ::testing::Test {
+ protected:
+  SshOptions options() const {
+    SshOptions o;
+    o.user = "root";
+    o.private_key = sshd_.client_key();
+    o.port = sshd_.port();
+    o.known_hosts = sshd_.known_hosts();
+    o.connect_timeout = seconds(10);
+    return o;
+  }
+  std::unique_ptr<SshTransport> transport(const SshOptions& o) {
+    auto t = SshTransport::create(o);
+    if (!t.ok()) ADD_FAILURE() << t.error().describe();
+    return t.ok() ? std::move(*t) : nullptr;
+  }
+  SshdServer sshd_;
+};
+
+TEST_F(SshTransportTest, ExitCodeAndOutputOfBothStreams) {
+  auto t = transport(options());
+  auto r = t->run("127.0.0.1", "echo out; echo err >&2; exit 7", seconds(10));
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  EXPECT_EQ(r->exit_code, 7);
+  EXPECT_EQ(r->output, "out\nerr\n");
+}
+
+TEST_F(SshTransportTest, LargeOutputArrivesWhole) {
+  auto t = transport(options());
+  // 2 MiB is many SSH windows' worth.
+  auto r = t->run("127.0.0.1", "head -c 2097152 /dev/zero | tr '\\0' x", seconds(20));
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  EXPECT_EQ(r->output.size(), 2097152u);
+  EXPECT_EQ(r->output.find_first_not_of('x'), std::string::npos);
+}
+
+TEST_F(SshTransportTest, OneConnectionPerNodeReusedAcrossCommands) {
+  auto t = transport(options());
+  // The command's parent is `timeout`, whose parent is the connection's sshd
+  // session process: the same one for every command on one connection.
+  const std::string session_pid = "cut -d' ' -f4 /proc/$PPID/stat";
+  auto first = t->run("127.0.0.1", session_pid, seconds(10));
+  auto second = t->run("127.0.0.1", session_pid, seconds(10));
+  auto other_node = t->run("127.0.0.2", session_pid, seconds(10));
+  ASSERT_TRUE(first.ok() && second.ok() && other_node.ok());
+  EXPECT_EQ(first->output, second->output);
+  EXPECT_NE(first->output, other_node->output);
+}
+
+TEST_F(SshTransportTest, BatchRunsNodesInParallelAndKeepsOrder) {
+  auto t = transport(options());
+  std::vector<std::string> hosts = {"127.0.0.1", "127.0.0.2", "127.0.0.1"};
+  std::vector<std::string> commands = {"sleep 1; echo a", "sleep 1; echo b", "echo c"};
+  auto begin = std::chrono::steady_clock::now();
+  auto results = t->run_batch(hosts, commands, seconds(10));
+  auto took = std::chrono::steady_clock::now() - begin;
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[0]->output, "a\n");
+  EXPECT_EQ(results[1]->output, "b\n");
+  EXPECT_EQ(results[2]->output, "c\n");
+  // Two nodes, 1 s each, at once: well under the 2 s that one after the other takes.
+  EXPECT_LT(took, std::chrono::milliseconds(1900));
+}
+
+TEST_F(SshTransportTest, TimeoutEndsTheCommandsWholeProcessGroup) {
+  TempDir dir;
+  auto t = transport(options());
+  auto survivor = dir.path() / "survivor";
+  auto r = t->run("127.0.0.1", "(sleep 4; touch " + shell_quote(survivor.string()) + ") & sleep 60", seconds(1));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kTimeout);
+  EXPECT_EQ(r.error().context, "127.0.0.1");
+  std::this_thread::sleep_for(std::chrono::milliseconds(4500));
+  EXPECT_FALSE(std::filesystem::exists(survivor)) << "a child of the timed-out command survived";
+  // The connection is still usable afterwards.
+  auto after = t->run("127.0.0.1", "echo ok", seconds(10));
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->output, "ok\n");
+}
+
+TEST_F(SshTransportTest, HostileValuesStayData) {
+  TempDir dir;
+  auto t = transport(options());
+  auto canary = dir.path() / "canary";
+  std::string hostile = "a'b\"c $(touch " + canary.string() + ") `touch " + canary.string() + "`; touch " +
+                        canary.string() + " \n|| & > x";
+  auto r = t->run("127.0.0.1", "printf %s " + shell_quote(hostile), seconds(10));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->output, hostile);
+  auto bad_host = t->run("127.0.0.1;touch " + canary.string(), "true", seconds(10));
+  EXPECT_FALSE(bad_host.ok());
+  EXPECT_FALSE(std::filesystem::exists(canary));
+}
+
+TEST_F(SshTransportTest, UnknownHostKeyIsRefusedByDefault) {
+  TempDir dir;
+  auto o = options();
+  o.known_hosts = dir.write("known_hosts", "");
+  auto t = transport(o);
+  auto r = t->run("127.0.0.1", "true", seconds(10));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().context, "127.0.0.1");
+  EXPECT_NE(r.error().message.find("host key is not in " + o.known_hosts.string()), std::string::npos)
+      << r.error().message;
+  EXPECT_NE(r.error().message.find("strict_host_key_checking"), std::string::npos);
+  o.check_host_key = false;
+  auto opted_out = transport(o)->run("127.0.0.1", "true", seconds(10));
+  EXPECT_TRUE(opted_out.ok());
+}
+
+TEST_F(SshTransportTest, ChangedHostKeyIsAMismatch) {
+  TempDir dir;
+  aorta::testing::run_or_throw("ssh-keygen -q -t ed25519 -N '' -f " + (dir.path() / "other").string());
+  std::string other = aorta::testing::slurp(dir.path() / "other.pub");
+  auto o = options();
+  o.known_hosts = dir.write("known_hosts", "[127.0.0.1]:" + std::to_string(o.port) + " " +
+                                               other.substr(0, other.rfind(' ')) + "\n");
+  auto r = transport(o)->run("127.0.0.1", "true", seconds(10));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("HOST KEY MISMATCH"), std::string::npos) << r.error().message;
+}
+
+TEST_F(SshTransportTest, WrongKeyFailsAuthenticationNamingTheKey) {
+  TempDir dir;
+  auto key = dir.path() / "stranger";
+  aorta::testing::run_or_throw("ssh-keygen -q -t ed25519 -N '' -f " + key.string());
+  auto o = options();
+  o.private_key = key;
+  auto r = transport(o)->run("127.0.0.1", "true", seconds(10));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("authentication as root with key " + key.string() + " failed"), std::string::npos)
+      << r.error().message;
+}
+
+TEST_F(SshTransportTest, RsaKeyFailureExplainsLibssh2Limit) {
+  TempDir dir;
+  auto key = dir.path() / "id_rsa";
+  aorta::testing::run_or_throw("ssh-keygen -q -t rsa -b 2048 -N '' -f " + key.string());
+  sshd_.authorize(key.string() + ".pub");  // authorized, yet refused: ssh-rsa (SHA-1) signatures
+  EXPECT_EQ(private_key_type(key), "ssh-rsa");
+  auto o = options();
+  o.private_key = key;
+  auto r = transport(o)->run("127.0.0.1", "true", seconds(10));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("is an RSA key: libssh2 1.10 signs only with ssh-rsa"), std::string::npos)
+      << r.error().message;
+}
+
+TEST_F(SshTransportTest, KeyReadableByOthersIsRefusedBeforeConnecting) {
+  auto o = options();
+  ::chmod(o.private_key.c_str(), 0644);
+  auto t = SshTransport::create(o);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.error().message.find("has permissions 0644"), std::string::npos) << t.error().message;
+  EXPECT_NE(t.error().message.find("chmod 600 " + o.private_key.string()), std::string::npos);
+  EXPECT_EQ(private_key_type(o.private_key), "ssh-ed25519");
+}
+
+TEST_F(SshTransportTest, NothingListeningSaysSoAndNamesTheNode) {
+  auto o = options();
+  o.port = aorta::testing::free_port();
+  auto r = transport(o)->run("127.0.0.2", "true", seconds(10));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().context, "127.0.0.2");
+  EXPECT_NE(r.error().message.find("is sshd running on the node?"), std::string::npos) << r.error().message;
+}
+
+TEST_F(SshTransportTest, SftpDownloadIsByteExact) {
+  TempDir dir;
+  auto t = transport(options());
+  auto remote = dir.path() / "remote.bin";
+  aorta::testing::run_or_throw("head -c 3000001 /dev/urandom > " + remote.string());
+  ASSERT_TRUE(t->download("127.0.0.1", remote.string(), dir.path() / "local.bin").ok());
+  EXPECT_EQ(aorta::testing::slurp(dir.path() / "local.bin"), aorta::testing::slurp(remote));
+  auto missing = t->download("127.0.0.1", (dir.path() / "nope").string(), dir.path() / "x");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code, ErrorCode::kNotFound);
+  // A command after SFTP on the same connection still works.
+  EXPECT_TRUE(t->run("127.0.0.1", "true", seconds(10)).ok());
+}
+
+TEST(SshRemoteCommand, QuotesTheWholeCommandForTheRemoteShell) {
+  EXPECT_EQ(ssh_remote_command("echo 'a b'", seconds(5)),
+            "exec 2>&1; exec timeout -k 10 5 bash -c 'echo '\\''a b'\\'''");
+}
+
+}  // namespace
+}  // namespace aorta::cluster

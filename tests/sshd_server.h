@@ -1,0 +1,111 @@
+// A real OpenSSH sshd on loopback for the transport tests: its own host key, a
+// client ed25519 key in authorized_keys, a known_hosts file naming it, and the
+// internal SFTP server. Started in the constructor, stopped in the destructor.
+#pragma once
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include <boost/process.hpp>
+
+#include "tests/temp_dir.h"
+
+namespace aorta::testing {
+
+inline std::string slurp(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+inline void run_or_throw(const std::string& command) {
+  if (std::system(command.c_str()) != 0) throw std::runtime_error("failed: " + command);
+}
+
+// A port the kernel just handed out, so parallel test runs do not collide.
+inline int free_port() {
+  int s = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(s);
+  return ntohs(a.sin_port);
+}
+
+class SshdServer {
+ public:
+  // Listens on 127.0.0.1 and 127.0.0.2 so tests can address "two nodes".
+  SshdServer() : port_(free_port()) {
+    const auto& d = dir_.path();
+    if (!std::filesystem::exists("/usr/sbin/sshd"))
+      throw std::runtime_error("/usr/sbin/sshd is missing: install openssh-server (bash ci/setup.sh)");
+    std::filesystem::create_directories("/run/sshd");  // privilege separation directory
+    run_or_throw("ssh-keygen -q -t ed25519 -N '' -f " + (d / "host_key").string());
+    run_or_throw("ssh-keygen -q -t ed25519 -N '' -C aorta-test -f " + (d / "id_ed25519").string());
+    std::filesystem::copy_file(d / "id_ed25519.pub", d / "authorized_keys");
+    std::string host_key = slurp(d / "host_key.pub");
+    host_key = host_key.substr(0, host_key.rfind(' '));  // "ssh-ed25519 AAAA..."
+    std::ofstream(d / "known_hosts") << "[127.0.0.1]:" << port_ << " " << host_key << "\n"
+                                     << "[127.0.0.2]:" << port_ << " " << host_key << "\n";
+    std::ofstream(d / "sshd_config") << "Port " << port_ << "\nListenAddress 127.0.0.1\nListenAddress 127.0.0.2\n"
+                                     << "HostKey " << (d / "host_key").string() << "\n"
+                                     << "AuthorizedKeysFile " << (d / "authorized_keys").string() << "\n"
+                                     << "PidFile none\nPermitRootLogin prohibit-password\nPasswordAuthentication no\n"
+                                     << "KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\nUseDNS no\n"
+                                     << "MaxStartups 200:30:400\nSubsystem sftp internal-sftp\n";
+    sshd_ = boost::process::child("/usr/sbin/sshd", "-D", "-e", "-f", (d / "sshd_config").string(),
+                                  boost::process::std_err > (d / "sshd.log").string());
+    wait_listening();
+  }
+  ~SshdServer() {
+    std::error_code ec;
+    sshd_.terminate(ec);
+  }
+  SshdServer(const SshdServer&) = delete;
+  SshdServer& operator=(const SshdServer&) = delete;
+
+  int port() const { return port_; }
+  std::filesystem::path dir() const { return dir_.path(); }
+  std::filesystem::path client_key() const { return dir_.path() / "id_ed25519"; }
+  std::filesystem::path known_hosts() const { return dir_.path() / "known_hosts"; }
+  std::string log() const { return slurp(dir_.path() / "sshd.log"); }
+  // Authorizes one more client public key.
+  void authorize(const std::filesystem::path& public_key) const {
+    std::ofstream(dir_.path() / "authorized_keys", std::ios::app) << slurp(public_key);
+  }
+
+ private:
+  void wait_listening() {
+    for (int i = 0; i < 100; ++i) {
+      int s = ::socket(AF_INET, SOCK_STREAM, 0);
+      sockaddr_in a{};
+      a.sin_family = AF_INET;
+      a.sin_port = htons(static_cast<uint16_t>(port_));
+      a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      bool up = ::connect(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+      ::close(s);
+      if (up) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    throw std::runtime_error("sshd did not start listening: " + log());
+  }
+
+  TempDir dir_;
+  int port_;
+  boost::process::child sshd_;
+};
+
+}  // namespace aorta::testing
