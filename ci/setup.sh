@@ -12,6 +12,9 @@ packages=(
   python3 python3-torch   # the CPU workload: real torchrun with Debian's torch (gloo)
   procps util-linux       # pgrep, dmesg
   openssh-server openssh-client  # the SSH transport tests run a real sshd on loopback
+  # The test cluster (ci/testcluster.sh, ci/build-image.sh): netns nodes, podman
+  # behind the docker CLI, an image built with debootstrap; pdsh for the fan-out bench.
+  iproute2 podman runc conmon netavark catatonit uidmap fuse-overlayfs debootstrap pdsh
   libxml2-utils           # xmllint: the tests validate the JUnit XML against report/junit.xsd
   chromium fonts-dejavu-core  # the report tests render both HTML files headless
 )
@@ -22,4 +25,9 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get update -qq
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+# The Docker CLI talks to each test node's podman API service. Many machines have
+# it already; otherwise Debian's docker.io brings it (its daemon is not used).
+if ! command -v docker > /dev/null; then
+  $sudo apt-get install -y -qq --no-install-recommends docker.io
 fi

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "cluster/local_transport.h"
+#include "cluster/ssh_transport.h"
 #include "config/cluster.h"
 #include "config/shipped.h"
 #include "config/variant_loader.h"
@@ -142,6 +143,22 @@ report::AortaListener* install_reports(fixtures::Session& session, const cli::Op
   return listener;
 }
 
+// Local processes for the built-in local cluster, libssh2 for a cluster file's nodes.
+Result<std::unique_ptr<cluster::Transport>> make_transport(const config::Cluster& c) {
+  if (c.transport == config::TransportKind::kLocal) return std::unique_ptr<cluster::Transport>(new cluster::LocalTransport);
+  cluster::SshOptions ssh;
+  ssh.user = c.username;
+  ssh.private_key = c.priv_key_file;
+  ssh.password = c.password;
+  ssh.port = c.ssh.port;
+  ssh.known_hosts = c.ssh.known_hosts;
+  ssh.check_host_key = c.ssh.strict_host_key_checking;
+  ssh.connect_timeout = std::chrono::seconds(c.ssh.connect_timeout_seconds);
+  auto t = cluster::SshTransport::create(std::move(ssh));
+  if (!t) return Error{t.error().code, t.error().message, c.file.string()};
+  return std::unique_ptr<cluster::Transport>(std::move(*t));
+}
+
 int run_suite(const cli::Options& o, const char* argv0) {
   std::string user = config::current_user_id();
   auto data_dir = config::shipped_data_dir();
@@ -173,9 +190,8 @@ int run_suite(const cli::Options& o, const char* argv0) {
   std::string error;
   auto kind = pick_suite(filter, cluster->nodes.size(), error);
   if (!kind) return usage_error(error);
-  if (cluster->transport == config::TransportKind::kSsh)
-    return usage_error("the ssh transport is not available in this build yet; use \"transport\": \"local\" in " +
-                       o.cluster_file + " for a single local node");
+  auto transport = make_transport(*cluster);
+  if (!transport) return usage_error(transport.error().describe());
 
   std::vector<std::string> gtest_args = {argv0};
   for (const auto& a : o.gtest_args)
@@ -190,7 +206,7 @@ int run_suite(const cli::Options& o, const char* argv0) {
 
   std::filesystem::path output_dir = o.output_dir.empty() ? variant.variant->output_dir : o.output_dir;
   auto session = std::make_unique<fixtures::Session>(*kind, *variant.variant, *cluster,
-                                                     std::make_unique<cluster::LocalTransport>(), output_dir);
+                                                     std::move(*transport), output_dir);
   std::cout << "aorta_suite: " << suite << " on " << cluster->nodes.size() << " node(s), config " << config_file
             << ", run " << session->state().run_id << "\n";
   fixtures::Session::install(std::move(session));

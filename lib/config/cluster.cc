@@ -16,6 +16,12 @@ std::string current_user_id() {
   return "root";
 }
 
+std::string expand_home(const std::string& path) {
+  const char* home = std::getenv("HOME");
+  if (path.rfind("~/", 0) == 0 && home) return std::string(home) + path.substr(1);
+  return path;
+}
+
 Cluster local_cluster(const std::string& user_id) {
   Cluster c;
   c.username = user_id;
@@ -68,6 +74,23 @@ ClusterLoad load_cluster(const fs::path& file, const std::string& user_id) {
   } else if (transport != "ssh") {
     errors.add("transport", "must be ssh or local, got '" + transport + "'");
   }
+  if (doc.contains("ssh")) {
+    const json& ssh = doc.at("ssh");
+    if (!ssh.is_object()) {
+      errors.add("ssh", "must be an object");
+    } else {
+      read_int(ssh, "port", "ssh", c.ssh.port, errors);
+      read_string(ssh, "known_hosts", "ssh", c.ssh.known_hosts, errors);
+      read_bool(ssh, "strict_host_key_checking", "ssh", c.ssh.strict_host_key_checking, errors);
+      read_int(ssh, "connect_timeout_seconds", "ssh", c.ssh.connect_timeout_seconds, errors);
+      if (c.ssh.port < 1 || c.ssh.port > 65535) errors.add("ssh.port", "must be between 1 and 65535");
+      if (c.ssh.connect_timeout_seconds < 1) errors.add("ssh.connect_timeout_seconds", "must be at least 1");
+      reject_unknown_keys(ssh, "ssh", {"port", "known_hosts", "strict_host_key_checking", "connect_timeout_seconds"},
+                          errors);
+    }
+  }
+  c.priv_key_file = expand_home(c.priv_key_file);
+  c.ssh.known_hosts = expand_home(c.ssh.known_hosts.empty() ? "~/.ssh/known_hosts" : c.ssh.known_hosts);
   if (c.transport == TransportKind::kSsh && c.priv_key_file.empty() && !c.has_password)
     errors.add("", "Authentication required: provide either 'priv_key_file' or 'password' in cluster config");
 

@@ -20,6 +20,14 @@ struct Node {
   std::string bmc_ip;
 };
 
+// The optional "ssh" object of the cluster file.
+struct SshSettings {
+  int port = 22;
+  std::string known_hosts;              // default: ~/.ssh/known_hosts
+  bool strict_host_key_checking = true; // false only when the file says so
+  int connect_timeout_seconds = 30;
+};
+
 struct Cluster {
   std::filesystem::path file;  // empty for the built-in local cluster
   std::string username;
@@ -27,6 +35,7 @@ struct Cluster {
   bool has_password = false;   // the password itself never leaves the loader's caller
   std::string password;
   TransportKind transport = TransportKind::kSsh;
+  SshSettings ssh;
   std::vector<Node> nodes;     // node_dict order; nodes[0] is the head node
 
   const Node& head() const { return nodes.front(); }
@@ -42,6 +51,9 @@ ClusterLoad load_cluster(const std::filesystem::path& file, const std::string& u
 
 // This machine as a one-node cluster, reached without SSH.
 Cluster local_cluster(const std::string& user_id);
+
+// "~/x" as OpenSSH reads it: relative to $HOME.
+std::string expand_home(const std::string& path);
 
 // The login name for {user-id}: $USER, $LOGNAME, $USERNAME, else root.
 std::string current_user_id();

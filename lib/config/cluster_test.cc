@@ -40,6 +40,29 @@ TEST(ClusterFile, RulesNameTheirKeys) {
   EXPECT_NE(all(missing).find("nope.json: cluster file cannot be read"), std::string::npos);
 }
 
+TEST(ClusterFile, SshBlockDefaultsAndChecks) {
+  aorta::testing::TempDir dir;
+  setenv("HOME", "/home/alice", 1);
+  auto plain = load_cluster(dir.write("a.json", R"({"username": "u", "priv_key_file": "~/.ssh/id_ed25519",
+    "node_dict": {"n1": {"vpc_ip": "10.0.0.1"}}})"), "alice");
+  ASSERT_TRUE(plain.cluster) << all(plain);
+  EXPECT_EQ(plain.cluster->priv_key_file, "/home/alice/.ssh/id_ed25519");
+  EXPECT_EQ(plain.cluster->ssh.port, 22);
+  EXPECT_EQ(plain.cluster->ssh.known_hosts, "/home/alice/.ssh/known_hosts");
+  EXPECT_TRUE(plain.cluster->ssh.strict_host_key_checking);
+  auto set = load_cluster(dir.write("b.json", R"({"username": "u", "priv_key_file": "/k",
+    "ssh": {"port": 2222, "known_hosts": "/tc/known_hosts", "strict_host_key_checking": false},
+    "node_dict": {"n1": {"vpc_ip": "10.0.0.1"}}})"), "alice");
+  ASSERT_TRUE(set.cluster) << all(set);
+  EXPECT_EQ(set.cluster->ssh.port, 2222);
+  EXPECT_EQ(set.cluster->ssh.known_hosts, "/tc/known_hosts");
+  EXPECT_FALSE(set.cluster->ssh.strict_host_key_checking);
+  auto bad = load_cluster(dir.write("c.json", R"({"username": "u", "priv_key_file": "/k",
+    "ssh": {"port": 70000, "strict": true}, "node_dict": {"n1": {"vpc_ip": "10.0.0.1"}}})"), "alice");
+  EXPECT_NE(all(bad).find("ssh.port: must be between 1 and 65535"), std::string::npos) << all(bad);
+  EXPECT_NE(all(bad).find("ssh.strict"), std::string::npos) << all(bad);
+}
+
 TEST(ClusterFile, LocalTransportNeedsNoCredentials) {
   aorta::testing::TempDir dir;
   auto c = load_cluster(dir.write("c.json", R"({"username": "u", "transport": "local", "node_dict": {"gpu0": {"vpc_ip": "127.0.0.1"}}})"), "a");

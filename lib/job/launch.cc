@@ -93,7 +93,7 @@ std::string torchrun_command(const config::Variant& v, const Rendezvous& rdzv, s
   parts.push_back(shell_quote(repo_file(v, v.base_config)));
   if (!v.training_overrides.empty()) {
     parts.push_back("--override");
-    for (const auto& [k, val] : v.training_overrides) parts.push_back(k + "=" + shell_quote(val));
+    for (const auto& [k, val] : v.training_overrides) parts.push_back(shell_quote(k + "=" + val));
   }
   for (const auto& raw : v.multi_node.extra_train_args) parts.push_back(raw);
   std::string inner;

@@ -75,9 +75,13 @@ StageOutcome launch_container(StageContext& ctx) {
   std::string repo = shell_quote(v.aorta_path);
   std::string prepare;
   if (v.aorta_auto_clone) {
+    // Clone beside the target and rename into place: on storage that several nodes
+    // share, one clone wins and the others find it there.
+    std::string marker = shell_quote(v.aorta_path + "/" + v.base_config);
     prepare = "mkdir -p " + shell_quote(std::filesystem::path(v.aorta_path).parent_path().string()) +
-              " && if ! test -f " + shell_quote(v.aorta_path + "/" + v.base_config) + "; then git clone -q -- " +
-              shell_quote(v.aorta_clone_url) + " " + repo + "; fi";
+              " && if ! test -f " + marker + "; then tmp=" + repo + ".clone.$(hostname).$$ && rm -rf \"$tmp\" && " +
+              "git clone -q -- " + shell_quote(v.aorta_clone_url) + " \"$tmp\" && " +
+              "{ mv -T \"$tmp\" " + repo + " 2>/dev/null || { rm -rf \"$tmp\"; test -f " + marker + "; }; }; fi";
   } else {
     prepare = "mkdir -p " + repo;
   }

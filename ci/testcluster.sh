@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# The project's test cluster on one Debian 12 machine (root, no systemd needed).
+#   ci/testcluster.sh up|down|status       N nodes (default 3), state under BASE (default /tmp/aorta-tc)
+# Each node is a network namespace (nodeI = 10.211.0.1I on bridge atcbr0, no uplink, no
+# forwarding) with its own sshd (key-only root), hostname, /etc/hosts, node-local
+# storage at /var/lib/aorta-node (a bind mount only that node sees) and its own podman
+# API service, so `docker ...` over SSH reaches that node's engine. `up` writes
+#   BASE/id_ed25519, BASE/known_hosts (strict checking works), BASE/cluster.json
+# and records every daemon it starts in BASE/pids; `down` stops exactly those.
+set -euo pipefail
+N=${N:-3}
+BASE=${BASE:-/tmp/aorta-tc}
+NET=10.211.0
+BRIDGE=atcbr0
+NODE_LOCAL=/var/lib/aorta-node
+
+ip_of() { echo "$NET.$((10 + $1))"; }
+ssh_node() { ssh -F "$BASE/ssh_config" "$(ip_of "$1")" "$2"; }
+
+up() {
+  if [ -e "$BASE/up" ]; then echo "testcluster: already up ($BASE/up); run down first" >&2; exit 1; fi
+  local t0; t0=$(date +%s%N)
+  mkdir -p "$BASE/pids" /run/sshd /run/aorta-tc
+  [ -f "$BASE/id_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -C aorta-testcluster -f "$BASE/id_ed25519"
+  [ -f "$BASE/host_key" ] || ssh-keygen -q -t ed25519 -N '' -f "$BASE/host_key"
+  chmod 600 "$BASE/id_ed25519"
+  cp "$BASE/id_ed25519.pub" "$BASE/authorized_keys"
+  {
+    printf 'Host *\n User root\n IdentityFile %s/id_ed25519\n IdentitiesOnly yes\n' "$BASE"
+    printf ' UserKnownHostsFile %s/known_hosts\n StrictHostKeyChecking yes\n BatchMode yes\n LogLevel ERROR\n' "$BASE"
+  } > "$BASE/ssh_config"
+  # Podman: runc (crun refuses this machine's hybrid cgroups), limits root may set
+  # here, host networking unless asked otherwise.
+  printf '[containers]\nnetns = "host"\ndefault_ulimits = ["nofile=%s:%s", "nproc=32768:32768"]\n[engine]\nruntime = "runc"\ncgroup_manager = "cgroupfs"\nevents_logger = "file"\n' \
+    "$(ulimit -Hn)" "$(ulimit -Hn)" > "$BASE/containers.conf"
+
+  ip link add "$BRIDGE" type bridge
+  ip addr add "$NET.1/24" dev "$BRIDGE"
+  ip link set "$BRIDGE" up
+  { echo "127.0.0.1 localhost"; echo "$NET.1 head"; } > "$BASE/hosts"
+  : > "$BASE/known_hosts"
+  local key; key=$(cut -d' ' -f1,2 "$BASE/host_key.pub")
+  for i in $(seq "$N"); do
+    echo "$(ip_of "$i") node$i" >> "$BASE/hosts"
+    echo "$(ip_of "$i"),node$i $key" >> "$BASE/known_hosts"
+  done
+  for i in $(seq "$N"); do
+    local ns=atcnode$i dir=$BASE/node$i
+    mkdir -p "$dir/local" "/run/aorta-tc/node$i"
+    ip netns add "$ns"
+    ip link add "atcveth$i" type veth peer name eth0 netns "$ns"
+    ip link set "atcveth$i" master "$BRIDGE" up
+    ip -n "$ns" addr add "$(ip_of "$i")/24" dev eth0
+    ip -n "$ns" link set eth0 up
+    ip -n "$ns" link set lo up
+    cat > "$dir/sshd_config" <<CONF
+Port 22
+ListenAddress $(ip_of "$i")
+HostKey $BASE/host_key
+PidFile $BASE/pids/sshd-node$i.pid
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+AuthorizedKeysFile $BASE/authorized_keys
+StrictModes no
+UseDNS no
+MaxStartups 200:30:400
+Subsystem sftp internal-sftp
+SetEnv DOCKER_HOST=unix:///run/aorta-tc/node$i/docker.sock CONTAINERS_CONF=$BASE/containers.conf
+CONF
+    # nsenter --net, not `ip netns exec`: the latter remounts /sys and hides the
+    # cgroup mounts runc needs. The node's own mount namespace carries its hosts
+    # file and its node-local storage.
+    nsenter --net="/run/netns/$ns" unshare --uts --mount sh -c \
+      "mount --bind '$BASE/hosts' /etc/hosts && mkdir -p $NODE_LOCAL && mount --bind '$dir/local' $NODE_LOCAL &&
+       hostname node$i && exec /usr/sbin/sshd -f '$dir/sshd_config' -E '$dir/sshd.log'"
+    # Each node's podman has its own storage (container names do not clash) and
+    # reads images from the machine's store.
+    cat > "$dir/podman" <<WRAP
+#!/bin/sh
+export CONTAINERS_CONF=$BASE/containers.conf
+exec /usr/bin/podman --root $dir/storage --runroot /run/aorta-tc/node$i --tmpdir /run/aorta-tc/node$i/tmp \\
+  --storage-opt additionalimagestore=/var/lib/containers/storage "\$@"
+WRAP
+    chmod +x "$dir/podman"
+  done
+  for i in $(seq "$N"); do
+    for _ in $(seq 50); do [ -s "$BASE/pids/sshd-node$i.pid" ] && break; sleep 0.1; done
+    ssh_node "$i" "setsid $BASE/node$i/podman system service --time=0 unix:///run/aorta-tc/node$i/docker.sock \
+      > $BASE/node$i/podman-service.log 2>&1 < /dev/null & echo \$! > $BASE/pids/podman-node$i.pid"
+  done
+  for i in $(seq "$N"); do
+    for _ in $(seq 100); do [ -S "/run/aorta-tc/node$i/docker.sock" ] && break; sleep 0.1; done
+    [ -S "/run/aorta-tc/node$i/docker.sock" ] || { echo "testcluster: podman service on node$i did not start" >&2; exit 1; }
+  done
+  write_cluster_file
+  touch "$BASE/up"
+  echo "testcluster: $N nodes up in $(( ($(date +%s%N) - t0) / 1000000 )) ms; cluster file $BASE/cluster.json"
+}
+
+write_cluster_file() {
+  {
+    printf '{\n  "username": "root",\n  "priv_key_file": "%s/id_ed25519",\n' "$BASE"
+    printf '  "ssh": {"port": 22, "known_hosts": "%s/known_hosts", "strict_host_key_checking": true},\n' "$BASE"
+    printf '  "node_dict": {\n'
+    for i in $(seq "$N"); do
+      printf '    "%s": {"vpc_ip": "node%s"}%s\n' "$(ip_of "$i")" "$i" "$([ "$i" -lt "$N" ] && echo , || true)"
+    done
+    printf '  }\n}\n'
+  } > "$BASE/cluster.json"
+}
+
+down() {
+  for f in "$BASE"/pids/podman-node*.pid "$BASE"/pids/sshd-node*.pid; do
+    [ -f "$f" ] || continue
+    kill "$(cat "$f")" 2>/dev/null || true
+    rm -f "$f"
+  done
+  # Podman 4.3's Docker-API exec leaves a conmon pair per exec behind, and a
+  # container may still run: both name this cluster's storage in their arguments.
+  pkill -f "conmon .*$BASE/node[0-9]*/storage" 2>/dev/null || true
+  sleep 0.5
+  for i in $(seq "$N"); do
+    # Containers' processes are children of conmon; anything left in the node's
+    # network namespace belongs to this cluster.
+    [ -e "/run/netns/atcnode$i" ] && ip netns pids "atcnode$i" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
+    ip netns del "atcnode$i" 2>/dev/null || true
+  done
+  ip link del "$BRIDGE" 2>/dev/null || true
+  for i in $(seq "$N"); do
+    umount -R "$BASE/node$i/storage/overlay" 2>/dev/null || true
+  done
+  rm -f "$BASE/up"
+  echo "testcluster: down"
+}
+
+status() {
+  ip netns list | grep atcnode || echo "no nodes"
+  ls "$BASE/pids" 2>/dev/null || true
+}
+
+"${1:-status}"
