@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "cluster/local_transport.h"
+#include "common/interrupt.h"
 #include "cluster/ssh_transport.h"
 #include "config/cluster.h"
 #include "config/shipped.h"
@@ -217,10 +218,12 @@ int run_suite(const cli::Options& o, const char* argv0) {
   ::testing::InitGoogleTest(&gtest_argc, gtest_argv.data());
   auto* s = fixtures::Session::current();
   report::AortaListener* listener = install_reports(*s, o, suite);
+  install_interrupt_handlers();
   int rc = RUN_ALL_TESTS();
+  if (interrupt_signal()) std::cerr << "aorta_suite: interrupted by " << interrupt_name() << "; cleaned up and reported\n";
   if (s->state().report_file) std::cout << "aorta_suite: report " << s->state().report_file->string() << "\n";
   if (listener->write_failed()) return kExitFailed;
-  return rc == 0 ? kExitOk : kExitFailed;
+  return rc == 0 && !interrupt_signal() ? kExitOk : kExitFailed;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "common/interrupt.h"
 #include "common/shell_quote.h"
 
 namespace aorta::job {
@@ -89,8 +90,13 @@ Status wait_for_phase(NodeExec& exec, RunState& state, const std::string& label,
     }
     if (elapsed >= timeout.count())
       return Error{ErrorCode::kTimeout, fmt::format("Aorta did not complete within {}s", timeout.count()), ""};
-    std::this_thread::sleep_for(std::min<std::chrono::seconds>(interval, std::chrono::seconds(
-        std::max<long>(1, timeout.count() - static_cast<long>(elapsed)))));
+    auto pause = std::min<std::chrono::seconds>(
+        interval, std::chrono::seconds(std::max<long>(1, timeout.count() - static_cast<long>(elapsed))));
+    if (!sleep_unless_interrupted(pause))
+      return Error{ErrorCode::kCommandFailed,
+                   fmt::format("interrupted by {} after {} with {}/{} nodes done; the {} processes are stopped and "
+                               "teardown still runs", interrupt_name(), clock_text(elapsed), done, hosts.size(), label),
+                   ""};
     interval = std::min(interval * 2, std::chrono::seconds(10));
   }
   std::string failed;

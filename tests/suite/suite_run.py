@@ -12,10 +12,20 @@ REPORT_SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "
 XSD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "report", "junit.xsd")
 
 
+def command(binary, workdir, *args):
+    return [binary, "--output_dir", os.path.join(workdir, "out"),
+            f"--gtest_output=xml:{os.path.join(workdir, 'gtest.xml')}", *args]
+
+
 def run(binary, workdir, *args, timeout=900):
+    p = subprocess.run(command(binary, workdir, *args), cwd=workdir, capture_output=True, text=True, timeout=timeout)
+    stages, report = results(workdir)
+    return p, stages, report
+
+
+def results(workdir):
+    """The stages of the JUnit file (validated) and the JSON report (schema-checked)."""
     xml = os.path.join(workdir, "gtest.xml")
-    cmd = [binary, "--output_dir", os.path.join(workdir, "out"), f"--gtest_output=xml:{xml}", *args]
-    p = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, timeout=timeout)
     stages = {}
     if os.path.exists(xml):
         # The JUnit file is aorta_suite's own (it replaces gtest's): it must load in
@@ -36,7 +46,7 @@ def run(binary, workdir, *args, timeout=900):
         problems = json_schema.errors(report, json.load(open(REPORT_SCHEMA)))
         expect(not problems, "aorta_benchmark_report.json breaks its schema: " + "; ".join(problems))
     run.last_xml = xml
-    return p, stages, report
+    return stages, report
 
 
 def expect(condition, message, p=None):
