@@ -157,6 +157,10 @@ awaitable<Status> SshConnection::connect() {
     co_return fail(ErrorCode::kNotFound, "cannot connect to port " + port + ": " + error.message() +
                                              " (is sshd running on the node?)");
 
+  // SSH is many small request/answer packets; Nagle's algorithm would hold each
+  // back for the peer's delayed ACK (tens of ms per round trip).
+  boost::system::error_code ignored;
+  socket_.set_option(tcp::no_delay(true), ignored);
   session_ = libssh2_session_init();
   if (!session_) co_return fail(ErrorCode::kIo, "libssh2 could not create a session");
   libssh2_session_set_blocking(session_, 0);

@@ -2,8 +2,12 @@
 
 #include <libssh2.h>
 
+#include <algorithm>
+#include <thread>
+
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/strand.hpp>
 
 #include "cluster/ssh_key.h"
 #include "common/shell_quote.h"
@@ -32,6 +36,19 @@ SshTransport::SshTransport(SshOptions options) : options_(std::move(options)) {}
 
 SshTransport::~SshTransport() = default;
 
+void SshTransport::drive(size_t coroutines) {
+  // Handshakes cost CPU (key exchange, signatures): spread them over the cores.
+  // Each coroutine owns one connection and runs on its own strand, so no libssh2
+  // session or socket is ever touched by two threads at once.
+  size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 16);
+  threads = std::min(threads, std::max<size_t>(coroutines, 1));
+  io_.restart();
+  std::vector<std::thread> helpers;
+  for (size_t i = 1; i < threads; ++i) helpers.emplace_back([this] { io_.run(); });
+  io_.run();
+  for (auto& t : helpers) t.join();
+}
+
 SshConnection& SshTransport::connection(const std::string& host) {
   auto& slot = connections_[host];
   if (!slot) slot = std::make_unique<SshConnection>(io_, host, options_);
@@ -54,7 +71,7 @@ std::vector<Result<CommandResult>> SshTransport::run_batch(const std::vector<std
   for (auto& [host, indexes] : by_host) {
     SshConnection* c = &connection(host);
     asio::co_spawn(
-        io_,
+        asio::make_strand(io_),
         [&, c, indexes]() -> asio::awaitable<void> {
           for (size_t i : indexes) {
             auto started = Clock::now();
@@ -70,26 +87,28 @@ std::vector<Result<CommandResult>> SshTransport::run_batch(const std::vector<std
         },
         asio::detached);
   }
-  io_.restart();
-  io_.run();
+  drive(by_host.size());
   return results;
 }
 
 std::vector<HostResult> SshTransport::connect_all(const std::vector<std::string>& hosts) {
   std::lock_guard lock(mutex_);
   std::vector<HostResult> failed;
+  std::mutex failed_mutex;
   for (const auto& host : hosts) {
     SshConnection* c = &connection(host);
     if (c->connected()) continue;
     asio::co_spawn(
-        io_,
-        [&failed, c]() -> asio::awaitable<void> {
-          if (Status s = co_await c->connect(); !s) failed.push_back({c->host(), s.error()});
+        asio::make_strand(io_),
+        [&failed, &failed_mutex, c]() -> asio::awaitable<void> {
+          if (Status s = co_await c->connect(); !s) {
+            std::lock_guard lock(failed_mutex);
+            failed.push_back({c->host(), s.error()});
+          }
         },
         asio::detached);
   }
-  io_.restart();
-  io_.run();
+  drive(hosts.size());
   return failed;
 }
 
@@ -101,10 +120,9 @@ Status SshTransport::download(const std::string& host, const std::string& remote
   // Large traces take a while; the limit only catches a transfer that stalls.
   auto deadline = Clock::now() + std::chrono::minutes(30);
   asio::co_spawn(
-      io_, [&]() -> asio::awaitable<void> { result = co_await c.download(remote_path, local_path, deadline); },
+      asio::make_strand(io_), [&]() -> asio::awaitable<void> { result = co_await c.download(remote_path, local_path, deadline); },
       asio::detached);
-  io_.restart();
-  io_.run();
+  drive(1);
   return result;
 }
 

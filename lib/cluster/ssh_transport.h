@@ -1,5 +1,6 @@
 // Commands on cluster nodes over SSH: one libssh2 connection per node, opened on
-// first use and kept for every later stage, all nodes driven by one Asio thread.
+// first use and kept for every later stage. Every node is a coroutine on one Asio
+// io_context, run by a few threads (one per core): no thread per node.
 #pragma once
 
 #include <map>
@@ -39,6 +40,8 @@ class SshTransport final : public Transport {
  private:
   explicit SshTransport(SshOptions options);
   SshConnection& connection(const std::string& host);
+  // Runs the spawned coroutines to completion on up to one thread per core.
+  void drive(size_t coroutines);
 
   std::mutex mutex_;  // one caller drives the io_context at a time
   SshOptions options_;
