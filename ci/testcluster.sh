@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The project's test cluster on one Debian 12 machine (root, no systemd needed).
 #   ci/testcluster.sh up|down|status       N nodes (default 3), state under BASE (default /tmp/aorta-tc)
+#   ci/testcluster.sh kill-sshd I|restart-sshd I    node I stops / resumes answering SSH (fault tests)
 # Each node is a network namespace (nodeI = 10.211.0.1I on bridge atcbr0, no uplink, no
 # forwarding) with its own sshd (key-only root), hostname, /etc/hosts, node-local
 # storage at /var/lib/aorta-node (a bind mount only that node sees) and its own podman
@@ -46,6 +47,7 @@ up() {
   done
   for i in $(seq "$N"); do
     local ns=atcnode$i dir=$BASE/node$i
+    rm -rf "$dir/local"  # every up starts with empty node-local storage
     mkdir -p "$dir/local" "/run/aorta-tc/node$i"
     ip netns add "$ns"
     ip link add "atcveth$i" type veth peer name eth0 netns "$ns"
@@ -69,12 +71,7 @@ MaxStartups 200:30:400
 Subsystem sftp internal-sftp
 SetEnv DOCKER_HOST=unix:///run/aorta-tc/node$i/docker.sock CONTAINERS_CONF=$BASE/containers.conf
 CONF
-    # nsenter --net, not `ip netns exec`: the latter remounts /sys and hides the
-    # cgroup mounts runc needs. The node's own mount namespace carries its hosts
-    # file and its node-local storage.
-    nsenter --net="/run/netns/$ns" unshare --uts --mount sh -c \
-      "mount --bind '$BASE/hosts' /etc/hosts && mkdir -p $NODE_LOCAL && mount --bind '$dir/local' $NODE_LOCAL &&
-       hostname node$i && exec /usr/sbin/sshd -f '$dir/sshd_config' -E '$dir/sshd.log'"
+    start_sshd "$i"
     # Each node's podman has its own storage (container names do not clash) and
     # reads images from the machine's store.
     cat > "$dir/podman" <<WRAP
@@ -97,6 +94,31 @@ WRAP
   write_cluster_file
   touch "$BASE/up"
   echo "testcluster: $N nodes up in $(( ($(date +%s%N) - t0) / 1000000 )) ms; cluster file $BASE/cluster.json"
+}
+
+# nsenter --net, not `ip netns exec`: the latter remounts /sys and hides the cgroup
+# mounts runc needs. The node's own mount namespace carries its hosts file and its
+# node-local storage.
+start_sshd() {
+  local i=$1 dir=$BASE/node$1
+  nsenter --net="/run/netns/atcnode$i" unshare --uts --mount sh -c \
+    "mount --bind '$BASE/hosts' /etc/hosts && mkdir -p $NODE_LOCAL && mount --bind '$dir/local' $NODE_LOCAL &&
+     hostname node$i && exec /usr/sbin/sshd -f '$dir/sshd_config' -E '$dir/sshd.log'"
+}
+
+# For the fault tests: node I stops answering SSH (its listener and every session go).
+kill_sshd() {
+  local i=$1
+  for pid in $(ip netns pids "atcnode$i"); do
+    [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = sshd ] && kill "$pid" 2>/dev/null || true
+  done
+  rm -f "$BASE/pids/sshd-node$i.pid"
+}
+
+# Brings node I's sshd back after kill-sshd (a fresh mount namespace, same files).
+restart_sshd() {
+  start_sshd "$1"
+  for _ in $(seq 50); do [ -s "$BASE/pids/sshd-node$1.pid" ] && break; sleep 0.1; done
 }
 
 write_cluster_file() {
@@ -140,4 +162,9 @@ status() {
   ls "$BASE/pids" 2>/dev/null || true
 }
 
-"${1:-status}"
+case "${1:-status}" in
+  up | down | status) "${1:-status}" ;;
+  kill-sshd) kill_sshd "$2" ;;
+  restart-sshd) restart_sshd "$2" ;;
+  *) echo "usage: $0 up|down|status|kill-sshd I|restart-sshd I" >&2; exit 2 ;;
+esac

@@ -5,11 +5,13 @@ values coerced bool/int/float/string; only the last --override group survives,
 as with Aorta's argparse), outputs under training.output_dir.
 """
 import argparse
+import contextlib
 import json
 import os
 import socket
 import sys
 import time
+import types
 
 import torch
 import torch.distributed as dist
@@ -43,6 +45,22 @@ def apply_overrides(config, overrides):
     return config
 
 
+def inject_start_faults(faults, rank, info):
+    """The fault suite's hooks (config "faults", all off by default): a kernel-log
+    line, a rank that exits non-zero, a run that hangs."""
+    if faults.get("kmsg") and rank == 0:
+        with open("/dev/kmsg", "w") as kmsg:
+            kmsg.write(faults["kmsg"] + "\n")
+        info("fault injected: wrote to /dev/kmsg")
+    if faults.get("exit_rank", -1) == rank:
+        info(f"fault injected: rank {rank} exits with {faults.get('exit_code', 3)}")
+        os._exit(faults.get("exit_code", 3))
+    if faults.get("hang"):
+        info("fault injected: hanging")
+        while True:
+            time.sleep(60)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--config", required=True)
@@ -69,6 +87,8 @@ def main():
             print(line, flush=True)
 
     info(f"Initialised distributed training | backend=gloo rank={rank} world={world}")
+    faults = config.get("faults", {})
+    inject_start_faults(faults, rank, info)
     torch.manual_seed(1234 + rank)
     in_dim, hidden, classes = mcfg.get("input_dim", 256), mcfg.get("hidden_dim", 512), mcfg.get("num_classes", 10)
     model = DDP(nn.Sequential(nn.Linear(in_dim, hidden), nn.ReLU(), nn.Linear(hidden, classes)))
@@ -78,7 +98,10 @@ def main():
     sched = schedule(wait=prof_cfg.get("wait", 1), warmup=prof_cfg.get("warmup", 1),
                      active=prof_cfg.get("active", 3), repeat=prof_cfg.get("repeat", 1))
     handler = tensorboard_trace_handler(rank_dir)
-    with profile(activities=[ProfilerActivity.CPU], schedule=sched, on_trace_ready=handler) as prof:
+    profiler = profile(activities=[ProfilerActivity.CPU], schedule=sched, on_trace_ready=handler)
+    if not prof_cfg.get("enabled", True):
+        profiler = contextlib.nullcontext(types.SimpleNamespace(step=lambda: None))
+    with profiler as prof:
         for step in range(steps):
             t0 = time.time()
             x, y = torch.randn(batch, in_dim), torch.randint(0, classes, (batch,))
@@ -96,6 +119,11 @@ def main():
             print(json.dumps(record), file=metrics, flush=True)
             if step % train.get("log_interval", 2) == 0:
                 info(f"step={step} loss={loss.item():.5f}")
+    if faults.get("truncate_trace_rank", -1) == rank:
+        for name in os.listdir(rank_dir):
+            path = os.path.join(rank_dir, name)
+            os.truncate(path, os.path.getsize(path) // 2)
+            info(f"fault injected: truncated {path}")
     info(f"done host={socket.gethostname()} steps={steps}")
     # Without the barrier and del, gloo's destructor can deadlock on the GIL at exit
     # (seen in 5 of 10 runs with Debian's torch 1.13).

@@ -99,6 +99,15 @@ std::vector<std::string> keep_newest_per_directory(std::vector<FreshFile>& files
   return dropped;
 }
 
+void snapshot_existing_traces(NodeExec& exec, RunState& state) {
+  auto listings = exec.in_containers(listing_command(exec.variant().node_repo_path(), 0), std::chrono::seconds(120));
+  for (const auto& r : listings) {
+    if (!r.result.ok() || r.result->exit_code != 0) continue;  // no tree yet: nothing to exclude
+    std::vector<std::string> rejected;
+    for (const auto& f : parse_file_listing(r.result->output, rejected)) state.traces_before[r.host][f.path] = f.mtime;
+  }
+}
+
 std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool combined) {
   std::vector<std::string> notes;
   const auto& v = exec.variant();
@@ -128,6 +137,13 @@ std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool co
     std::vector<std::string> rejected;
     std::vector<FreshFile> files = parse_file_listing(r->output, rejected);
     if (!rejected.empty()) fail("refused unsafe artifact path(s): " + rejected.front());
+    const auto& before = state.traces_before[host];
+    files.erase(std::remove_if(files.begin(), files.end(),
+                               [&](const FreshFile& f) {
+                                 auto it = before.find(f.path);
+                                 return it != before.end() && it->second == f.mtime;
+                               }),
+                files.end());
     if (!combined && !files.empty()) {
       // Script mode keeps only the newest tree: the one whose newest file is newest.
       std::map<std::string, double> newest;

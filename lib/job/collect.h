@@ -37,6 +37,10 @@ std::vector<std::string> keep_newest_per_directory(std::vector<FreshFile>& files
 // Collects traces into state.output_root (combined_traces/node_<i>/... in torchrun
 // mode with collect_traces, else traces/... from the head's newest tree); fills
 // trace_trees, collection_errors and the torch_traces artifact. Returns notes.
+// Lists the trace files already on every node into state.traces_before; call it
+// just before the benchmark starts.
+void snapshot_existing_traces(NodeExec& exec, RunState& state);
+
 std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool combined);
 
 // Downloads <phase>.log of every launched phase and node to <phase>-node-<i>.log.

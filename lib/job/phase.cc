@@ -19,6 +19,9 @@ std::string clock_text(double seconds) {
   return fmt::format("{}:{:02d}:{:02d}", s / 3600, (s / 60) % 60, s % 60);
 }
 
+// How long a node may be unreachable while a phase runs before it counts as lost.
+constexpr std::chrono::seconds kLostAfter{30};
+
 }  // namespace
 
 std::string node_work_dir(const config::Variant& v, const std::string& run_id, size_t node_index) {
@@ -56,6 +59,7 @@ Status wait_for_phase(NodeExec& exec, RunState& state, const std::string& label,
   std::vector<int> codes(hosts.size(), -1);
   std::vector<bool> warned(hosts.size(), false);
   auto begin = std::chrono::steady_clock::now();
+  std::vector<std::chrono::steady_clock::time_point> last_contact(hosts.size(), begin);
   auto interval = std::chrono::seconds(1);
   auto last_report = begin - std::chrono::hours(1);
   size_t last_done = static_cast<size_t>(-1);
@@ -67,9 +71,19 @@ Status wait_for_phase(NodeExec& exec, RunState& state, const std::string& label,
     auto results = exec.in_containers_each(reads, std::chrono::seconds(60));
     size_t done = 0;
     for (size_t i = 0; i < hosts.size(); ++i) {
+      if (results[i].result.ok()) last_contact[i] = std::chrono::steady_clock::now();
       if (results[i].result.ok() && results[i].result->exit_code == 0)
         codes[i] = exit_code_from_log(results[i].result->output);
-      // A failed read is transient (a busy node): keep the last code seen.
+      // A failed read is transient (a busy node): keep the last code seen. A node
+      // that cannot be reached at all for kLostAfter is lost, and waiting longer
+      // only delays the report.
+      if (!results[i].result.ok() && codes[i] < 0 &&
+          std::chrono::steady_clock::now() - last_contact[i] >= kLostAfter)
+        return Error{ErrorCode::kCommandFailed,
+                     fmt::format("lost contact with node {} for {}s while waiting for {} ({}). Check that the node "
+                                 "is up and its sshd answers; its {} processes may still be running there",
+                                 hosts[i], kLostAfter.count(), label, results[i].result.error().message, label),
+                     hosts[i]};
       if (codes[i] >= 0) ++done;
       if (codes[i] > 0 && !warned[i]) {
         warned[i] = true;

@@ -28,6 +28,9 @@ struct RunState {
   std::vector<std::string> launched_phases;        // rccl, benchmark
   std::map<std::string, std::string> host_owner;   // host -> uid:gid, restored at teardown
   std::map<std::string, double> trace_floor;       // host -> epoch seconds; older files are stale
+  // host -> trace file -> mtime, as found before the benchmark started: unchanged
+  // files are an earlier run's, even inside the clock-skew margin of trace_floor.
+  std::map<std::string, std::map<std::string, double>> traces_before;
   std::optional<double> kernel_window_start;       // head node clock, epoch seconds
   std::vector<std::string> kernel_log_matches;
 

@@ -182,6 +182,7 @@ StageOutcome run_benchmark(StageContext& ctx) {
   for (const auto& r : clocks)
     if (auto t = parse_clock(r)) state.trace_floor[r.host] = *t - 60;
 
+  snapshot_existing_traces(exec, state);
   state.started_at = std::chrono::system_clock::now();
   state.status = "running";
   state.benchmark_started = true;
@@ -343,7 +344,10 @@ StageOutcome teardown(StageContext& ctx) {
     auto restored = exec.in_containers_each(chowns, seconds(120));
     if (!cluster::all_succeeded(restored)) errors.push_back("chown failed: " + cluster::describe_failures(restored));
   }
-  if (Status s = remove_containers(exec); !s) errors.push_back(s.error().message);
+  // Without container_started, launch already removed what it had started (or never
+  // reached the nodes); asking unreachable nodes again would only add noise.
+  if (state.container_started)
+    if (Status s = remove_containers(exec); !s) errors.push_back(s.error().message);
   if (!errors.empty()) out.failures.push_back(fmt::format("{}", fmt::join(errors, "; ")));
   return out;
 }

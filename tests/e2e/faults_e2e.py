@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""Faults on the test cluster. Each case breaks one thing for real and checks what
+the suite then says: the first failed stage is named with the node, the stages
+that depend on it say "a prior lifecycle stage failed", artifacts and reports
+survive, and no container or training process is left behind.
+
+Usage: faults_e2e.py AORTA_SUITE CASE      (CASE: see CASES below)
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import uuid
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "suite"))
+from suite_run import command, expect, results  # noqa: E402
+
+BASE = os.environ.get("BASE", "/tmp/aorta-tc")
+TESTCLUSTER = os.path.join(HERE, "..", "..", "ci", "testcluster.sh")
+PRIOR = "a prior lifecycle stage failed"
+binary, case = os.path.abspath(sys.argv[1]), sys.argv[2]
+MARKER = f"aorta-fault-{uuid.uuid4().hex[:12]}"
+
+
+def on_node(host, cmd):
+    return subprocess.run(["ssh", "-F", os.path.join(BASE, "ssh_config"), host, cmd],
+                          capture_output=True, text=True, timeout=120)
+
+
+def setup(work, nodes, edit_variant=None, edit_cluster=None):
+    cluster = json.load(open(os.path.join(BASE, "cluster.json")))
+    hosts = list(cluster["node_dict"])[:nodes]
+    cluster["node_dict"] = {h: cluster["node_dict"][h] for h in hosts}
+    variant = json.load(open(os.path.join(HERE, "cpu_docker.json")))
+    if edit_variant:
+        edit_variant(variant)
+    if edit_cluster:
+        edit_cluster(cluster, work)
+    json.dump(cluster, open(os.path.join(work, "cluster.json"), "w"))
+    json.dump(variant, open(os.path.join(work, "cpu_docker.json"), "w"))
+    json.dump(json.load(open(os.path.join(HERE, "cpu_docker_threshold.json"))),
+              open(os.path.join(work, "cpu_docker_threshold.json"), "w"))
+    return hosts
+
+
+def launch(work, on_line=None):
+    """Runs the suite; on_line(line, proc) sees each output line as it comes."""
+    proc = subprocess.Popen(command(binary, work, "--cluster_file", os.path.join(work, "cluster.json"),
+                                    "--config_file", os.path.join(work, "cpu_docker.json")),
+                            cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = []
+    for line in proc.stdout:
+        lines.append(line)
+        if on_line:
+            on_line(line, proc)
+    proc.wait(timeout=600)
+    stages, report = results(work)
+    return proc.returncode, "".join(lines), stages, report
+
+
+def fault_override(key, value):
+    def edit(v):
+        v.setdefault("training_overrides", {})[key] = value
+    return edit
+
+
+def expect_failed_then_gated(stages, first, must_mention, output):
+    outcome, message = stages[first][0], stages[first][1]
+    expect(outcome == "failed", f"{first} should fail, got {outcome}: {message}\n{output[-3000:]}")
+    for m in must_mention:
+        expect(m in message, f"{first}'s message lacks {m!r}: {message}")
+    names = list(stages)
+    for later in names[names.index(first) + 1:]:
+        if later in ("test_collect_traces", "test_parse_results", "test_generate_report", "test_teardown"):
+            continue  # these recover after a failure (the original's rule)
+        expect(stages[later][0] == "skipped" and stages[later][1].strip().endswith(PRIOR),
+               f"{later} after {first}: {stages[later]}")
+
+
+def expect_clean(hosts):
+    for h in hosts:
+        left = on_node(h, "docker ps -aq; pgrep -af '[t]rain[.]py' || true")
+        expect(left.returncode == 0 and left.stdout.strip() == "", f"{h} still has: {left.stdout}{left.stderr}")
+
+
+def run_dir(work):
+    out = os.path.join(work, "out")
+    return os.path.join(out, os.listdir(out)[0])
+
+
+with tempfile.TemporaryDirectory() as work:
+    if case == "unreachable_node":
+        def add_dead_node(c, _):
+            c["node_dict"]["10.211.0.99"] = {"vpc_ip": "10.211.0.99"}
+            c["ssh"]["connect_timeout_seconds"] = 3
+        hosts = setup(work, 2, edit_cluster=add_dead_node)
+        rc, out, stages, _ = launch(work)
+        expect(rc == 1, f"exit {rc}")
+        expect_failed_then_gated(stages, "test_launch_container", ["10.211.0.99", "no TCP answer on port 22"], out)
+        expect(stages["test_teardown"][0] == "passed", str(stages["test_teardown"]))
+        expect_clean(hosts)
+
+    elif case == "unknown_host_key":
+        def forget_keys(c, w):
+            open(os.path.join(w, "known_hosts"), "w").close()
+            c["ssh"]["known_hosts"] = os.path.join(w, "known_hosts")
+        hosts = setup(work, 1, edit_cluster=forget_keys)
+        rc, out, stages, _ = launch(work)
+        expect(rc == 1, f"exit {rc}")
+        expect_failed_then_gated(stages, "test_launch_container", [hosts[0], "host key is not in", "ssh-keyscan"], out)
+
+    elif case == "rank_exit":
+        hosts = setup(work, 1, fault_override("faults.exit_rank", 1))
+        rc, out, stages, _ = launch(work)
+        expect(rc == 1, f"exit {rc}")
+        expect_failed_then_gated(stages, "test_run_benchmark", ["Aorta command failed on nodes", hosts[0]], out)
+        expect(os.path.exists(os.path.join(run_dir(work), "benchmark-node-0.log")), "benchmark log not kept")
+        log = open(os.path.join(run_dir(work), "benchmark-node-0.log")).read()
+        expect(re.search(r"rank\s*:\s*1 .*\n\s*exitcode\s*:\s*3", log), "the log lacks the cause:\n" + log[-2000:])
+        expect_clean(hosts)
+
+    elif case == "hang":
+        def hang(v):
+            v["timeout_seconds"] = 15
+            v["training_overrides"]["faults.hang"] = True
+        hosts = setup(work, 1, hang)
+        rc, out, stages, _ = launch(work)
+        expect(rc == 1, f"exit {rc}")
+        expect_failed_then_gated(stages, "test_run_benchmark", ["did not complete within 15s"], out)
+        expect("left before the 15s timeout" in out, "no progress line with the time left")
+        expect_clean(hosts)
+
+    elif case == "kernel_log":
+        line = f"NVRM: Xid (PCI:0000:3b:00): 79, pid=4242, GPU has fallen off the bus. {MARKER}"
+        hosts = setup(work, 1, fault_override("faults.kmsg", line))
+        rc, out, stages, _ = launch(work)
+        expect(rc == 1, f"exit {rc}")
+        expect_failed_then_gated(stages, "test_run_benchmark", ["seen in Dmesg on node", MARKER], out)
+        expect_clean(hosts)
+
+    elif case == "no_traces":
+        hosts = setup(work, 1, fault_override("profiling.enabled", False))
+        rc, out, stages, report = launch(work)
+        expect(rc == 1, f"exit {rc}")
+        expect_failed_then_gated(stages, "test_collect_traces", [hosts[0]], out)
+        expect(stages["test_run_benchmark"][0] == "passed", str(stages["test_run_benchmark"]))
+        expect(os.path.exists(os.path.join(run_dir(work), "benchmark-node-0.log")), "benchmark log not kept")
+        expect_clean(hosts)
+
+    elif case == "corrupt_trace":
+        # Rank 2 is the first rank of the second node: its trace is cut in half.
+        hosts = setup(work, 2, fault_override("faults.truncate_trace_rank", 2))
+        rc, out, stages, report = launch(work)
+        expect(report is not None, "no report with three good ranks:\n" + out[-3000:])
+        expect(sorted(r["rank"] for r in report["per_rank_summary"]) == [0, 1, 3],
+               f"ranks {[r['rank'] for r in report['per_rank_summary']]}")
+        parse = stages["test_parse_results"]
+        expect(parse[0] in ("passed", "failed"), str(parse))
+        expect("rank2" in json.dumps(report) or "rank2" in parse[1] or "rank2" in out,
+               "the corrupt file is not named anywhere")
+        expect_clean(hosts)
+
+    elif case == "sshd_killed":
+        def hang(v):
+            v["training_overrides"]["faults.hang"] = True
+            v["timeout_seconds"] = 300
+        hosts = setup(work, 2, hang)
+        killed = []
+
+        def kill_second_node(line, proc):
+            if line.startswith("[benchmark] 0/2 nodes done") and not killed:
+                subprocess.run(["bash", TESTCLUSTER, "kill-sshd", "2"], check=True)
+                killed.append(True)
+        try:
+            rc, out, stages, _ = launch(work, kill_second_node)
+        finally:
+            subprocess.run(["bash", TESTCLUSTER, "restart-sshd", "2"], check=True)
+        expect(killed, "the benchmark never started")
+        expect(rc == 1, f"exit {rc}")
+        expect_failed_then_gated(stages, "test_run_benchmark", ["lost contact with node " + hosts[1]], out)
+        # The reachable node's container is gone; the lost one keeps what it was
+        # running until someone looks, and teardown says so by name. (All nodes share
+        # one PID space here, so processes are checked once node 2 is cleaned.)
+        left = on_node(hosts[0], "docker ps -aq")
+        expect(left.returncode == 0 and left.stdout.strip() == "", f"{hosts[0]} still has {left.stdout}")
+        expect(stages["test_teardown"][0] == "failed" and hosts[1] in stages["test_teardown"][1],
+               f"teardown should name {hosts[1]}: {stages['test_teardown']}")
+        on_node(hosts[1], "docker rm -f $(docker ps -aq) > /dev/null 2>&1; true")
+        expect_clean(hosts)
+
+    else:
+        raise SystemExit(f"unknown case {case}")
+    print(f"PASS {case}: " + ", ".join(f"{k}={v[0]}" for k, v in stages.items()))
