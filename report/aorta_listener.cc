@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "report/html_writer.h"
+#include "report/redact.h"
 #include "report/report_writer.h"
 #include "report/zip_writer.h"
 
@@ -83,9 +84,13 @@ void AortaListener::write_html_bundle() {
     if (!page) fail_write(stage_log_path(record_, stage));
   }
   for (const auto& [prefix, file] : input_files_) {
-    fs::copy_file(file, report_dir_ / folder / (prefix + "_" + file.filename().string()),
-                  fs::copy_options::overwrite_existing, ec);
-    if (ec) fail_write("a copy of " + file.string());
+    // Redacted: a cluster file's password or an env token must not travel with the report.
+    auto text = redacted_json(file);
+    if (!text) continue;  // not JSON: it cannot be redacted, so it is not copied
+    fs::path copy = report_dir_ / folder / (prefix + "_" + file.filename().string());
+    std::ofstream out(copy, std::ios::trunc);
+    out << *text;
+    if (!out) fail_write("a copy of " + file.string());
   }
   // The bundle: the report at the root and every file of <suite>_html/ under its name.
   std::vector<std::pair<std::string, fs::path>> entries = {{record_.suite + ".html", report_dir_ / (record_.suite + ".html")}};

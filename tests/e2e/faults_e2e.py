@@ -191,6 +191,78 @@ with tempfile.TemporaryDirectory() as work:
         on_node(hosts[1], "docker rm -f $(docker ps -aq) > /dev/null 2>&1; true")
         expect_clean(hosts)
 
+    elif case == "hostile_values":
+        # Values that a shell would run if any of them reached one unquoted; the
+        # canaries land on the host's /tmp or /mnt, or in the node-local repository
+        # that containers see as /mnt. Secrets must not reach any output.
+        canary = f"aorta-canary-{MARKER}"
+        hostile = (f"$(touch /tmp/{canary}) `touch /mnt/{canary}`; touch /tmp/{canary} && touch /mnt/{canary} "
+                   f"'\"|| touch /tmp/{canary} \n touch /mnt/{canary}")
+        secret, password = f"hf_{MARKER}_secret", f"pw_{MARKER}"
+
+        def hostile_variant(v):
+            v["container"]["env"]["AORTA_HOSTILE"] = hostile
+            v["container"]["env"]["HF_TOKEN"] = secret
+            v["training_overrides"]["faults.note"] = hostile
+
+        def with_password(c, _):
+            c["password"] = password
+        hosts = setup(work, 2, hostile_variant, with_password)
+        rc, out, stages, report = launch(work)
+        expect(rc == 0, f"exit {rc}: {stages}\n{out[-3000:]}")
+        places = [f"/tmp/{canary}", f"/mnt/{canary}"] + [os.path.join(BASE, f"node{i}", "local", "aorta", canary)
+                                                          for i in (1, 2)]
+        expect(not any(os.path.exists(p) for p in places), "a hostile value ran: " + str([p for p in places if os.path.exists(p)]))
+        for text, where in [(out, "stdout")] + [(open(os.path.join(d, f), "rb").read().decode("latin-1"), os.path.join(d, f))
+                                                for d, _, files in os.walk(os.path.join(work, "out")) for f in files]:
+            expect(secret not in text and password not in text, f"a secret reached {where}")
+        copies = [os.path.join(d, f) for d, _, files in os.walk(os.path.join(work, "out")) for f in files
+                  if f.endswith(".json") and "<redacted>" in open(os.path.join(d, f)).read()]
+        expect(len(copies) >= 2, f"the input files are not in the report, redacted: {copies}")  # cluster and config
+        expect_clean(hosts)
+
+    elif case == "image_missing":
+        # An image only node 1 has: /usr/bin/sleep, its libraries and a passwd file.
+        image = f"localhost/aorta-only-node1:{MARKER}"
+
+        def only_on_node1(v):
+            v["container"]["image"] = image
+        hosts = setup(work, 2, only_on_node1)
+        made = on_node(hosts[0], "tar -ch -C / etc/passwd etc/group usr/bin/sleep lib/x86_64-linux-gnu/libc.so.6 "
+                                 "lib64/ld-linux-x86-64.so.2 "
+                                 f"| docker import - {image} > /dev/null")
+        expect(made.returncode == 0, "could not make the node-1 image: " + made.stderr)
+        try:
+            rc, out, stages, _ = launch(work)
+        finally:
+            on_node(hosts[0], f"docker rmi {image} > /dev/null 2>&1")
+        expect(rc == 1, f"exit {rc}")
+        expect_failed_then_gated(stages, "test_launch_container",
+                                 [f"Aorta container setup failed for image '{image}'", hosts[1]], out)
+        expect(hosts[0] + ":" not in stages["test_launch_container"][1].split("failed for image")[1],
+               "node 1 had the image and must not be blamed: " + stages["test_launch_container"][1])
+        expect_clean(hosts)  # node 1's container was removed again
+
+    elif case == "disk_full":
+        # The output directory is a 1 MiB tmpfs with 100 KiB left: the first 64 KiB
+        # trace fits, the second does not. (The JUnit XML goes outside it.)
+        hosts = setup(work, 1)
+        out_dir = os.path.join(work, "out")
+        os.makedirs(out_dir)
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", out_dir], check=True)
+        with open(os.path.join(out_dir, "filler"), "wb") as f:
+            f.write(b"\0" * (1024 - 100) * 1024)
+        try:
+            rc, out, stages, _ = launch(work)
+        finally:
+            subprocess.run(["umount", out_dir])
+        expect(rc == 1, f"exit {rc}")
+        collect = stages.get("test_collect_traces", ("missing", ""))
+        expect(collect[0] == "failed" and ("disk full" in collect[1] or "No space" in collect[1]),
+               f"collect: {collect}\n{out[-3000:]}")
+        expect(stages["test_teardown"][0] == "passed", str(stages["test_teardown"]))
+        expect_clean(hosts)
+
     else:
         raise SystemExit(f"unknown case {case}")
     print(f"PASS {case}: " + ", ".join(f"{k}={v[0]}" for k, v in stages.items()))
