@@ -12,6 +12,7 @@ packages=(
   python3 python3-torch   # the CPU workload: real torchrun with Debian's torch (gloo)
   procps util-linux       # pgrep, dmesg
   openssh-server openssh-client  # the SSH transport tests run a real sshd on loopback
+  clang libclang-rt-14-dev       # ci/sanitize.sh: ASan + UBSan build and the libFuzzer targets
   # The test cluster (ci/testcluster.sh, ci/build-image.sh): netns nodes, podman
   # behind the docker CLI, an image built with debootstrap; pdsh for the fan-out bench.
   iproute2 podman runc conmon netavark catatonit uidmap fuse-overlayfs debootstrap pdsh

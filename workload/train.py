@@ -119,6 +119,17 @@ def main():
             print(json.dumps(record), file=metrics, flush=True)
             if step % train.get("log_interval", 2) == 0:
                 info(f"step={step} loss={loss.item():.5f}")
+    if faults.get("hostile_artifacts") and rank == 0:
+        # Names a node could present to the collector: links out of the tree, and a
+        # name with quotes and command substitutions in it.
+        for link, target in (("evil.pt.trace.json", "/etc/shadow"), ("escape", "/")):
+            path = os.path.join(rank_dir, link)
+            if os.path.lexists(path):
+                os.remove(path)
+            os.symlink(target, path)
+        with open(os.path.join(rank_dir, faults["hostile_artifacts"]), "w") as f:
+            f.write("not a trace\n")
+        info("fault injected: hostile artifact names")
     if faults.get("truncate_trace_rank", -1) == rank:
         for name in os.listdir(rank_dir):
             path = os.path.join(rank_dir, name)

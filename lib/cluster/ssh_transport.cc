@@ -72,7 +72,7 @@ std::vector<Result<CommandResult>> SshTransport::run_batch(const std::vector<std
     SshConnection* c = &connection(host);
     asio::co_spawn(
         asio::make_strand(io_),
-        [&, c, indexes]() -> asio::awaitable<void> {
+        [&, c, indexes = indexes, host = host]() -> asio::awaitable<void> {
           for (size_t i : indexes) {
             auto started = Clock::now();
             auto r = co_await c->exec(ssh_remote_command(commands[i], timeout), started + timeout + kClientGrace);

@@ -14,9 +14,9 @@ std::string join_key(const std::string& prefix, const std::string& key) {
 void reject_unknown_keys(const json& obj, const std::string& prefix,
                          std::initializer_list<const char*> allowed, ConfigErrors& errors) {
   if (!obj.is_object()) return;
-  for (const auto& [name, value] : obj.items()) {
-    bool known = std::any_of(allowed.begin(), allowed.end(),
-                             [&](const char* a) { return name == a; });
+  for (const auto& item : obj.items()) {
+    const std::string& name = item.key();
+    bool known = std::any_of(allowed.begin(), allowed.end(), [&](const char* a) { return name == a; });
     if (!known) errors.add(join_key(prefix, name), "Unknown key (not part of the Aorta config schema)");
   }
 }

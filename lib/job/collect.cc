@@ -85,6 +85,16 @@ std::string listing_command(const std::string& repo, double floor) {
 }  // namespace
 
 std::vector<std::string> keep_newest_per_directory(std::vector<FreshFile>& files) {
+  // Only traces compete: a log or any other file beside them is kept as it is.
+  auto is_trace = [](const std::string& path) {
+    return path.ends_with(".json") || path.ends_with(".json.gz");
+  };
+  std::vector<FreshFile> others;
+  std::erase_if(files, [&](const FreshFile& f) {
+    if (is_trace(f.path)) return false;
+    others.push_back(f);
+    return true;
+  });
   std::map<std::string, FreshFile> newest;
   for (const auto& f : files) {
     std::string dir = fs::path(f.path).parent_path().string();
@@ -94,7 +104,7 @@ std::vector<std::string> keep_newest_per_directory(std::vector<FreshFile>& files
   std::vector<std::string> dropped;
   for (const auto& f : files)
     if (newest[fs::path(f.path).parent_path().string()].path != f.path) dropped.push_back(f.path);
-  files.clear();
+  files = std::move(others);
   for (auto& [dir, f] : newest) files.push_back(f);
   return dropped;
 }

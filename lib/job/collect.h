@@ -28,7 +28,8 @@ std::string trace_tree(const std::string& relative_path);
 // or control-character components.
 bool is_safe_relative_path(const std::string& path);
 
-// Keeps the newest file of each directory (one trace per rank directory): the
+// Keeps the newest trace (*.json, *.json.gz) of each directory, and every other file
+// (one trace per rank directory): the
 // freshness floor allows a minute of clock skew, so a rerun within that minute, or
 // Aorta's tensorboard and chrome_trace copies of one trace, would count a rank
 // twice. Returns the paths dropped.

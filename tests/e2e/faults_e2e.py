@@ -263,6 +263,29 @@ with tempfile.TemporaryDirectory() as work:
         expect(stages["test_teardown"][0] == "passed", str(stages["test_teardown"]))
         expect_clean(hosts)
 
+    elif case == "hostile_artifacts":
+        canary = f"aorta-canary-{MARKER}"
+        weird = f"we'ird \"$(touch {canary})\" `touch {canary}` ..name.txt"  # a name has no "/"
+        hosts = setup(work, 1, fault_override("faults.hostile_artifacts", weird))
+        rc, out, stages, report = launch(work)
+        expect(rc == 0, f"exit {rc}: {stages}\n{out[-3000:]}")
+        # A substitution would run in the node's repository, the suite's working
+        # directory or a login shell's home.
+        places = [os.path.join(BASE, "node1", "local", "aorta", canary), os.path.join(work, canary), f"/root/{canary}"]
+        expect(not any(os.path.exists(p) for p in places), "a file name ran as a command")
+        root = os.path.realpath(os.path.join(work, "out"))
+        names = []
+        for d, dirs, files in os.walk(root):
+            for f in dirs + files:
+                p = os.path.join(d, f)
+                expect(not os.path.islink(p), f"a link was collected: {p}")
+                expect(os.path.realpath(p).startswith(root + os.sep), f"outside output_dir: {p}")
+                names.append(f)
+        expect("evil.pt.trace.json" not in names and "escape" not in names, "a link target was copied")
+        expect(weird in names, "the odd but harmless file was not kept under its own name")
+        expect([r["rank"] for r in report["per_rank_summary"]] == [0, 1], "ranks")
+        expect_clean(hosts)
+
     else:
         raise SystemExit(f"unknown case {case}")
     print(f"PASS {case}: " + ", ".join(f"{k}={v[0]}" for k, v in stages.items()))

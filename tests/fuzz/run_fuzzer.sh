@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# run_fuzzer.sh FUZZER CORPUS_DIR RUNS SEED... : a fresh corpus from the seeds (gzip
+# seeds also unpacked, so both reader paths are fed), then RUNS inputs.
+set -euo pipefail
+fuzzer=$1 corpus=$2 runs=$3
+shift 3
+rm -rf "$corpus"
+mkdir -p "$corpus"
+for seed in "$@"; do
+  cp "$seed" "$corpus/"
+  case "$seed" in *.gz) gzip -dc "$seed" > "$corpus/$(basename "$seed" .gz)" ;; esac
+done
+exec "$fuzzer" -runs="$runs" -max_len=65536 -timeout=30 -rss_limit_mb=4096 "$corpus"
