@@ -16,6 +16,7 @@ packages=(
   # The test cluster (ci/testcluster.sh, ci/build-image.sh): netns nodes, podman
   # behind the docker CLI, an image built with debootstrap; pdsh for the fan-out bench.
   iproute2 podman runc conmon netavark catatonit uidmap fuse-overlayfs debootstrap pdsh
+  slurm-wlm munge          # Slurm on the test cluster (ctest -L slurm)
   libxml2-utils           # xmllint: the tests validate the JUnit XML against report/junit.xsd
   chromium fonts-dejavu-core  # the report tests render both HTML files headless
 )

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The project's test cluster on one Debian 12 machine (root, no systemd needed).
 #   ci/testcluster.sh up|down|status       N nodes (default 3), state under BASE (default /tmp/aorta-tc)
+#   ci/testcluster.sh slurm-up|slurm-down   Slurm (munge, slurmctld, a slurmd per node) on a cluster that is up
 #   ci/testcluster.sh kill-sshd I|restart-sshd I    node I stops / resumes answering SSH (fault tests)
 # Each node is a network namespace (nodeI = 10.211.0.1I on bridge atcbr0, no uplink, no
 # forwarding) with its own sshd (key-only root), hostname, /etc/hosts, node-local
@@ -134,6 +135,7 @@ write_cluster_file() {
 }
 
 down() {
+  slurm_down
   for f in "$BASE"/pids/podman-node*.pid "$BASE"/pids/sshd-node*.pid; do
     [ -f "$f" ] || continue
     kill "$(cat "$f")" 2>/dev/null || true
@@ -157,6 +159,66 @@ down() {
   echo "testcluster: down"
 }
 
+# Slurm on the same nodes: munged and slurmctld on the head (10.211.0.1), one slurmd
+# per node inside the node's namespaces. A TaskProlog gives every task its node's
+# DOCKER_HOST, as a site's prolog would point tasks at the local engine.
+slurm_up() {
+  [ -e "$BASE/up" ] || { echo "testcluster: run up first" >&2; exit 1; }
+  local s=$BASE/slurm
+  mkdir -p "$s/state" "$s/log" "$BASE/shared"
+  install -d -o munge -g munge -m 0755 /run/munge
+  [ -f /etc/munge/munge.key ] || { dd if=/dev/urandom bs=1 count=1024 of=/etc/munge/munge.key 2>/dev/null
+                                   chown munge:munge /etc/munge/munge.key; chmod 400 /etc/munge/munge.key; }
+  runuser -u munge -- /usr/sbin/munged --pid-file=/run/munge/munged.pid
+  cp /run/munge/munged.pid "$BASE/pids/munged.pid"
+  printf '#!/bin/sh\necho "export DOCKER_HOST=unix:///run/aorta-tc/$(hostname)/docker.sock"\n' > "$s/task_prolog.sh"
+  chmod +x "$s/task_prolog.sh"
+  cat > "$s/slurm.conf" <<CONF
+ClusterName=aortatc
+SlurmctldHost=$(hostname)($NET.1)
+SlurmctldPort=16817
+SlurmdPort=16818
+SlurmUser=root
+AuthType=auth/munge
+CredType=cred/munge
+StateSaveLocation=$s/state
+SlurmdSpoolDir=$BASE/%n/spool
+SlurmctldPidFile=$BASE/pids/slurmctld.pid
+SlurmdPidFile=$BASE/pids/slurmd-%n.pid
+SlurmctldLogFile=$s/log/slurmctld.log
+SlurmdLogFile=$s/log/slurmd-%n.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+TaskProlog=$s/task_prolog.sh
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+ReturnToService=2
+MpiDefault=none
+KillWait=5
+CONF
+  for i in $(seq "$N"); do
+    echo "NodeName=node$i NodeAddr=$(ip_of "$i") CPUs=$(nproc) RealMemory=2000 State=UNKNOWN" >> "$s/slurm.conf"
+  done
+  echo "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP" >> "$s/slurm.conf"
+  export SLURM_CONF=$s/slurm.conf
+  slurmctld -f "$SLURM_CONF"
+  for i in $(seq "$N"); do mkdir -p "$BASE/node$i/spool"; ssh_node "$i" "slurmd -f $SLURM_CONF"; done
+  for _ in $(seq 150); do [ "$(sinfo -h -o '%D %T' 2>/dev/null)" = "$N idle" ] && break; sleep 0.2; done
+  [ "$(sinfo -h -o '%D %T')" = "$N idle" ] || { echo "testcluster: slurm nodes not idle: $(sinfo -h)" >&2; exit 1; }
+  echo "testcluster: slurm up (SLURM_CONF=$SLURM_CONF), shared storage $BASE/shared"
+}
+
+slurm_down() {
+  for f in "$BASE"/pids/slurmd-*.pid "$BASE/pids/slurmctld.pid" "$BASE/pids/munged.pid"; do
+    [ -f "$f" ] || continue
+    kill "$(cat "$f")" 2>/dev/null || true
+    rm -f "$f"
+  done
+  rm -rf "$BASE/slurm/state"
+}
+
 status() {
   ip netns list | grep atcnode || echo "no nodes"
   ls "$BASE/pids" 2>/dev/null || true
@@ -164,7 +226,9 @@ status() {
 
 case "${1:-status}" in
   up | down | status) "${1:-status}" ;;
+  slurm-up) slurm_up ;;
+  slurm-down) slurm_down ;;
   kill-sshd) kill_sshd "$2" ;;
   restart-sshd) restart_sshd "$2" ;;
-  *) echo "usage: $0 up|down|status|kill-sshd I|restart-sshd I" >&2; exit 2 ;;
+  *) echo "usage: $0 up|down|status|slurm-up|slurm-down|kill-sshd I|restart-sshd I" >&2; exit 2 ;;
 esac

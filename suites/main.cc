@@ -7,7 +7,10 @@
 
 #include "cluster/local_transport.h"
 #include "common/interrupt.h"
+#include "cluster/srun_transport.h"
 #include "cluster/ssh_transport.h"
+#include "common/shell_quote.h"
+#include "slurm/job.h"
 #include "config/cluster.h"
 #include "config/shipped.h"
 #include "config/variant_loader.h"
@@ -144,6 +147,57 @@ report::AortaListener* install_reports(fixtures::Session& session, const cli::Op
   return listener;
 }
 
+// Before anything runs in a Slurm job: GPUs per node against GRES, the time limit
+// against the run's worst case, and the files every node must see at the same path.
+int check_slurm_job(const slurm::SlurmJob& job, const config::Cluster& cluster, const config::Variant& v,
+                    const std::string& config_file) {
+  std::cout << "aorta_suite: inside Slurm job " << job.id << " on " << cluster.nodes.size()
+            << " node(s); commands go through srun\n";
+  if (!job.gpus_per_node)
+    std::cout << "aorta_suite: the job requested no GPUs through GRES, so GPUs per node cannot be checked; "
+                 "using gpus_per_node "
+              << v.gpus_per_node << " from the config\n";
+  else if (*job.gpus_per_node < v.gpus_per_node)
+    return usage_error("Slurm job " + job.id + " has " + std::to_string(*job.gpus_per_node) +
+                       " GPU(s) per node, the config needs gpus_per_node " + std::to_string(v.gpus_per_node));
+  cluster::LocalTransport local;
+  auto left = local.run("localhost", "squeue -h -j " + shell_quote(job.id) + " -o %L", std::chrono::seconds(30));
+  if (auto seconds = left && left->exit_code == 0 ? slurm::parse_time_left(left->output) : std::nullopt) {
+    long needed = v.timeout_seconds + 300 + (v.skip_rccl_build ? 0 : v.timeout_seconds);
+    if (*seconds < needed)
+      std::cout << "aorta_suite: WARNING: Slurm job " << job.id << " has " << *seconds
+                << " s left, less than timeout_seconds plus container launch" << (v.skip_rccl_build ? "" : " and RCCL build")
+                << " (" << needed << " s); the scheduler may end the run before teardown\n";
+  }
+  cluster::SrunTransport srun(job.id);
+  // aorta_path may not exist yet: a marker written here beside it must be visible on
+  // every node, which proves the storage is shared (a path that merely exists
+  // everywhere, like /tmp, would not).
+  std::filesystem::path marker = std::filesystem::path(v.aorta_path).parent_path() / (".aorta_suite_shared_" + job.id);
+  std::error_code ec;
+  std::filesystem::create_directories(marker.parent_path(), ec);
+  std::ofstream(marker) << "written by aorta_suite on the job's first node\n";
+  struct RemoveMarker {
+    std::filesystem::path path;
+    ~RemoveMarker() { std::error_code ignored; std::filesystem::remove(path, ignored); }
+  } remove_marker{marker};
+  std::string check;
+  for (const auto& path : {std::filesystem::absolute(config_file).string(), std::filesystem::absolute(v.threshold_file).string(),
+                           marker.string()})
+    check += (check.empty() ? "" : "; ") + std::string("test -e ") + shell_quote(path) + " || echo " + shell_quote(path);
+  std::vector<std::string> hosts;
+  for (const auto& n : cluster.nodes) hosts.push_back(n.name);
+  std::string missing;
+  for (const auto& r : cluster::run_everywhere(srun, hosts, check, std::chrono::seconds(120))) {
+    if (!r.result) missing += "\n  " + r.host + ": " + r.result.error().message;
+    else if (!r.result->output.empty()) missing += "\n  " + r.host + " cannot see: " + r.result->output;
+  }
+  if (!missing.empty())
+    return usage_error("the config file, its threshold file and aorta_path's folder must be on storage every node "
+                       "of the job sees at the same path:" + missing);
+  return kExitOk;
+}
+
 // Local processes for the built-in local cluster, libssh2 for a cluster file's nodes.
 Result<std::unique_ptr<cluster::Transport>> make_transport(const config::Cluster& c) {
   if (c.transport == config::TransportKind::kLocal) return std::unique_ptr<cluster::Transport>(new cluster::LocalTransport);
@@ -189,9 +243,25 @@ int run_suite(const cli::Options& o, const char* argv0) {
   }
   auto filter = cli::gtest_filter(o.gtest_args);
   std::string error;
+  auto job = slurm::job_from_environment([](const char* name) -> const char* { return std::getenv(name); });
+  if (!job) return usage_error(job.error().describe());
+  Result<std::unique_ptr<cluster::Transport>> transport = Error{ErrorCode::kUnsupported, "no transport", ""};
+  if (*job) {
+    // Inside a Slurm job: the job's nodes, reached through srun.
+    auto from_job = slurm::cluster_from_job(**job, user, o.cluster_file.empty() ? nullptr : &*cluster);
+    if (!from_job) return usage_error(from_job.error().describe());
+    cluster = *from_job;
+  }
   auto kind = pick_suite(filter, cluster->nodes.size(), error);
-  if (!kind) return usage_error(error);
-  auto transport = make_transport(*cluster);
+  if (!kind) return usage_error(*job ? error + " (Slurm job " + (*job)->id + " has " +
+                                           std::to_string(cluster->nodes.size()) + " node(s))"
+                                     : error);
+  if (*job) {
+    if (int code = check_slurm_job(**job, *cluster, *variant.variant, config_file); code != kExitOk) return code;
+    transport = std::unique_ptr<cluster::Transport>(new cluster::SrunTransport((*job)->id));
+  } else {
+    transport = make_transport(*cluster);
+  }
   if (!transport) return usage_error(transport.error().describe());
 
   std::vector<std::string> gtest_args = {argv0};

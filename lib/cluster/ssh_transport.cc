@@ -24,6 +24,17 @@ std::string ssh_remote_command(const std::string& command, std::chrono::seconds 
   return "exec 2>&1; exec timeout -k 10 " + std::to_string(timeout.count()) + " bash -c " + shell_quote(command);
 }
 
+Result<CommandResult> remote_timeout_as_error(Result<CommandResult> result, std::chrono::steady_clock::duration took,
+                                              std::chrono::seconds timeout, const std::string& host) {
+  // 124/137: coreutils timeout ended it (TERM, then KILL).
+  if (result && (result->exit_code == 124 || result->exit_code == 137) && took >= timeout)
+    return Error{ErrorCode::kTimeout,
+                 "command did not finish within " + std::to_string(timeout.count()) +
+                     "s; its process group was terminated",
+                 host};
+  return result;
+}
+
 Result<std::unique_ptr<SshTransport>> SshTransport::create(SshOptions options) {
   if (!options.private_key.empty())
     if (Status s = check_private_key(options.private_key); !s) return s.error();
@@ -76,13 +87,7 @@ std::vector<Result<CommandResult>> SshTransport::run_batch(const std::vector<std
           for (size_t i : indexes) {
             auto started = Clock::now();
             auto r = co_await c->exec(ssh_remote_command(commands[i], timeout), started + timeout + kClientGrace);
-            // 124/137: coreutils timeout ended it (TERM, then KILL).
-            if (r && (r->exit_code == 124 || r->exit_code == 137) && Clock::now() - started >= timeout)
-              r = Error{ErrorCode::kTimeout,
-                        "command did not finish within " + std::to_string(timeout.count()) + "s; its process group "
-                        "was terminated",
-                        host};
-            results[i] = std::move(r);
+            results[i] = remote_timeout_as_error(std::move(r), Clock::now() - started, timeout, host);
           }
         },
         asio::detached);

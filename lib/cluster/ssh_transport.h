@@ -19,6 +19,11 @@ namespace aorta::cluster {
 // 10 s), so nothing the command started outlives it on the node.
 std::string ssh_remote_command(const std::string& command, std::chrono::seconds timeout);
 
+// A command that ssh_remote_command's timeout ended (exit 124 or 137 once the limit
+// has passed) becomes a kTimeout error naming the host.
+Result<CommandResult> remote_timeout_as_error(Result<CommandResult> result, std::chrono::steady_clock::duration took,
+                                              std::chrono::seconds timeout, const std::string& host);
+
 class SshTransport final : public Transport {
  public:
   // Checks the key file first (exists, not readable by others).

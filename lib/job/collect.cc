@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -132,6 +133,7 @@ std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool co
   }
   auto listings = exec.in_containers_each(commands, std::chrono::seconds(v.timeout_seconds));
   std::string first_tree;
+  std::set<std::pair<std::string, double>> seen;  // (path, mtime) already collected
   for (size_t i = 0; i < nodes; ++i) {
     const std::string& host = hosts[i];
     auto fail = [&](const std::string& message) { state.collection_errors.emplace_back(host, message); };
@@ -169,6 +171,15 @@ std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool co
       continue;
     }
     for (const auto& f : keep_newest_per_directory(files)) notes.push_back(host + ": older trace left behind: " + f);
+    // On storage the nodes share, every node lists every rank's files: each file is
+    // taken once, from the first node that lists it.
+    size_t listed = files.size();
+    std::erase_if(files, [&](const FreshFile& f) { return !seen.emplace(f.path, f.mtime).second; });
+    if (files.empty()) {
+      notes.push_back(host + ": its " + std::to_string(listed) +
+                      " trace file(s) are on shared storage and were collected once, with an earlier node");
+      continue;
+    }
     fs::path dest_root = combined ? artifact / ("node_" + std::to_string(i)) : artifact;
     std::vector<std::string> trees;
     std::string error;

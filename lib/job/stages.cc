@@ -87,7 +87,13 @@ StageOutcome launch_container(StageContext& ctx) {
   }
   auto prepared = exec.on_hosts(prepare, seconds(600));
   require_all(prepared, v.aorta_auto_clone ? "clone Aorta" : "create aorta_path", out);
-  if (out.failed()) return out;
+  if (out.failed()) {
+    if (v.aorta_auto_clone)
+      out.failures.push_back("If the nodes cannot reach " + v.aorta_clone_url +
+                             " (compute nodes often cannot), clone Aorta from a login node into " + v.aorta_path +
+                             " and set aorta_auto_clone to false.");
+    return out;
+  }
   auto entries = required_entry_points(v, exec.hosts().size());
   auto checked = exec.on_hosts(entry_check(v.aorta_path, entries), seconds(600));
   if (!cluster::all_succeeded(checked)) {

@@ -284,7 +284,24 @@ with tempfile.TemporaryDirectory() as work:
         expect("evil.pt.trace.json" not in names and "escape" not in names, "a link target was copied")
         expect(weird in names, "the odd but harmless file was not kept under its own name")
         expect([r["rank"] for r in report["per_rank_summary"]] == [0, 1], "ranks")
+        import zipfile
+        bundle = [os.path.join(d, f) for d, _, files in os.walk(root) for f in files if f.endswith(".zip")][0]
+        entries = zipfile.ZipFile(bundle).namelist()
+        expect(all(not e.startswith("/") and ".." not in e.split("/") and "torch_profiler" not in e
+                   and not e.endswith(".pt.trace.json") and "evil" not in e for e in entries),
+               f"the bundle holds more than the report: {entries}")
         expect_clean(hosts)
+
+    elif case == "wrong_key":
+        def stranger_key(c, w):
+            key = os.path.join(w, "stranger")
+            subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key], check=True)
+            c["priv_key_file"] = key
+        hosts = setup(work, 2, edit_cluster=stranger_key)
+        rc, out, stages, _ = launch(work)
+        expect(rc == 1, f"exit {rc}")
+        expect_failed_then_gated(stages, "test_launch_container",
+                                 [hosts[0], hosts[1], "authentication as root with key", "stranger"], out)
 
     else:
         raise SystemExit(f"unknown case {case}")

@@ -1,0 +1,28 @@
+#include "cluster/srun_transport.h"
+
+#include "cluster/ssh_transport.h"
+#include "common/shell_quote.h"
+
+namespace aorta::cluster {
+
+std::string srun_command(const std::string& job_id, const std::string& host, const std::string& command,
+                         std::chrono::seconds timeout) {
+  return "srun --jobid=" + shell_quote(job_id) + " --nodes=1 --ntasks=1 --nodelist=" + shell_quote(host) +
+         " --overlap --quiet --kill-on-bad-exit=1 bash -c " + shell_quote(ssh_remote_command(command, timeout));
+}
+
+Result<CommandResult> SrunTransport::run(const std::string& host, const std::string& command,
+                                         std::chrono::seconds timeout) {
+  // The local limit is a little longer: the node's own timeout ends the command first.
+  auto started = std::chrono::steady_clock::now();
+  auto r = local_.run(host, srun_command(job_id_, host, command, timeout), timeout + std::chrono::seconds(20));
+  if (!r) return Error{r.error().code, r.error().message, host};
+  return remote_timeout_as_error(std::move(r), std::chrono::steady_clock::now() - started, timeout, host);
+}
+
+Status SrunTransport::download(const std::string& host, const std::string& remote_path,
+                               const std::filesystem::path& local_path) {
+  return local_.download(host, remote_path, local_path);
+}
+
+}  // namespace aorta::cluster

@@ -1,0 +1,32 @@
+// Commands on the nodes of the Slurm job this process runs in, through srun: no
+// SSH keys needed, and the scheduler sees every step. Files are read from storage
+// the nodes share with this process, so a download is a local copy.
+#pragma once
+
+#include <string>
+
+#include "cluster/local_transport.h"
+#include "cluster/transport.h"
+
+namespace aorta::cluster {
+
+// The srun command line that runs `command` on `host` as one task of job `job_id`,
+// beside the job's other steps (--overlap), under the same remote timeout as SSH.
+std::string srun_command(const std::string& job_id, const std::string& host, const std::string& command,
+                         std::chrono::seconds timeout);
+
+class SrunTransport final : public Transport {
+ public:
+  explicit SrunTransport(std::string job_id) : job_id_(std::move(job_id)) {}
+  Result<CommandResult> run(const std::string& host, const std::string& command,
+                            std::chrono::seconds timeout) override;
+  Status download(const std::string& host, const std::string& remote_path,
+                  const std::filesystem::path& local_path) override;
+  std::string name() const override { return "srun"; }
+
+ private:
+  std::string job_id_;
+  LocalTransport local_;
+};
+
+}  // namespace aorta::cluster

@@ -1,0 +1,37 @@
+// The Slurm allocation this process runs in, and the cluster it gives the suite:
+// the job's nodes in order, each node's hostname as its fabric address (so the
+// rendezvous uses the first node's hostname).
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "config/cluster.h"
+
+namespace aorta::slurm {
+
+struct SlurmJob {
+  std::string id;
+  std::vector<std::string> nodes;    // SLURM_JOB_NODELIST, expanded, in order
+  std::optional<int> gpus_per_node;  // from GRES (SLURM_GPUS_ON_NODE / SLURM_JOB_GPUS); unknown without
+};
+
+using Getenv = std::function<const char*(const char*)>;
+
+// nullopt outside a job (no SLURM_JOB_ID); an error when the job's node list is
+// missing or cannot be expanded.
+Result<std::optional<SlurmJob>> job_from_environment(const Getenv& getenv);
+
+// The job's cluster. With a cluster file, its nodes are kept (with their vpc_ip) and
+// each must be one of the job's; a node outside the job is an error naming it.
+Result<config::Cluster> cluster_from_job(const SlurmJob& job, const std::string& user,
+                                         const config::Cluster* cluster_file);
+
+// squeue's %L (time left): "D-HH:MM:SS", "HH:MM:SS" or "MM:SS" in seconds;
+// nullopt for UNLIMITED, NOT_SET or anything else.
+std::optional<long> parse_time_left(const std::string& text);
+
+}  // namespace aorta::slurm

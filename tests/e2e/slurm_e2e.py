@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""aorta_suite inside real Slurm jobs on the test cluster (ci/testcluster.sh
+slurm-up): sbatch runs the suite on the job's first node, the cluster comes from
+the job, every node command goes through srun, and Aorta lives on shared storage.
+
+Usage: slurm_e2e.py AORTA_SUITE single|distributed|outside_node
+  outside_node: a cluster file naming a node the job does not have is refused
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "suite"))
+from suite_run import expect, results  # noqa: E402
+
+CHECKER = os.path.join(HERE, "..", "..", "tools", "independent_metrics.py")
+BASE = os.environ.get("BASE", "/tmp/aorta-tc")
+binary, mode = os.path.abspath(sys.argv[1]), sys.argv[2]
+nodes = 1 if mode == "single" else 2
+env = dict(os.environ, SLURM_CONF=os.path.join(BASE, "slurm", "slurm.conf"))
+
+with tempfile.TemporaryDirectory(dir="/tmp") as work:
+    variant = json.load(open(os.path.join(HERE, "cpu_docker.json")))
+    variant["paths"]["shared_fs"] = os.path.join(work, "shared")  # every node sees /tmp: shared storage
+    json.dump(variant, open(os.path.join(work, "cpu_docker.json"), "w"))
+    json.dump(json.load(open(os.path.join(HERE, "cpu_docker_threshold.json"))),
+              open(os.path.join(work, "cpu_docker_threshold.json"), "w"))
+    suite = "aorta_single" if mode == "single" else "aorta_distributed"
+    extra = ""
+    if mode == "outside_node":
+        nodes, suite = 1, "aorta_single"
+        json.dump({"username": "root", "password": "unused", "node_dict": {"node3": {"vpc_ip": "10.211.0.13"}}},
+                  open(os.path.join(work, "cluster.json"), "w"))
+        extra = "--cluster_file cluster.json "
+    script = os.path.join(work, "job.sh")
+    with open(script, "w") as f:
+        f.write("#!/bin/bash\n"
+                f"#SBATCH --nodes={nodes}\n#SBATCH --time=30\n#SBATCH --output={work}/slurm-%j.out\n"
+                f"cd {work}\n"
+                # A relative output_dir resolves against the job's working directory.
+                f"exec {binary} {extra}--config_file cpu_docker.json --output_dir out "
+                f"--gtest_output=xml:{work}/gtest.xml --gtest_filter={suite}.*\n")
+    job = subprocess.run(["sbatch", "--wait", "--parsable", script], env=env, capture_output=True, text=True,
+                         timeout=900)
+    job_id = job.stdout.strip().split(";")[0]
+    out_file = os.path.join(work, f"slurm-{job_id}.out")
+    output = open(out_file).read() if os.path.exists(out_file) else job.stderr
+    if mode == "outside_node":
+        expect(job.returncode != 0, "a node outside the job was accepted")
+        expect(f"node(s) node3 are not in Slurm job {job_id}" in output and "cluster.json" in output, output[-3000:])
+        expect(not os.path.exists(os.path.join(work, "out")), "something ran")
+        print(f"PASS slurm {mode}: job {job_id} refused node3")
+        sys.exit(0)
+    expect(job.returncode == 0, f"sbatch exit {job.returncode}:\n{output[-4000:]}")
+    expect(f"inside Slurm job {job_id} on {nodes} node(s); commands go through srun" in output, output[-3000:])
+    stages, report = results(work)
+    outcomes = {k: v[0] for k, v in stages.items()}
+    expected = {"test_launch_container": "passed", "test_clone_aorta": "passed", "test_build_rccl": "skipped",
+                "test_run_benchmark": "passed", "test_collect_traces": "passed", "test_analyze": "skipped",
+                "test_parse_results": "passed", "test_validate_thresholds": "passed",
+                "test_generate_report": "passed", "test_teardown": "passed"}
+    if mode != "single":
+        expected["test_setup_rdma"] = "passed"
+    expect(outcomes == expected, f"stages {outcomes}\n{output[-3000:]}")
+    ranks = report["per_rank_summary"]
+    expect(sorted(r["rank"] for r in ranks) == list(range(2 * nodes)), f"ranks {[r['rank'] for r in ranks]}")
+    expect(report["cluster"]["nodes"] == nodes, str(report["cluster"]))
+    for r in ranks:
+        ref = json.loads(subprocess.run([sys.executable, CHECKER, r["source"]], check=True, capture_output=True,
+                                        text=True).stdout)
+        expect(abs(r["total_time_us"] - ref["total_time_us"]) <= 1e-9 * max(1, ref["total_time_us"]), f"rank {r}")
+    # The job's steps are gone and no container is left on any node.
+    for i in range(1, nodes + 1):
+        left = subprocess.run(["ssh", "-F", os.path.join(BASE, "ssh_config"), f"10.211.0.{10 + i}", "docker ps -aq"],
+                              capture_output=True, text=True)
+        expect(left.returncode == 0 and left.stdout.strip() == "", f"node{i} still has containers: {left.stdout}")
+    print(f"PASS slurm {mode}: job {job_id}, {len(ranks)} ranks on {nodes} node(s)")
