@@ -204,6 +204,9 @@ with tempfile.TemporaryDirectory() as work:
             v["container"]["env"]["AORTA_HOSTILE"] = hostile
             v["container"]["env"]["HF_TOKEN"] = secret
             v["training_overrides"]["faults.note"] = hostile
+            # A path with quotes, spaces and substitutions (no newline: git refuses those).
+            v["aorta_path"] = f"{{paths.shared_fs}}/ao rta'\"$(touch /tmp/{canary});`touch /tmp/{canary}`"
+            v["container"]["runtime"]["args"]["volumes"] = [v["aorta_path"] + ":/mnt"]
 
         def with_password(c, _):
             c["password"] = password

@@ -38,7 +38,9 @@ with tempfile.TemporaryDirectory(dir="/tmp") as work:
     script = os.path.join(work, "job.sh")
     with open(script, "w") as f:
         f.write("#!/bin/bash\n"
-                f"#SBATCH --nodes={nodes}\n#SBATCH --time=30\n#SBATCH --output={work}/slurm-%j.out\n"
+                # 10 minutes is less than timeout_seconds (600 s) plus container launch: a warning.
+                f"#SBATCH --nodes={nodes}\n#SBATCH --time={10 if mode == 'single' else 30}\n"
+                f"#SBATCH --output={work}/slurm-%j.out\n"
                 f"cd {work}\n"
                 # A relative output_dir resolves against the job's working directory.
                 f"exec {binary} {extra}--config_file cpu_docker.json --output_dir out "
@@ -56,6 +58,9 @@ with tempfile.TemporaryDirectory(dir="/tmp") as work:
         sys.exit(0)
     expect(job.returncode == 0, f"sbatch exit {job.returncode}:\n{output[-4000:]}")
     expect(f"inside Slurm job {job_id} on {nodes} node(s); commands go through srun" in output, output[-3000:])
+    warned = f"WARNING: Slurm job {job_id} has" in output and "less than timeout_seconds plus container launch" in output
+    expect(warned == (mode == "single"), f"time-limit warning {'missing' if mode == 'single' else 'wrong'}")
+    expect("requested no GPUs through GRES, so GPUs per node cannot be checked" in output, "no GRES note")
     stages, report = results(work)
     outcomes = {k: v[0] for k, v in stages.items()}
     expected = {"test_launch_container": "passed", "test_clone_aorta": "passed", "test_build_rccl": "skipped",
