@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -55,11 +56,9 @@ double machine_cpu_seconds() {
 
 std::string node_address(int i) { return fmt::format("127.0.{}.{}", 1 + i / 250, 1 + i % 250); }
 
+// Throws, so the sshd child and the work folder are cleaned up on the way out.
 void must(const std::string& command) {
-  if (std::system(command.c_str()) != 0) {
-    std::fprintf(stderr, "fanout_bench: failed: %s\n", command.c_str());
-    std::exit(1);
-  }
+  if (std::system(command.c_str()) != 0) throw std::runtime_error("failed: " + command);
 }
 
 double median(std::vector<double> v) {
@@ -69,7 +68,18 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
+int run(int argc, char** argv);
+
 int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fanout_bench: %s\n", e.what());
+    return 1;
+  }
+}
+
+int run(int argc, char** argv) {
   int max_nodes = argc > 1 ? std::atoi(argv[1]) : 256;
   if (unshare(CLONE_NEWNET) != 0) {
     std::perror("fanout_bench: unshare(CLONE_NEWNET) (run as root)");
@@ -104,6 +114,15 @@ int main(int argc, char** argv) {
                                       << "\n StrictHostKeyChecking yes\n BatchMode yes\n LogLevel ERROR\n";
   }
   boost::process::child sshd("/usr/sbin/sshd", "-D", "-f", (dir / "sshd_config").string());
+  struct Cleanup {
+    boost::process::child& sshd;
+    fs::path dir;
+    ~Cleanup() {
+      std::error_code ec;
+      sshd.terminate(ec);
+      fs::remove_all(dir, ec);
+    }
+  } cleanup{sshd, dir};
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   std::string ssh = "ssh -F " + aorta::shell_quote((dir / "ssh_config").string());
 
@@ -138,8 +157,7 @@ int main(int argc, char** argv) {
       auto second = aorta::cluster::run_everywhere(*transport, hosts, kCommand, std::chrono::seconds(120));
       warm.push_back(seconds_since(t1));
       if (!aorta::cluster::all_succeeded(first) || !aorta::cluster::all_succeeded(second)) {
-        std::fprintf(stderr, "fanout_bench: %s\n", aorta::cluster::describe_failures(first).c_str());
-        return 1;
+        throw std::runtime_error(aorta::cluster::describe_failures(first));
       }
       std::string list;
       for (const auto& h : hosts) list += (list.empty() ? "" : ",") + h;
@@ -161,7 +179,5 @@ int main(int argc, char** argv) {
                 sequential);
     std::fflush(stdout);
   }
-  sshd.terminate();
-  fs::remove_all(dir);
   return 0;
 }
