@@ -6,11 +6,10 @@
 #include <gtest/gtest.h>
 
 #include "cluster/local_transport.h"
-#include "common/interrupt.h"
 #include "cluster/srun_transport.h"
 #include "cluster/ssh_transport.h"
+#include "common/interrupt.h"
 #include "common/shell_quote.h"
-#include "slurm/job.h"
 #include "config/cluster.h"
 #include "config/shipped.h"
 #include "config/variant_loader.h"
@@ -22,6 +21,7 @@
 #include "job/launch.h"
 #include "report/metrics_json.h"
 #include "report/summary_table.h"
+#include "slurm/job.h"
 #include "suites/cli.h"
 
 namespace {
@@ -198,8 +198,11 @@ int check_slurm_job(const slurm::SlurmJob& job, const config::Cluster& cluster, 
   return kExitOk;
 }
 
-// Local processes for the built-in local cluster, libssh2 for a cluster file's nodes.
-Result<std::unique_ptr<cluster::Transport>> make_transport(const config::Cluster& c) {
+// srun inside a Slurm job, local processes for the built-in local cluster, libssh2
+// for a cluster file's nodes.
+Result<std::unique_ptr<cluster::Transport>> make_transport(const config::Cluster& c,
+                                                           const std::optional<slurm::SlurmJob>& job) {
+  if (job) return std::unique_ptr<cluster::Transport>(new cluster::SrunTransport(job->id));
   if (c.transport == config::TransportKind::kLocal) return std::unique_ptr<cluster::Transport>(new cluster::LocalTransport);
   cluster::SshOptions ssh;
   ssh.user = c.username;
@@ -245,7 +248,6 @@ int run_suite(const cli::Options& o, const char* argv0) {
   std::string error;
   auto job = slurm::job_from_environment([](const char* name) -> const char* { return std::getenv(name); });
   if (!job) return usage_error(job.error().describe());
-  Result<std::unique_ptr<cluster::Transport>> transport = Error{ErrorCode::kUnsupported, "no transport", ""};
   if (*job) {
     // Inside a Slurm job: the job's nodes, reached through srun.
     auto from_job = slurm::cluster_from_job(**job, user, o.cluster_file.empty() ? nullptr : &*cluster);
@@ -256,12 +258,9 @@ int run_suite(const cli::Options& o, const char* argv0) {
   if (!kind) return usage_error(*job ? error + " (Slurm job " + (*job)->id + " has " +
                                            std::to_string(cluster->nodes.size()) + " node(s))"
                                      : error);
-  if (*job) {
+  if (*job)
     if (int code = check_slurm_job(**job, *cluster, *variant.variant, config_file); code != kExitOk) return code;
-    transport = std::unique_ptr<cluster::Transport>(new cluster::SrunTransport((*job)->id));
-  } else {
-    transport = make_transport(*cluster);
-  }
+  auto transport = make_transport(*cluster, *job);
   if (!transport) return usage_error(transport.error().describe());
 
   std::vector<std::string> gtest_args = {argv0};

@@ -16,7 +16,6 @@ Result<CommandResult> SrunTransport::run(const std::string& host, const std::str
   // The local limit is a little longer: the node's own timeout ends the command first.
   auto started = std::chrono::steady_clock::now();
   auto r = local_.run(host, srun_command(job_id_, host, command, timeout), timeout + std::chrono::seconds(20));
-  if (!r) return Error{r.error().code, r.error().message, host};
   return remote_timeout_as_error(std::move(r), std::chrono::steady_clock::now() - started, timeout, host);
 }
 

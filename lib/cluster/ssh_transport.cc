@@ -96,27 +96,6 @@ std::vector<Result<CommandResult>> SshTransport::run_batch(const std::vector<std
   return results;
 }
 
-std::vector<HostResult> SshTransport::connect_all(const std::vector<std::string>& hosts) {
-  std::lock_guard lock(mutex_);
-  std::vector<HostResult> failed;
-  std::mutex failed_mutex;
-  for (const auto& host : hosts) {
-    SshConnection* c = &connection(host);
-    if (c->connected()) continue;
-    asio::co_spawn(
-        asio::make_strand(io_),
-        [&failed, &failed_mutex, c]() -> asio::awaitable<void> {
-          if (Status s = co_await c->connect(); !s) {
-            std::lock_guard lock(failed_mutex);
-            failed.push_back({c->host(), s.error()});
-          }
-        },
-        asio::detached);
-  }
-  drive(hosts.size());
-  return failed;
-}
-
 Status SshTransport::download(const std::string& host, const std::string& remote_path,
                               const std::filesystem::path& local_path) {
   std::lock_guard lock(mutex_);

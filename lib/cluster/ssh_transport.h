@@ -39,9 +39,6 @@ class SshTransport final : public Transport {
                   const std::filesystem::path& local_path) override;
   std::string name() const override { return "ssh"; }
 
-  // Opens every host's connection at once; the errors of those that failed.
-  std::vector<HostResult> connect_all(const std::vector<std::string>& hosts);
-
  private:
   explicit SshTransport(SshOptions options);
   SshConnection& connection(const std::string& host);

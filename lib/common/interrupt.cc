@@ -45,6 +45,4 @@ bool sleep_unless_interrupted(std::chrono::milliseconds duration) {
   return !interrupt_signal();
 }
 
-void reset_interrupt() { g_signal.store(0); }
-
 }  // namespace aorta

@@ -15,7 +15,5 @@ int interrupt_signal();
 std::string interrupt_name();
 // Sleeps up to `duration`; returns false early once a stop was asked for.
 bool sleep_unless_interrupted(std::chrono::milliseconds duration);
-// For tests: forget a recorded signal.
-void reset_interrupt();
 
 }  // namespace aorta
