@@ -43,8 +43,12 @@ std::vector<FreshFile> parse_file_listing(const std::string& listing, std::vecto
       rejected.push_back(path);
       continue;
     }
+    // The transport merges stderr into the listing: a stray line (a warning from the
+    // container engine) ends in a newline, so the time stamp follows the last one.
+    std::string stamp = entry.substr(0, tab);
+    if (size_t newline = stamp.rfind('\n'); newline != std::string::npos) stamp = stamp.substr(newline + 1);
     try {
-      files.push_back({std::stod(entry.substr(0, tab)), path});
+      files.push_back({std::stod(stamp), path});
     } catch (const std::exception&) {
       rejected.push_back(path);
     }
@@ -150,12 +154,10 @@ std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool co
     std::vector<FreshFile> files = parse_file_listing(r->output, rejected);
     if (!rejected.empty()) fail("refused unsafe artifact path(s): " + rejected.front());
     const auto& before = state.traces_before[host];
-    files.erase(std::remove_if(files.begin(), files.end(),
-                               [&](const FreshFile& f) {
-                                 auto it = before.find(f.path);
-                                 return it != before.end() && it->second == f.mtime;
-                               }),
-                files.end());
+    std::erase_if(files, [&](const FreshFile& f) {
+      auto it = before.find(f.path);
+      return it != before.end() && it->second == f.mtime;
+    });
     if (!combined && !files.empty()) {
       // Script mode keeps only the newest tree: the one whose newest file is newest.
       std::map<std::string, double> newest;

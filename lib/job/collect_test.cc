@@ -25,6 +25,15 @@ TEST(Collect, ListingRefusesPathsThatLeaveTheTree) {
   EXPECT_EQ(rejected.size(), 4u);
 }
 
+TEST(Collect, ListingSurvivesAStrayStderrLine) {
+  std::vector<std::string> rejected;
+  auto files = parse_file_listing("WARN[0000] some engine warning\n" + listing({{"10.5", "o/torch_profiler/r0/a.json"}}),
+                                  rejected);
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_DOUBLE_EQ(files[0].mtime, 10.5);
+  EXPECT_TRUE(rejected.empty());
+}
+
 TEST(Collect, NewestTracePerDirectoryOthersKept) {
   std::vector<FreshFile> files = {{1, "t/torch_profiler/rank0/old.pt.trace.json"},
                                   {2, "t/torch_profiler/rank0/new.pt.trace.json.gz"},
