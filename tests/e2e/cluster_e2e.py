@@ -20,43 +20,26 @@ import xml.etree.ElementTree as ET
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "suite"))
 from suite_run import expect, run  # noqa: E402
+from test_cluster import expect_clean, passing_stages, write_inputs  # noqa: E402
 
 CHECKER = os.path.join(HERE, "..", "..", "tools", "independent_metrics.py")
-BASE = os.environ.get("BASE", "/tmp/aorta-tc")
-PRIOR = "a prior lifecycle stage failed"
 
 binary, mode = os.path.abspath(sys.argv[1]), sys.argv[2]
 nodes = 1 if mode == "single" else 3
-cluster = json.load(open(os.path.join(BASE, "cluster.json")))
-hosts = list(cluster["node_dict"])[:nodes]
 
 
-def on_node(host, command):
-    return subprocess.run(["ssh", "-F", os.path.join(BASE, "ssh_config"), host, command],
-                          capture_output=True, text=True, timeout=60)
+def impossible_gate(thresholds):
+    thresholds["expected_results"]["max_avg_iteration_ms"] = 0.001  # no real run is this fast
 
 
 with tempfile.TemporaryDirectory() as work:
-    cluster["node_dict"] = {h: cluster["node_dict"][h] for h in hosts}
-    cluster_file = os.path.join(work, "cluster.json")
-    json.dump(cluster, open(cluster_file, "w"))
-    variant = json.load(open(os.path.join(HERE, "cpu_docker.json")))
-    thresholds = json.load(open(os.path.join(HERE, "cpu_docker_threshold.json")))
-    if mode == "failing_thresholds":
-        thresholds["expected_results"]["max_avg_iteration_ms"] = 0.001  # no real run is this fast
-    json.dump(variant, open(os.path.join(work, "cpu_docker.json"), "w"))
-    json.dump(thresholds, open(os.path.join(work, "cpu_docker_threshold.json"), "w"))
+    hosts = write_inputs(work, nodes, edit_thresholds=impossible_gate if mode == "failing_thresholds" else None)
     suite = "aorta_single" if mode == "single" else "aorta_distributed"
 
-    p, stages, report = run(binary, work, "--cluster_file", cluster_file, "--config_file",
+    p, stages, report = run(binary, work, "--cluster_file", os.path.join(work, "cluster.json"), "--config_file",
                             os.path.join(work, "cpu_docker.json"), f"--gtest_filter={suite}.*")
     outcomes = {k: v[0] for k, v in stages.items()}
-    expected = {"test_launch_container": "passed", "test_clone_aorta": "passed", "test_build_rccl": "skipped",
-                "test_run_benchmark": "passed", "test_collect_traces": "passed", "test_analyze": "skipped",
-                "test_parse_results": "passed", "test_validate_thresholds": "passed",
-                "test_generate_report": "passed", "test_teardown": "passed"}
-    if mode != "single":
-        expected["test_setup_rdma"] = "passed"
+    expected = passing_stages(distributed=mode != "single")
     if mode == "failing_thresholds":
         expected["test_validate_thresholds"] = "failed"
     expect(outcomes == expected, f"stages {outcomes}", p)
@@ -96,9 +79,6 @@ with tempfile.TemporaryDirectory() as work:
         suite_el = ET.parse(run.last_xml).getroot().find("testsuite")
         expect(int(suite_el.get("failures")) >= 1, f"JUnit failures {suite_el.attrib}")
 
-    # Nothing is left behind on any node: no container, no training process.
-    for h in hosts:
-        left = on_node(h, "docker ps -aq; pgrep -af '[t]rain[.]py' || true")
-        expect(left.returncode == 0 and left.stdout.strip() == "", f"{h} still has: {left.stdout}{left.stderr}")
+    expect_clean(hosts)  # nothing is left behind on any node
     print(f"PASS {mode}: {len(ranks)} ranks on {nodes} node(s), avg iteration "
           f"{report['performance']['avg_iteration_time_ms']:.1f} ms")

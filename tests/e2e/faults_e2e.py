@@ -16,49 +16,13 @@ import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "suite"))
-from suite_run import command, expect, results  # noqa: E402
+from suite_run import expect  # noqa: E402
+from test_cluster import BASE, expect_clean, launch, on_node, write_inputs  # noqa: E402
 
-BASE = os.environ.get("BASE", "/tmp/aorta-tc")
 TESTCLUSTER = os.path.join(HERE, "..", "..", "ci", "testcluster.sh")
 PRIOR = "a prior lifecycle stage failed"
 binary, case = os.path.abspath(sys.argv[1]), sys.argv[2]
 MARKER = f"aorta-fault-{uuid.uuid4().hex[:12]}"
-
-
-def on_node(host, cmd):
-    return subprocess.run(["ssh", "-F", os.path.join(BASE, "ssh_config"), host, cmd],
-                          capture_output=True, text=True, timeout=120)
-
-
-def setup(work, nodes, edit_variant=None, edit_cluster=None):
-    cluster = json.load(open(os.path.join(BASE, "cluster.json")))
-    hosts = list(cluster["node_dict"])[:nodes]
-    cluster["node_dict"] = {h: cluster["node_dict"][h] for h in hosts}
-    variant = json.load(open(os.path.join(HERE, "cpu_docker.json")))
-    if edit_variant:
-        edit_variant(variant)
-    if edit_cluster:
-        edit_cluster(cluster, work)
-    json.dump(cluster, open(os.path.join(work, "cluster.json"), "w"))
-    json.dump(variant, open(os.path.join(work, "cpu_docker.json"), "w"))
-    json.dump(json.load(open(os.path.join(HERE, "cpu_docker_threshold.json"))),
-              open(os.path.join(work, "cpu_docker_threshold.json"), "w"))
-    return hosts
-
-
-def launch(work, on_line=None):
-    """Runs the suite; on_line(line, proc) sees each output line as it comes."""
-    proc = subprocess.Popen(command(binary, work, "--cluster_file", os.path.join(work, "cluster.json"),
-                                    "--config_file", os.path.join(work, "cpu_docker.json")),
-                            cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    lines = []
-    for line in proc.stdout:
-        lines.append(line)
-        if on_line:
-            on_line(line, proc)
-    proc.wait(timeout=600)
-    stages, report = results(work)
-    return proc.returncode, "".join(lines), stages, report
 
 
 def fault_override(key, value):
@@ -80,12 +44,6 @@ def expect_failed_then_gated(stages, first, must_mention, output):
                f"{later} after {first}: {stages[later]}")
 
 
-def expect_clean(hosts):
-    for h in hosts:
-        left = on_node(h, "docker ps -aq; pgrep -af '[t]rain[.]py' || true")
-        expect(left.returncode == 0 and left.stdout.strip() == "", f"{h} still has: {left.stdout}{left.stderr}")
-
-
 def run_dir(work):
     out = os.path.join(work, "out")
     return os.path.join(out, os.listdir(out)[0])
@@ -96,8 +54,8 @@ with tempfile.TemporaryDirectory() as work:
         def add_dead_node(c, _):
             c["node_dict"]["10.211.0.99"] = {"vpc_ip": "10.211.0.99"}
             c["ssh"]["connect_timeout_seconds"] = 3
-        hosts = setup(work, 2, edit_cluster=add_dead_node)
-        rc, out, stages, _ = launch(work)
+        hosts = write_inputs(work, 2, edit_cluster=add_dead_node)
+        rc, out, stages, _ = launch(binary, work)
         expect(rc == 1, f"exit {rc}")
         expect_failed_then_gated(stages, "test_launch_container", ["10.211.0.99", "no TCP answer on port 22"], out)
         expect(stages["test_teardown"][0] == "passed", str(stages["test_teardown"]))
@@ -107,14 +65,14 @@ with tempfile.TemporaryDirectory() as work:
         def forget_keys(c, w):
             open(os.path.join(w, "known_hosts"), "w").close()
             c["ssh"]["known_hosts"] = os.path.join(w, "known_hosts")
-        hosts = setup(work, 1, edit_cluster=forget_keys)
-        rc, out, stages, _ = launch(work)
+        hosts = write_inputs(work, 1, edit_cluster=forget_keys)
+        rc, out, stages, _ = launch(binary, work)
         expect(rc == 1, f"exit {rc}")
         expect_failed_then_gated(stages, "test_launch_container", [hosts[0], "host key is not in", "ssh-keyscan"], out)
 
     elif case == "rank_exit":
-        hosts = setup(work, 1, fault_override("faults.exit_rank", 1))
-        rc, out, stages, _ = launch(work)
+        hosts = write_inputs(work, 1, fault_override("faults.exit_rank", 1))
+        rc, out, stages, _ = launch(binary, work)
         expect(rc == 1, f"exit {rc}")
         expect_failed_then_gated(stages, "test_run_benchmark", ["Aorta command failed on nodes", hosts[0]], out)
         expect(os.path.exists(os.path.join(run_dir(work), "benchmark-node-0.log")), "benchmark log not kept")
@@ -126,8 +84,8 @@ with tempfile.TemporaryDirectory() as work:
         def hang(v):
             v["timeout_seconds"] = 15
             v["training_overrides"]["faults.hang"] = True
-        hosts = setup(work, 1, hang)
-        rc, out, stages, _ = launch(work)
+        hosts = write_inputs(work, 1, hang)
+        rc, out, stages, _ = launch(binary, work)
         expect(rc == 1, f"exit {rc}")
         expect_failed_then_gated(stages, "test_run_benchmark", ["did not complete within 15s"], out)
         expect("left before the 15s timeout" in out, "no progress line with the time left")
@@ -135,15 +93,15 @@ with tempfile.TemporaryDirectory() as work:
 
     elif case == "kernel_log":
         line = f"NVRM: Xid (PCI:0000:3b:00): 79, pid=4242, GPU has fallen off the bus. {MARKER}"
-        hosts = setup(work, 1, fault_override("faults.kmsg", line))
-        rc, out, stages, _ = launch(work)
+        hosts = write_inputs(work, 1, fault_override("faults.kmsg", line))
+        rc, out, stages, _ = launch(binary, work)
         expect(rc == 1, f"exit {rc}")
         expect_failed_then_gated(stages, "test_run_benchmark", ["seen in Dmesg on node", MARKER], out)
         expect_clean(hosts)
 
     elif case == "no_traces":
-        hosts = setup(work, 1, fault_override("profiling.enabled", False))
-        rc, out, stages, report = launch(work)
+        hosts = write_inputs(work, 1, fault_override("profiling.enabled", False))
+        rc, out, stages, report = launch(binary, work)
         expect(rc == 1, f"exit {rc}")
         expect_failed_then_gated(stages, "test_collect_traces", [hosts[0]], out)
         expect(stages["test_run_benchmark"][0] == "passed", str(stages["test_run_benchmark"]))
@@ -152,8 +110,8 @@ with tempfile.TemporaryDirectory() as work:
 
     elif case == "corrupt_trace":
         # Rank 2 is the first rank of the second node: its trace is cut in half.
-        hosts = setup(work, 2, fault_override("faults.truncate_trace_rank", 2))
-        rc, out, stages, report = launch(work)
+        hosts = write_inputs(work, 2, fault_override("faults.truncate_trace_rank", 2))
+        rc, out, stages, report = launch(binary, work)
         expect(report is not None, "no report with three good ranks:\n" + out[-3000:])
         expect(sorted(r["rank"] for r in report["per_rank_summary"]) == [0, 1, 3],
                f"ranks {[r['rank'] for r in report['per_rank_summary']]}")
@@ -167,7 +125,7 @@ with tempfile.TemporaryDirectory() as work:
         def hang(v):
             v["training_overrides"]["faults.hang"] = True
             v["timeout_seconds"] = 300
-        hosts = setup(work, 2, hang)
+        hosts = write_inputs(work, 2, hang)
         killed = []
 
         def kill_second_node(line, proc):
@@ -175,7 +133,7 @@ with tempfile.TemporaryDirectory() as work:
                 subprocess.run(["bash", TESTCLUSTER, "kill-sshd", "2"], check=True)
                 killed.append(True)
         try:
-            rc, out, stages, _ = launch(work, kill_second_node)
+            rc, out, stages, _ = launch(binary, work, kill_second_node)
         finally:
             subprocess.run(["bash", TESTCLUSTER, "restart-sshd", "2"], check=True)
         expect(killed, "the benchmark never started")
@@ -210,8 +168,8 @@ with tempfile.TemporaryDirectory() as work:
 
         def with_password(c, _):
             c["password"] = password
-        hosts = setup(work, 2, hostile_variant, with_password)
-        rc, out, stages, report = launch(work)
+        hosts = write_inputs(work, 2, hostile_variant, edit_cluster=with_password)
+        rc, out, stages, report = launch(binary, work)
         expect(rc == 0, f"exit {rc}: {stages}\n{out[-3000:]}")
         places = [f"/tmp/{canary}", f"/mnt/{canary}"] + [os.path.join(BASE, f"node{i}", "local", "aorta", canary)
                                                           for i in (1, 2)]
@@ -230,13 +188,13 @@ with tempfile.TemporaryDirectory() as work:
 
         def only_on_node1(v):
             v["container"]["image"] = image
-        hosts = setup(work, 2, only_on_node1)
+        hosts = write_inputs(work, 2, only_on_node1)
         made = on_node(hosts[0], "tar -ch -C / etc/passwd etc/group usr/bin/sleep lib/x86_64-linux-gnu/libc.so.6 "
                                  "lib64/ld-linux-x86-64.so.2 "
                                  f"| docker import - {image} > /dev/null")
         expect(made.returncode == 0, "could not make the node-1 image: " + made.stderr)
         try:
-            rc, out, stages, _ = launch(work)
+            rc, out, stages, _ = launch(binary, work)
         finally:
             on_node(hosts[0], f"docker rmi {image} > /dev/null 2>&1")
         expect(rc == 1, f"exit {rc}")
@@ -249,14 +207,14 @@ with tempfile.TemporaryDirectory() as work:
     elif case == "disk_full":
         # The output directory is a 1 MiB tmpfs with 100 KiB left: the first 64 KiB
         # trace fits, the second does not. (The JUnit XML goes outside it.)
-        hosts = setup(work, 1)
+        hosts = write_inputs(work, 1)
         out_dir = os.path.join(work, "out")
         os.makedirs(out_dir)
         subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", out_dir], check=True)
         with open(os.path.join(out_dir, "filler"), "wb") as f:
             f.write(b"\0" * (1024 - 100) * 1024)
         try:
-            rc, out, stages, _ = launch(work)
+            rc, out, stages, _ = launch(binary, work)
         finally:
             subprocess.run(["umount", out_dir])
         expect(rc == 1, f"exit {rc}")
@@ -269,8 +227,8 @@ with tempfile.TemporaryDirectory() as work:
     elif case == "hostile_artifacts":
         canary = f"aorta-canary-{MARKER}"
         weird = f"we'ird \"$(touch {canary})\" `touch {canary}` ..name.txt"  # a name has no "/"
-        hosts = setup(work, 1, fault_override("faults.hostile_artifacts", weird))
-        rc, out, stages, report = launch(work)
+        hosts = write_inputs(work, 1, fault_override("faults.hostile_artifacts", weird))
+        rc, out, stages, report = launch(binary, work)
         expect(rc == 0, f"exit {rc}: {stages}\n{out[-3000:]}")
         # A substitution would run in the node's repository, the suite's working
         # directory or a login shell's home.
@@ -300,8 +258,8 @@ with tempfile.TemporaryDirectory() as work:
             key = os.path.join(w, "stranger")
             subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key], check=True)
             c["priv_key_file"] = key
-        hosts = setup(work, 2, edit_cluster=stranger_key)
-        rc, out, stages, _ = launch(work)
+        hosts = write_inputs(work, 2, edit_cluster=stranger_key)
+        rc, out, stages, _ = launch(binary, work)
         expect(rc == 1, f"exit {rc}")
         expect_failed_then_gated(stages, "test_launch_container",
                                  [hosts[0], hosts[1], "authentication as root with key", "stranger"], out)

@@ -15,19 +15,17 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "suite"))
 from suite_run import expect, results  # noqa: E402
+from test_cluster import BASE, on_node, passing_stages, write_inputs  # noqa: E402
 
 CHECKER = os.path.join(HERE, "..", "..", "tools", "independent_metrics.py")
-BASE = os.environ.get("BASE", "/tmp/aorta-tc")
 binary, mode = os.path.abspath(sys.argv[1]), sys.argv[2]
 nodes = 1 if mode == "single" else 2
 env = dict(os.environ, SLURM_CONF=os.path.join(BASE, "slurm", "slurm.conf"))
 
 with tempfile.TemporaryDirectory(dir="/tmp") as work:
-    variant = json.load(open(os.path.join(HERE, "cpu_docker.json")))
-    variant["paths"]["shared_fs"] = os.path.join(work, "shared")  # every node sees /tmp: shared storage
-    json.dump(variant, open(os.path.join(work, "cpu_docker.json"), "w"))
-    json.dump(json.load(open(os.path.join(HERE, "cpu_docker_threshold.json"))),
-              open(os.path.join(work, "cpu_docker_threshold.json"), "w"))
+    def on_shared_storage(variant):
+        variant["paths"]["shared_fs"] = os.path.join(work, "shared")  # every node sees /tmp: shared storage
+    write_inputs(work, edit_variant=on_shared_storage)  # no cluster file: the nodes come from the job
     suite = "aorta_single" if mode == "single" else "aorta_distributed"
     extra = ""
     if mode == "outside_node":
@@ -63,12 +61,7 @@ with tempfile.TemporaryDirectory(dir="/tmp") as work:
     expect("requested no GPUs through GRES, so GPUs per node cannot be checked" in output, "no GRES note")
     stages, report = results(work)
     outcomes = {k: v[0] for k, v in stages.items()}
-    expected = {"test_launch_container": "passed", "test_clone_aorta": "passed", "test_build_rccl": "skipped",
-                "test_run_benchmark": "passed", "test_collect_traces": "passed", "test_analyze": "skipped",
-                "test_parse_results": "passed", "test_validate_thresholds": "passed",
-                "test_generate_report": "passed", "test_teardown": "passed"}
-    if mode != "single":
-        expected["test_setup_rdma"] = "passed"
+    expected = passing_stages(distributed=mode != "single")
     expect(outcomes == expected, f"stages {outcomes}\n{output[-3000:]}")
     ranks = report["per_rank_summary"]
     expect(sorted(r["rank"] for r in ranks) == list(range(2 * nodes)), f"ranks {[r['rank'] for r in ranks]}")
@@ -79,7 +72,6 @@ with tempfile.TemporaryDirectory(dir="/tmp") as work:
         expect(abs(r["total_time_us"] - ref["total_time_us"]) <= 1e-9 * max(1, ref["total_time_us"]), f"rank {r}")
     # The job's steps are gone and no container is left on any node.
     for i in range(1, nodes + 1):
-        left = subprocess.run(["ssh", "-F", os.path.join(BASE, "ssh_config"), f"10.211.0.{10 + i}", "docker ps -aq"],
-                              capture_output=True, text=True)
+        left = on_node(f"10.211.0.{10 + i}", "docker ps -aq")
         expect(left.returncode == 0 and left.stdout.strip() == "", f"node{i} still has containers: {left.stdout}")
     print(f"PASS slurm {mode}: job {job_id}, {len(ranks)} ranks on {nodes} node(s)")

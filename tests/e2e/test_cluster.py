@@ -1,0 +1,72 @@
+"""Shared by the test-cluster scripts: the run's input files, commands on a node,
+and the check that a run left nothing behind. BASE (default /tmp/aorta-tc) is where
+ci/testcluster.sh keeps its files."""
+import json
+import os
+import subprocess
+
+from suite_run import command, expect, results
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BASE = os.environ.get("BASE", "/tmp/aorta-tc")
+
+
+def on_node(host, command):
+    return subprocess.run(["ssh", "-F", os.path.join(BASE, "ssh_config"), host, command],
+                          capture_output=True, text=True, timeout=120)
+
+
+def write_inputs(work, nodes=None, edit_variant=None, edit_thresholds=None, edit_cluster=None):
+    """Writes cpu_docker.json and its threshold file into work, each edited in place
+    by its edit function, and, unless nodes is None, cluster.json with the cluster's
+    first `nodes` nodes. Returns those nodes' hosts."""
+    variant = json.load(open(os.path.join(HERE, "cpu_docker.json")))
+    thresholds = json.load(open(os.path.join(HERE, "cpu_docker_threshold.json")))
+    for doc, edit in ((variant, edit_variant), (thresholds, edit_thresholds)):
+        if edit:
+            edit(doc)
+    json.dump(variant, open(os.path.join(work, "cpu_docker.json"), "w"))
+    json.dump(thresholds, open(os.path.join(work, "cpu_docker_threshold.json"), "w"))
+    if nodes is None:
+        return []
+    cluster = json.load(open(os.path.join(BASE, "cluster.json")))
+    hosts = list(cluster["node_dict"])[:nodes]
+    cluster["node_dict"] = {h: cluster["node_dict"][h] for h in hosts}
+    if edit_cluster:
+        edit_cluster(cluster, work)
+    json.dump(cluster, open(os.path.join(work, "cluster.json"), "w"))
+    return hosts
+
+
+def expect_clean(hosts):
+    """No container and no training process on any of the hosts."""
+    for h in hosts:
+        left = on_node(h, "docker ps -aq; pgrep -af '[t]rain[.]py' || true")
+        expect(left.returncode == 0 and left.stdout.strip() == "", f"{h} still has: {left.stdout}{left.stderr}")
+
+
+def passing_stages(distributed):
+    """Every stage's outcome in a good run of the test configuration."""
+    stages = {"test_launch_container": "passed", "test_clone_aorta": "passed", "test_build_rccl": "skipped",
+              "test_run_benchmark": "passed", "test_collect_traces": "passed", "test_analyze": "skipped",
+              "test_parse_results": "passed", "test_validate_thresholds": "passed",
+              "test_generate_report": "passed", "test_teardown": "passed"}
+    if distributed:
+        stages["test_setup_rdma"] = "passed"
+    return stages
+
+
+def launch(binary, work, on_line=None):
+    """Runs the suite on work's input files; on_line(line, proc) sees each output
+    line as it comes. Returns the exit status, the output, the stages and the report."""
+    proc = subprocess.Popen(command(binary, work, "--cluster_file", os.path.join(work, "cluster.json"),
+                                    "--config_file", os.path.join(work, "cpu_docker.json")),
+                            cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = []
+    for line in proc.stdout:
+        lines.append(line)
+        if on_line:
+            on_line(line, proc)
+    proc.wait(timeout=600)
+    stages, report = results(work)
+    return proc.returncode, "".join(lines), stages, report
