@@ -78,10 +78,8 @@ std::vector<bool> select_gpu_events(const TraceData& data, KernelSelection selec
   for (const auto& l : data.runtime_launches) any_graph |= l.graph_launch;
   std::vector<std::pair<int64_t, int32_t>> gpu_by_key;  // for graph launches
   for (const auto& ke : data.keyed_events) {
-    int64_t key = key_of(ke.correlation, ke.external_id);
-    if (key == kNoKey) continue;
-    last.push_back({ke.thread, ke.gpu_index, key});
-    if (any_graph && ke.gpu_index >= 0) gpu_by_key.emplace_back(key, ke.gpu_index);
+    last.push_back({ke.thread, ke.gpu_index, ke.key});
+    if (any_graph && ke.gpu_index >= 0) gpu_by_key.emplace_back(ke.key, ke.gpu_index);
   }
   auto before = [](const Entry& a, const Entry& b) { return a.thread != b.thread ? a.thread < b.thread : a.key < b.key; };
   std::stable_sort(last.begin(), last.end(), before);

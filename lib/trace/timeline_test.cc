@@ -139,5 +139,24 @@ TEST(GpuTimeline, ExternalIdKeysLinksWhenTheFirstLaunchHasNoCorrelation) {
   EXPECT_TRUE(select_gpu_events(*data, KernelSelection::kLinkedOnly)[0]);
 }
 
+TEST(GpuTimeline, WithoutALaunchEventLinksGoByExternalId) {
+  // No runtime event is named "*launch*", so nothing decides the key: TraceLens's
+  // default, External id, links the copy; its correlation (6) links nothing.
+  aorta::testing::TempDir dir;
+  auto data = read_trace(dir.write("t.json", R"([
+    {"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD","pid":0,"tid":3,"ts":5,"dur":2,"args":{"External id":5,"correlation":6}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaMemcpyAsync","pid":1,"tid":1,"ts":0,"dur":1,"args":{"External id":5,"correlation":6}},
+    {"ph":"s","cat":"ac2g","id":5,"pid":1,"tid":1,"ts":0},
+    {"ph":"f","cat":"ac2g","id":5,"pid":0,"tid":3,"ts":5},
+    {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":3,"ts":9,"dur":2,"args":{"External id":7,"correlation":5}}
+  ])"));
+  ASSERT_TRUE(data.ok());
+  EXPECT_FALSE(data->link_by_correlation.has_value());
+  std::vector<bool> selected = select_gpu_events(*data, KernelSelection::kLinkedOnly);
+  ASSERT_EQ(selected.size(), 2u);
+  EXPECT_TRUE(selected[0]);
+  EXPECT_FALSE(selected[1]);
+}
+
 }  // namespace
 }  // namespace aorta::trace

@@ -209,12 +209,18 @@ void add_basic(BasicScan& basic, const RawEvent& ev, BasicClass cls) {
   basic.total += ev.dur;
 }
 
-// (pid, tid) pairs, a few hundred per trace, as small integers.
+// (pid, tid) pairs, a few hundred per trace, as small integers. Events come in runs
+// from one thread, so the last pair is checked before the hash map.
 class ThreadInterner {
  public:
   uint32_t intern(int64_t pid, int64_t tid) {
+    if (has_last_ && pid == last_pid_ && tid == last_tid_) return last_id_;
     auto [it, inserted] = ids_.try_emplace({pid, tid}, static_cast<uint32_t>(ids_.size()));
-    return it->second;
+    has_last_ = true;
+    last_pid_ = pid;
+    last_tid_ = tid;
+    last_id_ = it->second;
+    return last_id_;
   }
 
  private:
@@ -224,9 +230,29 @@ class ThreadInterner {
     }
   };
   std::unordered_map<std::pair<int64_t, int64_t>, uint32_t, Hash> ids_;
+  bool has_last_ = false;
+  int64_t last_pid_ = 0, last_tid_ = 0;
+  uint32_t last_id_ = 0;
 };
 
-void add_event(TraceData& data, const RawEvent& ev, const NameClasses::Classes& cls, ThreadInterner& threads) {
+// Keyed events seen before the link key is decided keep both keys; the first launch
+// decides which one the rest of the trace needs.
+struct UndecidedKeyed {
+  uint32_t thread;
+  int32_t gpu_index;
+  int64_t correlation, external_id;
+};
+
+void keep_by_link_key(TraceData& data, bool by_correlation, std::vector<UndecidedKeyed>& undecided) {
+  for (const auto& u : undecided) {
+    int64_t key = by_correlation ? u.correlation : u.external_id;
+    if (key != kNoKey) data.keyed_events.push_back({u.thread, u.gpu_index, key});
+  }
+  undecided = {};
+}
+
+void add_event(TraceData& data, const RawEvent& ev, const NameClasses::Classes& cls, ThreadInterner& threads,
+               std::vector<UndecidedKeyed>& undecided) {
   Cat cat = classify_cat(ev.cat);
   if (cat == Cat::kFlow) {
     if (ev.has_id && ev.ph == "s") data.flow_starts.push_back(ev.id);
@@ -243,16 +269,17 @@ void add_event(TraceData& data, const RawEvent& ev, const NameClasses::Classes& 
                                      ev.name == "cudaGraphLaunch" || ev.name == "hipGraphLaunch"});
     if (!data.link_by_correlation && cls.launch) {
       data.link_by_correlation = ev.correlation != kNoKey;
-      // From here on only the chosen key matters: drop what cannot be linked by it.
-      bool by_corr = *data.link_by_correlation;
-      std::erase_if(data.keyed_events,
-                    [&](const KeyedEvent& k) { return (by_corr ? k.correlation : k.external_id) == kNoKey; });
+      keep_by_link_key(data, *data.link_by_correlation, undecided);
     }
   }
-  bool keyed = data.link_by_correlation ? (*data.link_by_correlation ? ev.correlation : ev.external_id) != kNoKey
-                                        : (ev.correlation != kNoKey || ev.external_id != kNoKey);
-  if (ev.has_pid && ev.has_tid && keyed)
-    data.keyed_events.push_back({threads.intern(ev.pid, ev.tid), gpu_index, ev.correlation, ev.external_id});
+  if (!ev.has_pid || !ev.has_tid) return;
+  if (!data.link_by_correlation) {
+    if (ev.correlation != kNoKey || ev.external_id != kNoKey)
+      undecided.push_back({threads.intern(ev.pid, ev.tid), gpu_index, ev.correlation, ev.external_id});
+    return;
+  }
+  int64_t key = *data.link_by_correlation ? ev.correlation : ev.external_id;
+  if (key != kNoKey) data.keyed_events.push_back({threads.intern(ev.pid, ev.tid), gpu_index, key});
 }
 
 }  // namespace
@@ -265,6 +292,7 @@ Result<TraceData> read_trace(const std::filesystem::path& file, BasicScanMode ba
   IdInterner interner;
   NameClasses names;
   ThreadInterner threads;
+  std::vector<UndecidedKeyed> undecided;
   std::string distributed_info;
   ScanCallbacks callbacks;
   callbacks.on_metadata = [&](std::string_view key, std::string_view text) {
@@ -278,12 +306,12 @@ Result<TraceData> read_trace(const std::filesystem::path& file, BasicScanMode ba
     if (!basic && !timeline_category(ev.cat)) {
       // Only its link key can matter (the (pid, tid, key) map holds every keyed event).
       static const NameClasses::Classes kNone{BasicClass::kOther, GpuClass::kComputation, false};
-      add_event(data, ev, kNone, threads);
+      add_event(data, ev, kNone, threads, undecided);
       return;
     }
     const auto& cls = names.get(ev.cat, ev.name);
     if (basic) add_basic(data.basic, ev, cls.basic);
-    add_event(data, ev, cls, threads);
+    add_event(data, ev, cls, threads, undecided);
   };
   // One event on its own: the slow path, used to name the event a batch failed on.
   auto parse_one = [&](const EventBatch& batch, const EventRef& ref) -> Status {
@@ -340,6 +368,7 @@ Result<TraceData> read_trace(const std::filesystem::path& file, BasicScanMode ba
   data.bytes = scanned->bytes;
   data.events = scanned->events;
   data.legacy_array = scanned->legacy_array;
+  if (!data.link_by_correlation) keep_by_link_key(data, false, undecided);  // TraceLens's default
   std::sort(data.flow_starts.begin(), data.flow_starts.end());
   data.flow_starts.erase(std::unique(data.flow_starts.begin(), data.flow_starts.end()), data.flow_starts.end());
   // Last "f" per id wins: stable sort keeps file order within an id, keep the last.

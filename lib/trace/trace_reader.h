@@ -22,15 +22,14 @@ struct GpuEvent {
   GpuClass cls = GpuClass::kComputation;
 };
 
-// An event with a pid, tid and a correlation or External id in its args: the
-// candidates of the (pid, tid, key) -> event map that links flows to kernels.
-// Compact on purpose: a 1 GB trace holds millions of these. `thread` is the
-// interned (pid, tid) pair.
+// An event with a pid, tid and a link key in its args: the candidates of the
+// (pid, tid, key) -> event map that links flows to kernels. `key` is the correlation
+// or the External id, as link_by_correlation decides. Compact on purpose: a 1 GB
+// trace holds millions of these. `thread` is the interned (pid, tid) pair.
 struct KeyedEvent {
   uint32_t thread = 0;
   int32_t gpu_index = -1;  // index into gpu_events, -1 for non-GPU events
-  int64_t correlation = kNoKey;
-  int64_t external_id = kNoKey;
+  int64_t key = kNoKey;
 };
 
 struct RuntimeLaunch {
@@ -68,7 +67,8 @@ struct TraceData {
   std::vector<GpuEvent> gpu_events;
   std::vector<KeyedEvent> keyed_events;
   std::vector<RuntimeLaunch> runtime_launches;  // cuda_runtime / cuda_driver events, file order
-  // The first runtime event whose name contains "launch" decides the link key.
+  // The first runtime event whose name contains "launch" decides the link key; a
+  // trace without one links by External id (TraceLens's default) and leaves this empty.
   std::optional<bool> link_by_correlation;
   // Sorted vectors rather than hash maps: a fraction of the memory at 1 GB scale.
   std::vector<int64_t> flow_starts;  // ids of "s" flow events, sorted and unique
