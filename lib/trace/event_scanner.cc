@@ -6,16 +6,14 @@
 
 #include <cerrno>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include <algorithm>
 #include <cstring>
 #include <memory>
 #include <vector>
 
 #include <simdjson.h>
+
+#include "trace/block_masks.h"
 
 namespace aorta::trace {
 namespace {
@@ -118,9 +116,9 @@ class Scanner {
   }
 
   // Scans buf_[pos_, end). Inside traceEvents, 64-byte blocks without backslashes
-  // take the fast path (fast_block); everything else goes 16 bytes at a time through
-  // handle(), which tracks every state change exactly. Bytes past `end` are readable
-  // padding, so blocks may overhang.
+  // take the fast path (fast_block); everything else goes through exact_block, which
+  // visits every structural byte. Bytes past `end` are readable padding, so blocks
+  // may overhang.
   Status scan(size_t end) {
     const char* data = buf_.data();
     size_t p = std::max(pos_, skip_to_);
@@ -141,42 +139,40 @@ class Scanner {
     return ok_status();
   }
 
-  // The quotes of a 64-byte block without backslashes delimit its strings: a prefix
-  // XOR of the quote mask marks the bytes inside them (simdjson's stage-1 trick), so
-  // only the brackets outside strings are visited. Returns p unchanged when the
-  // block needs the exact path.
+  // The quotes of a 64-byte block without backslashes delimit its strings: their
+  // prefix XOR marks the bytes inside them (simdjson's stage-1 trick), so only the
+  // brackets outside strings are visited. Returns p unchanged when the block needs
+  // the exact path.
   Result<size_t> fast_block(const char* data, size_t p) {
-    uint64_t quotes = 0, backslashes = 0, brackets = 0;
-    for (int i = 0; i < 4; ++i) {
-      uint32_t q, b, k;
-      masks16(data + p + 16 * i, q, b, k);
-      quotes |= static_cast<uint64_t>(q) << (16 * i);
-      backslashes |= static_cast<uint64_t>(b) << (16 * i);
-      brackets |= static_cast<uint64_t>(k) << (16 * i);
-    }
-    if (backslashes) return p;
-    uint64_t inside = quotes;
-    for (int shift = 1; shift < 64; shift *= 2) inside ^= inside << shift;
-    if (in_string_) inside = ~inside;
-    brackets &= ~inside;
+    const BlockMasks m = masks_.fn(data + p);
+    if (m.backslashes) return p;
+    const uint64_t inside = in_string_ ? ~m.quote_parity : m.quote_parity;
+    uint64_t brackets = m.brackets & ~inside;
     in_string_ = false;  // every bracket left is outside strings
     while (brackets) {
       size_t q = p + static_cast<size_t>(__builtin_ctzll(brackets));
       brackets &= brackets - 1;
-      if (Status s = handle(data, q); !s) return s.error();
-      if (mode_ != Mode::kEvents) return q + 1;  // traceEvents ended; go on exactly
+      auto inside_events = event_bracket(q);
+      if (!inside_events) return inside_events.error();
+      if (!*inside_events) {  // traceEvents ends here; go on exactly
+        if (Status s = handle(data, q); !s) return s.error();
+        return q + 1;
+      }
     }
     in_string_ = (inside >> 63) & 1;
     return p + 64;
   }
 
-  // Up to 16 bytes through handle(), one structural byte at a time.
+  // Up to 64 bytes, one structural byte at a time.
   Result<size_t> exact_block(const char* data, size_t p, size_t end) {
-    uint32_t mask = structural_mask(data + p, mode_ != Mode::kEvents);
-    if (end - p < 16) mask &= (1u << (end - p)) - 1;
-    size_t next = p + 16;
+    const BlockMasks m = masks_.fn(data + p);
+    uint64_t mask = m.quotes | m.backslashes | m.brackets;
+    // Inside traceEvents only strings and nesting matter; ':' and ',' are needed for
+    // the keys of the top-level object.
+    if (mode_ != Mode::kEvents) mask |= separators(data + p);
+    if (end - p < 64) mask &= (uint64_t{1} << (end - p)) - 1;
     while (mask) {
-      size_t q = p + static_cast<size_t>(__builtin_ctz(mask));
+      size_t q = p + static_cast<size_t>(__builtin_ctzll(mask));
       mask &= mask - 1;
       if (q < skip_to_) continue;  // the byte after a backslash
       Mode before = mode_;
@@ -184,51 +180,41 @@ class Scanner {
       // Leaving traceEvents makes ':' and ',' matter again: recompute the mask.
       if (mode_ == Mode::kDone || (before == Mode::kEvents && mode_ != Mode::kEvents)) return q + 1;
     }
-    return std::max(next, skip_to_);
+    return std::max(p + 64, skip_to_);
   }
 
-  static void masks16(const char* block, uint32_t& quotes, uint32_t& backslashes, uint32_t& brackets) {
-#if defined(__SSE2__)
-    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block));
-    // '{' '}' differ from '[' ']' only in bit 0x20: clearing it folds four compares into two.
-    __m128i folded = _mm_and_si128(v, _mm_set1_epi8(static_cast<char>(0xDF)));
-    quotes = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"'))));
-    backslashes = static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
-    brackets = static_cast<uint32_t>(_mm_movemask_epi8(
-        _mm_or_si128(_mm_cmpeq_epi8(folded, _mm_set1_epi8('[')), _mm_cmpeq_epi8(folded, _mm_set1_epi8(']')))));
-#else
-    quotes = backslashes = brackets = 0;
-    for (int i = 0; i < 16; ++i) {
-      char c = block[i];
-      if (c == '"') quotes |= 1u << i;
-      if (c == '\\') backslashes |= 1u << i;
-      if (c == '{' || c == '}' || c == '[' || c == ']') brackets |= 1u << i;
+  // ':' and ',' in 64 bytes; only the top-level object needs them, so no SIMD.
+  static uint64_t separators(const char* block) {
+    uint64_t mask = 0;
+    for (int i = 0; i < 64; ++i)
+      if (block[i] == ':' || block[i] == ',') mask |= uint64_t{1} << i;
+    return mask;
+  }
+
+  // A bracket outside strings inside traceEvents. False when it closes the array
+  // itself, which handle() deals with.
+  Result<bool> event_bracket(size_t q) {
+    const char c = buf_[q];
+    if (c == '{' || c == '[') {
+      if (depth_ == events_depth_) {
+        if (c == '[') return element_error(q, "is an array, not an event object");
+        event_start_ = q;
+      }
+      ++depth_;
+      return true;
     }
-#endif
+    if (depth_ == events_depth_) return false;
+    if (--depth_ == events_depth_) {
+      if (c != '}') return element_error(event_start_, "is an object closed by ']'");
+      emit_event(event_start_, q + 1);
+      event_start_ = kNone;
+    }
+    return true;
   }
 
-  // Inside traceEvents only strings and nesting matter; ':' and ',' are needed for
-  // the keys of the top-level object.
-  static uint32_t structural_mask(const char* block, bool with_separators) {
-    uint32_t quotes, backslashes, brackets;
-    masks16(block, quotes, backslashes, brackets);
-    uint32_t mask = quotes | backslashes | brackets;
-    if (with_separators) mask |= separators16(block);
-    return mask;
-  }
-
-  // ':' and ',' in 16 bytes.
-  static uint32_t separators16(const char* block) {
-#if defined(__SSE2__)
-    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block));
-    return static_cast<uint32_t>(
-        _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(':')), _mm_cmpeq_epi8(v, _mm_set1_epi8(',')))));
-#else
-    uint32_t mask = 0;
-    for (int i = 0; i < 16; ++i)
-      if (block[i] == ':' || block[i] == ',') mask |= 1u << i;
-    return mask;
-#endif
+  Error element_error(size_t pos, const std::string& what) const {
+    return Error{ErrorCode::kInvalidInput,
+                 "traceEvents element at byte " + std::to_string(discarded_ + pos) + " " + what, ""};
   }
 
   // One structural byte at q.
@@ -256,32 +242,36 @@ class Scanner {
         break;
       case '{':
       case '[':
-        if (mode_ == Mode::kStart) {
-          mode_ = c == '[' ? Mode::kEvents : Mode::kObject;
-          stats_.legacy_array = c == '[';
-          events_depth_ = 1;
-          expect_key_ = true;
-        } else if (mode_ == Mode::kObject && depth_ == 1 && c == '[' && value_key_ == "traceEvents") {
-          mode_ = Mode::kEvents;
-          events_depth_ = 2;
-        } else if (mode_ == Mode::kEvents && depth_ == events_depth_ && c == '{') {
-          event_start_ = q;
-        }
-        ++depth_;
-        break;
       case '}':
       case ']':
-        if (depth_ == 0) return Error{ErrorCode::kInvalidInput, "unbalanced '" + std::string(1, c) + "'", ""};
-        --depth_;
-        if (mode_ == Mode::kEvents && depth_ == events_depth_ && event_start_ != kNone && c == '}') {
-          if (Status s = emit_event(event_start_, q + 1); !s) return s;
-          event_start_ = kNone;
-        } else if (mode_ == Mode::kEvents && depth_ == events_depth_ - 1) {
+        if (mode_ == Mode::kEvents) {
+          auto inside_events = event_bracket(q);
+          if (!inside_events) return inside_events.error();
+          if (*inside_events) break;
+          if (c != ']')
+            return Error{ErrorCode::kInvalidInput,
+                         "traceEvents is closed by '}' at byte " + std::to_string(discarded_ + q), ""};
+          --depth_;
           mode_ = stats_.legacy_array ? Mode::kDone : Mode::kObject;
           value_key_.clear();
-        } else if (mode_ == Mode::kObject && depth_ == 0) {
-          finish_value(q);
-          mode_ = Mode::kDone;
+        } else if (c == '{' || c == '[') {
+          if (mode_ == Mode::kStart) {
+            mode_ = c == '[' ? Mode::kEvents : Mode::kObject;
+            stats_.legacy_array = c == '[';
+            events_depth_ = 1;
+            expect_key_ = true;
+          } else if (mode_ == Mode::kObject && depth_ == 1 && c == '[' && value_key_ == "traceEvents") {
+            mode_ = Mode::kEvents;
+            events_depth_ = 2;
+          }
+          ++depth_;
+        } else {
+          if (depth_ == 0) return Error{ErrorCode::kInvalidInput, "unbalanced '" + std::string(1, c) + "'", ""};
+          --depth_;
+          if (mode_ == Mode::kObject && depth_ == 0) {
+            finish_value(q);
+            mode_ = Mode::kDone;
+          }
         }
         break;
       case ':':
@@ -302,10 +292,9 @@ class Scanner {
     return ok_status();
   }
 
-  Status emit_event(size_t start, size_t stop) {
+  void emit_event(size_t start, size_t stop) {
     ++stats_.events;
     batch_.push_back({start, stop - start, discarded_ + start});
-    return ok_status();
   }
 
   // Hands the chunk's complete events to the consumer in one batch.
@@ -345,6 +334,7 @@ class Scanner {
 
   static constexpr size_t kNone = static_cast<size_t>(-1);
   const ScanCallbacks& callbacks_;
+  const BlockMasksImpl masks_ = block_masks_for_this_cpu();
   std::vector<std::string_view> keys_;
   std::vector<char> buf_;
   std::vector<EventRef> batch_;

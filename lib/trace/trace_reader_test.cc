@@ -79,6 +79,16 @@ TEST(TraceReader, DamagedInputIsAClearError) {
   EXPECT_NE(corrupt.error().message.find("not valid JSON"), std::string::npos) << corrupt.error().message;
   EXPECT_NE(corrupt.error().message.find("byte 17"), std::string::npos) << corrupt.error().message;
 
+  // Elements of traceEvents must be objects, closed by '}'; the message names the byte.
+  auto nested = read_trace(dir.write("nested.json", R"({"traceEvents": [{"ph":"X"}, [{"ph":"X"}]]})"));
+  ASSERT_FALSE(nested.ok());
+  EXPECT_NE(nested.error().message.find("element at byte 29 is an array"), std::string::npos)
+      << nested.error().message;
+  auto mismatched = read_trace(dir.write("mismatched.json", R"({"traceEvents": [{"ph":"X"]]})"));
+  ASSERT_FALSE(mismatched.ok());
+  EXPECT_NE(mismatched.error().message.find("element at byte 17 is an object closed by ']'"), std::string::npos)
+      << mismatched.error().message;
+
   auto missing = read_trace(dir.path() / "missing.json");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().code, ErrorCode::kNotFound);

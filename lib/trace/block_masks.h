@@ -1,0 +1,32 @@
+// The character classes of one 64-byte block that the trace scanner needs, computed
+// with the widest vector unit the CPU has (AVX-512BW, AVX2, else SSE2), chosen once
+// at start-up: the project is built for baseline x86-64, so wide code is opt-in.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace aorta::trace {
+
+struct BlockMasks {
+  uint64_t quotes = 0;       // bit i set: byte i is '"'
+  uint64_t backslashes = 0;  // '\\'
+  uint64_t brackets = 0;     // '{', '}', '[' or ']'
+  uint64_t quote_parity = 0; // bit i: odd number of quotes in bytes 0..i (prefix XOR)
+};
+
+// Reads 64 bytes at `block`, which must all be readable.
+using BlockMasksFn = BlockMasks (*)(const char* block);
+
+struct BlockMasksImpl {
+  BlockMasksFn fn;
+  const char* isa;  // "avx512bw", "avx2", "sse2" or "scalar"
+};
+
+// The fastest implementation this CPU runs, or the one the environment variable
+// AORTA_TRACE_SIMD names ("avx2", "sse2", "scalar") when this CPU runs it.
+BlockMasksImpl block_masks_for_this_cpu();
+// Every implementation this CPU runs, fastest first (for tests and benchmarks).
+std::vector<BlockMasksImpl> block_masks_all();
+
+}  // namespace aorta::trace
