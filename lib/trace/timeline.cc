@@ -72,7 +72,7 @@ std::vector<bool> select_gpu_events(const TraceData& data, KernelSelection selec
     int32_t gpu_index;
     int64_t key;
   };
-  std::vector<Entry> last;
+  LargeVector<Entry> last;
   last.reserve(data.keyed_events.size());
   bool any_graph = false;
   for (const auto& l : data.runtime_launches) any_graph |= l.graph_launch;

@@ -344,7 +344,12 @@ Result<TraceData> read_trace(const std::filesystem::path& file, BasicScanMode ba
     simdjson::error_code failed = simdjson::SUCCESS;
     simdjson::ondemand::document doc;
     simdjson::ondemand::array array;
-    failed = parser.iterate(open, static_cast<size_t>(close + 1 - open), batch.buffer_size - (open - batch.buffer)).get(doc);
+    const size_t length = static_cast<size_t>(close + 1 - open);
+    // simdjson reallocates whenever a document outgrows the last one; doubling makes
+    // that rare, as chunk batches differ by a few bytes.
+    if (length > parser.capacity() && parser.allocate(2 * length) != simdjson::SUCCESS)
+      return Error{ErrorCode::kIo, "out of memory for a batch of " + std::to_string(length) + " bytes", ""};
+    failed = parser.iterate(open, length, batch.buffer_size - (open - batch.buffer)).get(doc);
     if (!failed) failed = doc.get_array().get(array);
     if (!failed) {
       for (auto element : array) {
@@ -374,7 +379,7 @@ Result<TraceData> read_trace(const std::filesystem::path& file, BasicScanMode ba
   // Last "f" per id wins: stable sort keeps file order within an id, keep the last.
   std::stable_sort(data.flow_ends.begin(), data.flow_ends.end(),
                    [](const FlowEnd& a, const FlowEnd& b) { return a.id < b.id; });
-  std::vector<FlowEnd> last;
+  LargeVector<FlowEnd> last;
   last.reserve(data.flow_ends.size());
   for (size_t i = 0; i < data.flow_ends.size(); ++i)
     if (i + 1 == data.flow_ends.size() || data.flow_ends[i + 1].id != data.flow_ends[i].id) last.push_back(data.flow_ends[i]);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "trace/huge_page_allocator.h"
 #include "trace/kernel_class.h"
 
 namespace aorta::trace {
@@ -64,15 +65,15 @@ struct TraceData {
   uint64_t bytes = 0;
   uint64_t events = 0;
   uint64_t negative_durations = 0;  // events skipped because dur < 0
-  std::vector<GpuEvent> gpu_events;
-  std::vector<KeyedEvent> keyed_events;
-  std::vector<RuntimeLaunch> runtime_launches;  // cuda_runtime / cuda_driver events, file order
+  LargeVector<GpuEvent> gpu_events;
+  LargeVector<KeyedEvent> keyed_events;
+  LargeVector<RuntimeLaunch> runtime_launches;  // cuda_runtime / cuda_driver events, file order
   // The first runtime event whose name contains "launch" decides the link key; a
   // trace without one links by External id (TraceLens's default) and leaves this empty.
   std::optional<bool> link_by_correlation;
   // Sorted vectors rather than hash maps: a fraction of the memory at 1 GB scale.
-  std::vector<int64_t> flow_starts;  // ids of "s" flow events, sorted and unique
-  std::vector<FlowEnd> flow_ends;    // the last "f" per id (TraceLens: last wins), sorted by id
+  LargeVector<int64_t> flow_starts;  // ids of "s" flow events, sorted and unique
+  LargeVector<FlowEnd> flow_ends;    // the last "f" per id (TraceLens: last wins), sorted by id
   BasicScan basic;
 };
 
