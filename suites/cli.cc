@@ -60,7 +60,8 @@ Usage:
       Copy a shipped file, e.g. mi3xx_aorta_profile_overlap_2gpu_single.json; copy its
       threshold file next to it too.
   aorta_suite analyze TRACE_DIR [--output FILE] [--include-unlinked-kernels] [--jobs N]
-      Compute per-rank and run metrics from the profiler traces under TRACE_DIR.
+      Compute per-rank and run metrics from the profiler traces under TRACE_DIR,
+      reading N traces at once (default: one per core).
   aorta_suite --help
 
 Exit status: 0 every selected stage passed or was skipped by configuration;

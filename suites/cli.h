@@ -25,7 +25,7 @@ struct Options {
   // analyze
   std::string trace_dir;
   bool include_unlinked = false;
-  int jobs = 1;
+  int jobs = 0;  // 0: one per core
 };
 
 Options parse(const std::vector<std::string>& args);

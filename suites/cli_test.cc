@@ -30,6 +30,7 @@ TEST(Cli, Subcommands) {
   EXPECT_EQ(a.trace_dir, "traces");
   EXPECT_FALSE(parse({"analyze"}).error.empty());
   EXPECT_FALSE(parse({"analyze", "t", "--jobs", "0"}).error.empty());
+  EXPECT_EQ(parse({"analyze", "t"}).jobs, 0);  // one per core
   EXPECT_EQ(parse({"--help"}).command, Command::kHelp);
 }
 

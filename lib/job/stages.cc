@@ -293,8 +293,7 @@ StageOutcome parse_results(StageContext& ctx) {
     out.failures.push_back("No torch_traces artifact; cannot parse benchmark metrics");
     return out;
   }
-  metrics::AnalyzeOptions options;
-  options.jobs = 2;
+  metrics::AnalyzeOptions options;  // one trace per core at once
   state.parse = metrics::analyze_traces(traces->second, options);
   for (const auto& w : state.parse->warnings) out.notes.push_back(w);
   for (const auto& e : state.parse->errors) out.notes.push_back("trace error: " + e);

@@ -86,7 +86,8 @@ TraceSet analyze_traces(const fs::path& dir, const AnalyzeOptions& options) {
     for (size_t i = next++; i < files.size(); i = next++)
       slots[i].result = analyze_trace_file(files[i], options, slots[i].warnings, &slots[i].bytes);
   };
-  int jobs = std::clamp(options.jobs, 1, static_cast<int>(files.size()));
+  int jobs = options.jobs > 0 ? options.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  jobs = std::clamp(jobs, 1, static_cast<int>(files.size()));
   std::vector<std::thread> threads;
   for (int t = 1; t < jobs; ++t) threads.emplace_back(worker);
   worker();

@@ -15,7 +15,7 @@ namespace aorta::metrics {
 
 struct AnalyzeOptions {
   trace::KernelSelection selection = trace::KernelSelection::kLinkedOnly;
-  int jobs = 1;
+  int jobs = 0;  // traces read at once; 0: one per core (never more than there are traces)
 };
 
 enum class ParseStatus { kSuccess, kPartial, kFailed };
