@@ -67,25 +67,6 @@ __attribute__((target("pclmul"))) uint64_t prefix_xor_clmul(uint64_t x) {
       _mm_cvtsi128_si64(_mm_clmulepi64_si128(_mm_set_epi64x(0, static_cast<long long>(x)), _mm_set1_epi8(-1), 0)));
 }
 
-__attribute__((target("avx2"))) uint64_t avx2_mask(__m256i eq, int half) {
-  return static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_epi8(eq))) << (32 * half);
-}
-
-__attribute__((target("avx2,pclmul"))) BlockMasks avx2_masks(const char* block) {
-  BlockMasks m;
-  for (int i = 0; i < 2; ++i) {
-    __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 32 * i));
-    __m256i folded = _mm256_and_si256(v, _mm256_set1_epi8(kNotCase));
-    m.quotes |= avx2_mask(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('"')), i);
-    m.backslashes |= avx2_mask(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('\\')), i);
-    m.brackets |= avx2_mask(_mm256_or_si256(_mm256_cmpeq_epi8(folded, _mm256_set1_epi8('[')),
-                                            _mm256_cmpeq_epi8(folded, _mm256_set1_epi8(']'))),
-                            i);
-  }
-  m.quote_parity = prefix_xor_clmul(m.quotes);
-  return m;
-}
-
 __attribute__((target("avx512f,avx512bw,pclmul"))) BlockMasks avx512_masks(const char* block) {
   BlockMasks m;
   __m512i v = _mm512_loadu_si512(block);
@@ -106,7 +87,6 @@ std::vector<BlockMasksImpl> block_masks_all() {
 #if defined(__x86_64__)
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("pclmul")) all.push_back({avx512_masks, "avx512bw"});
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul")) all.push_back({avx2_masks, "avx2"});
   all.push_back({sse2_masks, "sse2"});
 #endif
   all.push_back({scalar_masks, "scalar"});
