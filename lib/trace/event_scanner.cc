@@ -1,11 +1,5 @@
 #include "trace/event_scanner.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-#include <zlib.h>
-
-#include <cerrno>
-
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -14,6 +8,7 @@
 #include <simdjson.h>
 
 #include "trace/block_masks.h"
+#include "trace/byte_source.h"
 
 namespace aorta::trace {
 namespace {
@@ -21,56 +16,6 @@ namespace {
 constexpr size_t kChunk = 4u << 20;  // 4 MiB reads: large enough to amortise syscalls
 // simdjson's padding plus room for the ']' a consumer writes after the last event.
 constexpr size_t kPadding = simdjson::SIMDJSON_PADDING + 64;
-
-// Plain files are read with read(2); gzip files (magic 1f 8b) through zlib, whose
-// pass-through mode for plain files costs an extra copy at about 1 GB/s.
-class ByteSource {
- public:
-  explicit ByteSource(const std::filesystem::path& file) : fd_(::open(file.c_str(), O_RDONLY | O_CLOEXEC)) {
-    if (fd_ < 0) return;
-    unsigned char magic[2] = {0, 0};
-    if (::pread(fd_, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
-      gz_ = gzdopen(fd_, "rb");
-      if (gz_) gzbuffer(gz_, 1u << 20);
-      fd_ = -1;  // owned by gz_ now
-    }
-#ifdef POSIX_FADV_SEQUENTIAL
-    if (fd_ >= 0) ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
-#endif
-  }
-  ~ByteSource() {
-    if (gz_) gzclose(gz_);
-    if (fd_ >= 0) ::close(fd_);
-  }
-  ByteSource(const ByteSource&) = delete;
-  ByteSource& operator=(const ByteSource&) = delete;
-  bool open() const { return gz_ != nullptr || fd_ >= 0; }
-  // Bytes read, 0 at the end; an error for a damaged gzip stream or a read failure.
-  Result<size_t> read(char* into, size_t size) {
-    if (!gz_) {
-      size_t got = 0;
-      while (got < size) {
-        ssize_t n = ::read(fd_, into + got, size - got);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return Error{ErrorCode::kIo, std::string("read failed: ") + std::strerror(errno), ""};
-        if (n == 0) break;
-        got += static_cast<size_t>(n);
-      }
-      return got;
-    }
-    int n = gzread(gz_, into, static_cast<unsigned>(size));
-    if (n < 0) {
-      int code = 0;
-      const char* message = gzerror(gz_, &code);
-      return Error{ErrorCode::kInvalidInput, std::string("gzip stream is damaged: ") + message, ""};
-    }
-    return static_cast<size_t>(n);
-  }
-
- private:
-  int fd_ = -1;
-  gzFile gz_ = nullptr;
-};
 
 enum class Mode { kStart, kObject, kEvents, kDone };
 
@@ -358,7 +303,7 @@ class Scanner {
 
 Result<ScanStats> scan_trace(const std::filesystem::path& file, const ScanCallbacks& callbacks,
                              std::initializer_list<std::string_view> metadata_keys) {
-  ByteSource source(file);
+  ByteSource source(file, kChunk);
   if (!source.open()) return Error{ErrorCode::kNotFound, "cannot open trace file", file.string()};
   Scanner scanner(callbacks, metadata_keys);
   auto result = scanner.run(source);
