@@ -67,25 +67,20 @@ std::vector<bool> select_gpu_events(const TraceData& data, KernelSelection selec
 
   // (thread, key) -> the last event with it in file order: a stable sort by
   // (thread, key) keeps file order inside each group; the group's last entry wins.
-  struct Entry {
-    uint32_t thread;
-    int32_t gpu_index;
-    int64_t key;
-  };
-  LargeVector<Entry> last;
-  last.reserve(data.keyed_events.size());
+  LargeVector<KeyedEvent> last = data.keyed_events;
   bool any_graph = false;
   for (const auto& l : data.runtime_launches) any_graph |= l.graph_launch;
   std::vector<std::pair<int64_t, int32_t>> gpu_by_key;  // for graph launches
-  for (const auto& ke : data.keyed_events) {
-    last.push_back({ke.thread, ke.gpu_index, ke.key});
-    if (any_graph && ke.gpu_index >= 0) gpu_by_key.emplace_back(ke.key, ke.gpu_index);
-  }
-  auto before = [](const Entry& a, const Entry& b) { return a.thread != b.thread ? a.thread < b.thread : a.key < b.key; };
+  if (any_graph)
+    for (const auto& ke : data.keyed_events)
+      if (ke.gpu_index >= 0) gpu_by_key.emplace_back(ke.key, ke.gpu_index);
+  auto before = [](const KeyedEvent& a, const KeyedEvent& b) {
+    return a.thread != b.thread ? a.thread < b.thread : a.key < b.key;
+  };
   std::stable_sort(last.begin(), last.end(), before);
   std::sort(gpu_by_key.begin(), gpu_by_key.end());
-  auto find_last = [&](uint32_t thread, int64_t key) -> const Entry* {
-    Entry probe{thread, -1, key};
+  auto find_last = [&](uint32_t thread, int64_t key) -> const KeyedEvent* {
+    KeyedEvent probe{thread, -1, key};
     auto it = std::upper_bound(last.begin(), last.end(), probe, before);
     if (it == last.begin()) return nullptr;
     --it;
@@ -104,7 +99,7 @@ std::vector<bool> select_gpu_events(const TraceData& data, KernelSelection selec
     const FlowEnd* end = find_flow_end(data, key);
     if (!end) continue;
     // The flow's own id names the target; it equals the launch key by lookup.
-    const Entry* target = find_last(end->thread, end->id);
+    const KeyedEvent* target = find_last(end->thread, end->id);
     if (target && target->gpu_index >= 0) selected[target->gpu_index] = true;
   }
   return selected;

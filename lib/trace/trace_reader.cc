@@ -214,9 +214,8 @@ void add_basic(BasicScan& basic, const RawEvent& ev, BasicClass cls) {
 class ThreadInterner {
  public:
   uint32_t intern(int64_t pid, int64_t tid) {
-    if (has_last_ && pid == last_pid_ && tid == last_tid_) return last_id_;
+    if (!ids_.empty() && pid == last_pid_ && tid == last_tid_) return last_id_;
     auto [it, inserted] = ids_.try_emplace({pid, tid}, static_cast<uint32_t>(ids_.size()));
-    has_last_ = true;
     last_pid_ = pid;
     last_tid_ = tid;
     last_id_ = it->second;
@@ -230,8 +229,7 @@ class ThreadInterner {
     }
   };
   std::unordered_map<std::pair<int64_t, int64_t>, uint32_t, Hash> ids_;
-  bool has_last_ = false;
-  int64_t last_pid_ = 0, last_tid_ = 0;
+  int64_t last_pid_ = 0, last_tid_ = 0;  // the pair interned last (when ids_ has any)
   uint32_t last_id_ = 0;
 };
 
