@@ -3,7 +3,6 @@
 // most of the time it takes to read a .json.gz trace.
 #pragma once
 
-#include <sys/types.h>
 #include <zlib.h>
 
 #include <condition_variable>

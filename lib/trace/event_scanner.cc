@@ -100,7 +100,7 @@ class Scanner {
       auto inside_events = event_bracket(q);
       if (!inside_events) return inside_events.error();
       if (!*inside_events) {  // traceEvents ends here; go on exactly
-        if (Status s = handle(data, q); !s) return s.error();
+        if (Status s = close_events(q); !s) return s.error();
         return q + 1;
       }
     }
@@ -137,7 +137,7 @@ class Scanner {
   }
 
   // A bracket outside strings inside traceEvents. False when it closes the array
-  // itself, which handle() deals with.
+  // itself, which close_events() deals with.
   Result<bool> event_bracket(size_t q) {
     const char c = buf_[q];
     if (c == '{' || c == '[') {
@@ -155,6 +155,15 @@ class Scanner {
       event_start_ = kNone;
     }
     return true;
+  }
+
+  Status close_events(size_t q) {
+    if (buf_[q] != ']')
+      return Error{ErrorCode::kInvalidInput, "traceEvents is closed by '}' at byte " + std::to_string(discarded_ + q), ""};
+    --depth_;
+    mode_ = stats_.legacy_array ? Mode::kDone : Mode::kObject;
+    value_key_.clear();
+    return ok_status();
   }
 
   Error element_error(size_t pos, const std::string& what) const {
@@ -192,13 +201,7 @@ class Scanner {
         if (mode_ == Mode::kEvents) {
           auto inside_events = event_bracket(q);
           if (!inside_events) return inside_events.error();
-          if (*inside_events) break;
-          if (c != ']')
-            return Error{ErrorCode::kInvalidInput,
-                         "traceEvents is closed by '}' at byte " + std::to_string(discarded_ + q), ""};
-          --depth_;
-          mode_ = stats_.legacy_array ? Mode::kDone : Mode::kObject;
-          value_key_.clear();
+          if (!*inside_events) return close_events(q);
         } else if (c == '{' || c == '[') {
           if (mode_ == Mode::kStart) {
             mode_ = c == '[' ? Mode::kEvents : Mode::kObject;

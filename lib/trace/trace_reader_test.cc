@@ -88,6 +88,10 @@ TEST(TraceReader, DamagedInputIsAClearError) {
   ASSERT_FALSE(mismatched.ok());
   EXPECT_NE(mismatched.error().message.find("element at byte 17 is an object closed by ']'"), std::string::npos)
       << mismatched.error().message;
+  auto closed = read_trace(dir.write("closed.json", R"({"traceEvents": [{"ph":"X"}}})"));
+  ASSERT_FALSE(closed.ok());
+  EXPECT_NE(closed.error().message.find("traceEvents is closed by '}' at byte 27"), std::string::npos)
+      << closed.error().message;
 
   auto missing = read_trace(dir.path() / "missing.json");
   ASSERT_FALSE(missing.ok());
@@ -102,7 +106,7 @@ TEST(TraceReader, DamagedInputIsAClearError) {
   auto cut = read_trace(dir.write("cut.json.gz", gz.substr(0, gz.size() / 2)));
   ASSERT_FALSE(cut.ok());
   EXPECT_NE(cut.error().message.find("gzip stream is damaged"), std::string::npos) << cut.error().message;
-  // Flipped bytes mid-stream: zlib's checks catch them, the events before still count.
+  // Flipped bytes mid-stream: zlib's checks catch them; the trace is not cut short there.
   std::string flipped = gz;
   for (size_t i = gz.size() / 2; i < gz.size() / 2 + 64; ++i) flipped[i] = static_cast<char>(~flipped[i]);
   auto damaged = read_trace(dir.write("damaged.json.gz", flipped));
