@@ -1,0 +1,19 @@
+// Output files are written whole or not at all. A report that a full disk, a signal
+// or a crash cuts short must not replace the good one an earlier run left, so the
+// text goes to a temporary file beside the target, every write and the close are
+// checked, and only then is it renamed over the target.
+#pragma once
+
+#include <filesystem>
+#include <string_view>
+
+#include "common/result.h"
+
+namespace aorta {
+
+// Writes content to path atomically (same folder, rename). On any failure the
+// target is left as it was, the temporary file is removed, and the error names the
+// path and the reason ("No space left on device").
+Status write_file_atomically(const std::filesystem::path& path, std::string_view content);
+
+}  // namespace aorta

@@ -1,0 +1,83 @@
+#include "common/utf8.h"
+
+namespace aorta {
+namespace {
+
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
+// Length of the well-formed sequence at text[i], or 0 when it is ill-formed; in
+// that case *subpart is the length of the maximal ill-formed subpart (at least 1).
+size_t sequence_length(std::string_view text, size_t i, size_t* subpart) {
+  auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  unsigned char lead = byte(i);
+  *subpart = 1;
+  if (lead < 0x80) return 1;
+  size_t need;
+  unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte (Table 3-7)
+  if (lead >= 0xC2 && lead <= 0xDF) need = 2;
+  else if (lead >= 0xE0 && lead <= 0xEF) {
+    need = 3;
+    if (lead == 0xE0) lo = 0xA0;
+    if (lead == 0xED) hi = 0x9F;  // no surrogates
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    need = 4;
+    if (lead == 0xF0) lo = 0x90;
+    if (lead == 0xF4) hi = 0x8F;  // nothing past U+10FFFF
+  } else {
+    return 0;
+  }
+  for (size_t k = 1; k < need; ++k) {
+    if (i + k >= text.size()) return 0;
+    unsigned char b = byte(i + k);
+    bool ok = k == 1 ? (b >= lo && b <= hi) : (b >= 0x80 && b <= 0xBF);
+    if (!ok) return 0;
+    *subpart = k + 1;
+  }
+  return need;
+}
+
+}  // namespace
+
+std::string valid_utf8(std::string_view text) {
+  if (is_valid_utf8(text)) return std::string(text);
+  std::string out;
+  out.reserve(text.size() + 8);
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t subpart;
+    size_t n = sequence_length(text, i, &subpart);
+    if (n) {
+      out.append(text.substr(i, n));
+      i += n;
+    } else {
+      out.append(kReplacement);
+      i += subpart;
+    }
+  }
+  return out;
+}
+
+bool is_valid_utf8(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    if (static_cast<unsigned char>(text[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t subpart;
+    size_t n = sequence_length(text, i, &subpart);
+    if (!n) return false;
+    i += n;
+  }
+  return true;
+}
+
+std::string_view utf8_prefix(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  size_t end = max_bytes;
+  // Step back over continuation bytes to the lead byte of the character that was cut.
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return text.substr(0, end);
+}
+
+}  // namespace aorta

@@ -1,0 +1,42 @@
+#include "common/utf8.h"
+
+#include <gtest/gtest.h>
+
+namespace aorta {
+namespace {
+
+const std::string kFffd = "\xEF\xBF\xBD";
+
+// Expected strings come from Python's bytes.decode('utf-8', 'replace'), which also
+// replaces each maximal ill-formed subpart once.
+TEST(Utf8, InvalidSequencesAreReplacedAsPythonDoes) {
+  EXPECT_EQ(valid_utf8("ok \xC3\xA9"), "ok \xC3\xA9");
+  EXPECT_EQ(valid_utf8("a\xFF" "b"), "a" + kFffd + "b");
+  EXPECT_EQ(valid_utf8("\xE2\x82"), kFffd);                       // cut mid-character
+  EXPECT_EQ(valid_utf8("\xE2\x82x"), kFffd + "x");
+  EXPECT_EQ(valid_utf8("\xED\xA0\x80"), kFffd + kFffd + kFffd);   // a surrogate
+  EXPECT_EQ(valid_utf8("\xF4\x90\x80\x80"), kFffd + kFffd + kFffd + kFffd);  // past U+10FFFF
+  EXPECT_EQ(valid_utf8("\xC0\xAF"), kFffd + kFffd);               // overlong
+  EXPECT_EQ(valid_utf8("\xF0\x9F\x98"), kFffd);
+  EXPECT_EQ(valid_utf8("\xE0\x80\xAF"), kFffd + kFffd + kFffd);
+}
+
+TEST(Utf8, ValidTextIsUnchanged) {
+  std::string text = "rank 0 \xF0\x9F\x98\x80 \xE2\x82\xAC nccl:all_reduce";
+  EXPECT_TRUE(is_valid_utf8(text));
+  EXPECT_EQ(valid_utf8(text), text);
+  EXPECT_FALSE(is_valid_utf8("x\x80"));
+  EXPECT_TRUE(is_valid_utf8(valid_utf8("x\x80")));
+}
+
+TEST(Utf8, PrefixNeverEndsInsideACharacter) {
+  std::string euro = "ab\xE2\x82\xAC";  // 5 bytes, the euro sign takes the last 3
+  EXPECT_EQ(utf8_prefix(euro, 5), euro);
+  EXPECT_EQ(utf8_prefix(euro, 4), "ab");
+  EXPECT_EQ(utf8_prefix(euro, 3), "ab");
+  EXPECT_EQ(utf8_prefix(euro, 2), "ab");
+  EXPECT_EQ(utf8_prefix(euro, 1), "a");
+}
+
+}  // namespace
+}  // namespace aorta
