@@ -2,16 +2,17 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <ctime>
-#include <fstream>
 #include <iostream>
+#include <sstream>
 
+#include "common/atomic_file.h"
+#include "common/utf8.h"
 #include "report/html_writer.h"
 #include "report/redact.h"
 #include "report/report_writer.h"
 #include "report/zip_writer.h"
-
-#include <algorithm>
 
 namespace aorta::report {
 namespace fs = std::filesystem;
@@ -39,25 +40,38 @@ void AortaListener::OnTestProgramStart(const ::testing::UnitTest&) {
 }
 
 void AortaListener::OnTestEnd(const ::testing::TestInfo& info) {
-  const ::testing::TestResult& result = *info.result();
-  StageResult stage;
-  if (details_)
-    if (auto known = details_(info.name())) stage = *known;
-  stage.name = info.name();
-  stage.seconds = result.elapsed_time() / 1000.0;
-  stage.outcome = result.Failed() ? "failed" : result.Skipped() ? "skipped" : "passed";
-  // Failures gtest saw but the stage did not report itself (a broken fixture, say).
-  if (stage.outcome == "failed" && stage.failures.empty())
-    for (int i = 0; i < result.total_part_count(); ++i)
-      if (result.GetTestPartResult(i).failed()) stage.failures.push_back(result.GetTestPartResult(i).message());
-  if (stage.outcome == "skipped" && stage.skip_reason.empty())
-    for (int i = 0; i < result.total_part_count(); ++i)
-      if (result.GetTestPartResult(i).skipped()) stage.skip_reason = result.GetTestPartResult(i).message();
-  record_.stages.push_back(std::move(stage));
+  try {
+    const ::testing::TestResult& result = *info.result();
+    StageResult stage;
+    if (details_)
+      if (auto known = details_(info.name())) stage = *known;
+    stage.name = info.name();
+    stage.seconds = result.elapsed_time() / 1000.0;
+    stage.outcome = result.Failed() ? "failed" : result.Skipped() ? "skipped" : "passed";
+    // Failures gtest saw but the stage did not report itself (a broken fixture, say).
+    if (stage.outcome == "failed" && stage.failures.empty())
+      for (int i = 0; i < result.total_part_count(); ++i)
+        if (result.GetTestPartResult(i).failed()) stage.failures.push_back(result.GetTestPartResult(i).message());
+    if (stage.outcome == "skipped" && stage.skip_reason.empty())
+      for (int i = 0; i < result.total_part_count(); ++i)
+        if (result.GetTestPartResult(i).skipped()) stage.skip_reason = result.GetTestPartResult(i).message();
+    record_.stages.push_back(valid_text(std::move(stage)));
+  } catch (const std::exception& e) {
+    // gtest does not catch what a listener throws: it would end the process.
+    fail_write(std::string("could not record ") + info.name() + " for the reports: " + e.what());
+  }
 }
 
 void AortaListener::OnTestProgramEnd(const ::testing::UnitTest& unit_test) {
   record_.seconds = unit_test.elapsed_time() / 1000.0;
+  try {
+    write_reports();
+  } catch (const std::exception& e) {
+    fail_write(std::string("could not write the reports: ") + e.what());
+  }
+}
+
+void AortaListener::write_reports() {
   std::error_code ec;
   fs::create_directories(report_dir_, ec);
   write_file("junit", report_dir_ / (record_.suite + ".xml"));
@@ -67,30 +81,44 @@ void AortaListener::OnTestProgramEnd(const ::testing::UnitTest& unit_test) {
 }
 
 void AortaListener::fail_write(const std::string& what) {
-  std::cerr << "aorta_suite: could not write " << what << " (disk full or no permission?)\n";
+  std::cerr << "aorta_suite: " << what << "\n";
   write_failed_ = true;
+}
+
+bool AortaListener::write_text(const fs::path& path, const std::string& content, bool announce) {
+  if (Status s = write_file_atomically(path, content); !s) {
+    // "<path>: could not write: No space left on device"
+    fail_write(s.error().describe());
+    return false;
+  }
+  if (announce) std::cout << "aorta_suite: wrote " << path.string() << "\n";
+  return true;
 }
 
 void AortaListener::write_html_bundle() {
   const std::string folder = record_.suite + "_html";
   std::error_code ec;
   fs::create_directories(report_dir_ / folder, ec);
-  if (extra_pages_) extra_pages_(record_, report_dir_ / folder);
-  if (fs::exists(report_dir_ / folder / "aorta_run_deck.html")) record_.deck_link = folder + "/aorta_run_deck.html";
+  if (extra_pages_) {
+    try {
+      for (const auto& [name, content] : extra_pages_(record_))
+        if (write_text(report_dir_ / folder / name, content) && name == "aorta_run_deck.html")
+          record_.deck_link = folder + "/aorta_run_deck.html";
+    } catch (const std::exception& e) {
+      fail_write("could not write the Run Deck: " + std::string(e.what()));
+    }
+  }
   write_file("html", report_dir_ / (record_.suite + ".html"));
   for (const auto& stage : record_.stages) {
-    std::ofstream page(report_dir_ / stage_log_path(record_, stage));
+    std::ostringstream page;
     write_stage_log_page(record_, stage, page);
-    if (!page) fail_write(stage_log_path(record_, stage));
+    write_text(report_dir_ / stage_log_path(record_, stage), page.str());
   }
   for (const auto& [prefix, file] : input_files_) {
     // Redacted: a cluster file's password or an env token must not travel with the report.
     auto text = redacted_json(file);
     if (!text) continue;  // not JSON: it cannot be redacted, so it is not copied
-    fs::path copy = report_dir_ / folder / (prefix + "_" + file.filename().string());
-    std::ofstream out(copy, std::ios::trunc);
-    out << *text;
-    if (!out) fail_write("a copy of " + file.string());
+    write_text(report_dir_ / folder / (prefix + "_" + valid_utf8(file.filename().string())), *text);
   }
   // The bundle: the report at the root and every file of <suite>_html/ under its name.
   std::vector<std::pair<std::string, fs::path>> entries = {{record_.suite + ".html", report_dir_ / (record_.suite + ".html")}};
@@ -103,7 +131,7 @@ void AortaListener::write_html_bundle() {
   stamp.erase(std::remove(stamp.begin(), stamp.end(), ':'), stamp.end());
   fs::path zip = report_dir_ / (record_.suite + "_" + stamp + ".zip");
   if (Status s = write_zip(zip, entries); !s) {
-    fail_write(zip.string() + ": " + s.error().message);
+    fail_write(s.error().describe());
     return;
   }
   std::cout << "aorta_suite: wrote " << zip.string() << "\n";
@@ -113,14 +141,9 @@ void AortaListener::write_file(const std::string& format, const fs::path& path) 
   auto writer = create_writer(format);
   std::error_code ec;
   if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
-  std::ofstream out(path);
-  if (out) writer->write(record_, out);
-  out.close();
-  if (!out) {
-    fail_write(path.string());
-    return;
-  }
-  std::cout << "aorta_suite: wrote " << path.string() << "\n";
+  std::ostringstream out;
+  writer->write(record_, out);
+  write_text(path, out.str(), true);
 }
 
 }  // namespace aorta::report

@@ -1,5 +1,6 @@
 #include "report/benchmark_report.h"
 
+#include "common/utf8.h"
 #include "job/launch.h"
 
 namespace aorta::report {
@@ -9,9 +10,9 @@ ordered_json benchmark_report(const job::RunState& state, const config::Variant&
   ordered_json r;
   r["status"] = state.status;
   r["validation_passed"] = validation_passed;
-  r["error_message"] = state.error_message;
+  r["error_message"] = valid_utf8(state.error_message);
   ordered_json errors = ordered_json::object();
-  for (const auto& [host, message] : state.collection_errors) errors[host] = message;
+  for (const auto& [host, message] : state.collection_errors) errors[valid_utf8(host)] = valid_utf8(message);
   r["collection_errors"] = errors;
   r["duration_seconds"] = state.duration_seconds();
   int gpus = variant.ranks_per_node();
@@ -27,11 +28,11 @@ ordered_json benchmark_report(const job::RunState& state, const config::Variant&
     r["per_rank_summary"] = ordered_json::array();
   }
   r["parse"] = state.parse ? parse_json(*state.parse) : ordered_json(nullptr);
-  r["kernel_log_matches"] = state.kernel_log_matches;
+  ordered_json matches = ordered_json::array();  // dmesg lines: any bytes a driver printed
+  for (const auto& line : state.kernel_log_matches) matches.push_back(valid_utf8(line));
+  r["kernel_log_matches"] = matches;
   r["run_id"] = state.run_id;
   return r;
 }
-
-void write_benchmark_report(const ordered_json& report, std::ostream& out) { out << report.dump(2) << "\n"; }
 
 }  // namespace aorta::report

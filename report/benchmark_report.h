@@ -2,8 +2,6 @@
 // errors, cluster, configuration, performance and per-rank summaries.
 #pragma once
 
-#include <ostream>
-
 #include "config/cluster.h"
 #include "config/variant.h"
 #include "job/run_state.h"
@@ -13,8 +11,5 @@ namespace aorta::report {
 
 ordered_json benchmark_report(const job::RunState& state, const config::Variant& variant,
                               const config::Cluster& cluster, bool validation_passed);
-
-// Pretty JSON, 2-space indent, trailing newline.
-void write_benchmark_report(const ordered_json& report, std::ostream& out);
 
 }  // namespace aorta::report

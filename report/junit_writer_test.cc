@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/utf8.h"
 #include "report/text_log_writer.h"
 
 namespace aorta::report {
@@ -55,6 +56,23 @@ TEST(JunitWriter, SubTestsArePropertiesCountedAndFailedSeparately) {
 TEST(JunitWriter, EscapingDropsCharactersXmlCannotHold) {
   EXPECT_EQ(escape_xml("a\x01" "b\x1b[0m<'>"), "ab[0m&lt;&apos;&gt;");
   EXPECT_EQ(escape_xml("line\nnext"), "line&#10;next");
+}
+
+// Node output and file names are bytes: the record holds them as valid UTF-8, so the
+// XML (declared UTF-8) stays loadable and the text log readable.
+TEST(JunitWriter, BytesThatAreNotUtf8BecomeValidText) {
+  RunRecord run = sample();
+  StageResult bytes{"test_parse_results", "failed", 0.1, "", {"cannot parse h\xffst_1.json near \"aten::\xe2\x82\""},
+                    {"note \xc0\xaf"}, {}, "parse_results"};
+  bytes.subtests.push_back({"[trace collection] (host=n\xfe)", false, "bad \xed\xa0\x80", std::nullopt, std::nullopt, ""});
+  run.stages.push_back(valid_text(bytes));
+  std::ostringstream xml, log;
+  JunitWriter().write(run, xml);
+  TextLogWriter().write(run, log);
+  EXPECT_TRUE(is_valid_utf8(xml.str()));
+  EXPECT_TRUE(is_valid_utf8(log.str()));
+  EXPECT_NE(xml.str().find("cannot parse h\xEF\xBF\xBDst_1.json near &quot;aten::\xEF\xBF\xBD&quot;"), std::string::npos)
+      << xml.str();
 }
 
 TEST(TextLogWriter, StagesSubTestsAndTotals) {

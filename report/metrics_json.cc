@@ -1,9 +1,18 @@
 #include "report/metrics_json.h"
 
+#include "common/utf8.h"
+
 namespace aorta::report {
 namespace {
 
 ordered_json optional_number(const std::optional<double>& v) { return v ? ordered_json(*v) : ordered_json(nullptr); }
+
+// Warnings and errors name trace files and quote their bytes.
+ordered_json text_list(const std::vector<std::string>& lines) {
+  ordered_json list = ordered_json::array();
+  for (const auto& line : lines) list.push_back(valid_utf8(line));
+  return list;
+}
 
 }  // namespace
 
@@ -27,8 +36,8 @@ ordered_json per_rank_json(const metrics::RunMetrics& run) {
   for (const auto& r : run.per_rank) {
     ordered_json o;
     o["rank"] = r.rank ? ordered_json(*r.rank) : ordered_json(nullptr);
-    o["rank_source"] = r.rank_source;
-    o["source"] = r.source;
+    o["rank_source"] = valid_utf8(r.rank_source);
+    o["source"] = valid_utf8(r.source);  // a trace file name: bytes
     o["parser"] = metrics::parser_name(r.parser);
     o["total_time_us"] = r.total_time_us;
     o["compute_time_us"] = r.compute_time_us;
@@ -53,9 +62,13 @@ ordered_json parse_json(const metrics::TraceSet& set) {
   p["status"] = metrics::status_name(set.status);
   p["files_found"] = set.files_found;
   p["files_parsed"] = set.files_parsed;
-  p["warnings"] = set.warnings;
-  p["errors"] = set.errors;
+  p["warnings"] = text_list(set.warnings);
+  p["errors"] = text_list(set.errors);
   return p;
+}
+
+std::string json_text(const ordered_json& doc) {
+  return doc.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace aorta::report

@@ -18,4 +18,9 @@ ordered_json per_rank_json(const metrics::RunMetrics& run);
 // parse: status, files, warnings, errors.
 ordered_json parse_json(const metrics::TraceSet& set);
 
+// Pretty JSON (2-space indent, trailing newline), the one way a JSON output becomes
+// text. Strings are made valid UTF-8 where they enter; any invalid sequence that
+// slipped past is replaced here too, instead of throwing type_error.316 mid-report.
+std::string json_text(const ordered_json& doc);
+
 }  // namespace aorta::report

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "common/utf8.h"
 #include "report/report_writer.h"
 
 namespace aorta::report {
@@ -164,11 +165,13 @@ ordered_json run_deck_json(const DeckInput& in) {
   }
   bool all_passed = run.failed_stages() == 0;
   row("Pytest stages", all_passed ? "all passed" : "failures — see pytest report");
-  row("Pytest report", in.pytest_html, true);
-  row("Log", in.log_file, true);
+  row("Pytest report", valid_utf8(in.pytest_html), true);
+  row("Log", valid_utf8(in.log_file), true);
   deck["run_card_display"] = card;
-  deck["provenance"] = {{"pytest_html_path", in.pytest_html}, {"log_file_path", in.log_file},
-                        {"cluster_file", in.cluster_file}, {"config_file", in.config_file}, {"run_id", run.run_id}};
+  // File names come from the command line: bytes, not necessarily UTF-8.
+  deck["provenance"] = {{"pytest_html_path", valid_utf8(in.pytest_html)}, {"log_file_path", valid_utf8(in.log_file)},
+                        {"cluster_file", valid_utf8(in.cluster_file)}, {"config_file", valid_utf8(in.config_file)},
+                        {"run_id", run.run_id}};
 
   ordered_json cells = ordered_json::array();
   if (in.result) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "common/utf8.h"
+
 namespace aorta::report {
 
 std::string SubTestRecord::summary() const {
@@ -9,6 +11,21 @@ std::string SubTestRecord::summary() const {
   if (actual) s += fmt::format(" (actual {:.6g}, {} {:.6g})", *actual, gate, limit.value_or(0));
   if (!passed && !message.empty()) s += " - " + message;
   return s;
+}
+
+StageResult valid_text(StageResult stage) {
+  stage.name = valid_utf8(stage.name);
+  stage.outcome = valid_utf8(stage.outcome);
+  stage.skip_reason = valid_utf8(stage.skip_reason);
+  stage.label = valid_utf8(stage.label);
+  for (auto& f : stage.failures) f = valid_utf8(f);
+  for (auto& line : stage.log) line = valid_utf8(line);
+  for (auto& t : stage.subtests) {
+    t.label = valid_utf8(t.label);
+    t.message = valid_utf8(t.message);
+    t.gate = valid_utf8(t.gate);
+  }
+  return stage;
 }
 
 int RunRecord::failed_stages() const {

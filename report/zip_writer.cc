@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/atomic_file.h"
+
 namespace aorta::report {
 namespace {
 
@@ -91,11 +93,7 @@ Status write_zip(const std::filesystem::path& zip,
   put32(out, directory_size);
   put32(out, directory);
   put16(out, 0);
-  std::ofstream file(zip, std::ios::binary);
-  file << out;
-  file.close();
-  if (!file) return Error{ErrorCode::kIo, "cannot write the bundle (disk full?)", zip.string()};
-  return ok_status();
+  return write_file_atomically(zip, out);
 }
 
 }  // namespace aorta::report

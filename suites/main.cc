@@ -2,14 +2,17 @@
 // config checks that must pass before any node is touched, then GoogleTest.
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
 #include "cluster/local_transport.h"
 #include "cluster/srun_transport.h"
 #include "cluster/ssh_transport.h"
+#include "common/atomic_file.h"
 #include "common/interrupt.h"
 #include "common/shell_quote.h"
+#include "common/utf8.h"
 #include "config/cluster.h"
 #include "config/shipped.h"
 #include "config/variant_loader.h"
@@ -130,16 +133,17 @@ report::AortaListener* install_reports(fixtures::Session& session, const cli::Op
   if (!o.cluster_file.empty()) inputs.emplace_back("cluster", o.cluster_file);
   inputs.emplace_back("config", session.variant().file);
   inputs.emplace_back("config", session.variant().threshold_file);
-  auto deck = [s = &session, &o, suite](const report::RunRecord& run, const std::filesystem::path& folder) {
+  auto deck = [s = &session, &o, suite](const report::RunRecord& run) {
     const auto& v = s->variant();
     report::DeckInput in{&run, &v, s->cluster().nodes.size(),
                          v.ranks_per_node(),
                          job::nccl_channels(v), s->state().result ? &*s->state().result : nullptr,
                          "../" + suite + ".html", "../" + suite + ".log", o.cluster_file, v.file.string()};
     auto json = report::run_deck_json(in);
-    std::ofstream(folder / "aorta_run_deck.json") << json.dump(2) << "\n";
-    std::ofstream html(folder / "aorta_run_deck.html");
+    std::ostringstream html;
     report::write_run_deck_html(json, html);
+    return std::vector<std::pair<std::string, std::string>>{{"aorta_run_deck.json", report::json_text(json)},
+                                                            {"aorta_run_deck.html", html.str()}};
   };
   auto* listener = new report::AortaListener(session.state().output_root, suite, session.state().run_id, details,
                                              junit_paths, inputs, deck);
@@ -196,6 +200,21 @@ int check_slurm_job(const slurm::SlurmJob& job, const config::Cluster& cluster, 
     return usage_error("the config file, its threshold file and aorta_path's folder must be on storage every node "
                        "of the job sees at the same path:" + missing);
   return kExitOk;
+}
+
+// An output_dir that cannot take files (an existing file, a read-only or full
+// disk) is found before any node is touched, not after the benchmark: the run's
+// folder is created and a probe file written and removed. The reason, or nothing.
+std::optional<std::string> check_output_root(const std::filesystem::path& root) {
+  std::error_code ec;
+  std::filesystem::create_directories(root, ec);
+  if (ec) return root.string() + ": cannot create the run's output folder: " + ec.message();
+  if (Status s = write_file_atomically(root / ".aorta_suite_probe", "aorta_suite checks that it can write here\n"); !s) {
+    std::filesystem::remove(root, ec);  // only when empty
+    return s.error().describe();
+  }
+  std::filesystem::remove(root / ".aorta_suite_probe", ec);
+  return std::nullopt;
 }
 
 // srun inside a Slurm job, local processes for the built-in local cluster, libssh2
@@ -258,8 +277,6 @@ int run_suite(const cli::Options& o, const char* argv0) {
   if (!kind) return usage_error(*job ? error + " (Slurm job " + (*job)->id + " has " +
                                            std::to_string(cluster->nodes.size()) + " node(s))"
                                      : error);
-  if (*job)
-    if (int code = check_slurm_job(**job, *cluster, *variant.variant, config_file); code != kExitOk) return code;
   auto transport = make_transport(*cluster, *job);
   if (!transport) return usage_error(transport.error().describe());
 
@@ -277,6 +294,16 @@ int run_suite(const cli::Options& o, const char* argv0) {
   std::filesystem::path output_dir = o.output_dir.empty() ? variant.variant->output_dir : o.output_dir;
   auto session = std::make_unique<fixtures::Session>(*kind, *variant.variant, *cluster,
                                                      std::move(*transport), output_dir);
+  if (auto problem = check_output_root(session->state().output_root)) {
+    std::cerr << "aorta_suite: output_dir cannot be used (nothing was run): " << *problem << "\n";
+    return kExitUsage;
+  }
+  if (*job)
+    if (int code = check_slurm_job(**job, *cluster, *variant.variant, config_file); code != kExitOk) {
+      std::error_code ec;
+      std::filesystem::remove(session->state().output_root, ec);  // only when empty
+      return code;
+    }
   std::cout << "aorta_suite: " << suite << " on " << cluster->nodes.size() << " node(s), config " << config_file
             << ", run " << session->state().run_id << "\n";
   fixtures::Session::install(std::move(session));
@@ -295,9 +322,7 @@ int run_suite(const cli::Options& o, const char* argv0) {
   return rc == 0 && !interrupt_signal() ? kExitOk : kExitFailed;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run_main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   for (const auto& a : args)
     if (a == "--gtest_list_tests" || a.rfind("--gtest_list_tests=", 0) == 0) {
@@ -325,4 +350,18 @@ int main(int argc, char** argv) {
       return run_suite(o, argv[0]);
   }
   return kExitUsage;
+}
+
+}  // namespace
+
+// Nothing escapes main: an exception is a bug, reported with its text, exit 1.
+int main(int argc, char** argv) {
+  try {
+    return run_main(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "aorta_suite: internal error: " << aorta::valid_utf8(e.what()) << "\n";
+  } catch (...) {
+    std::cerr << "aorta_suite: internal error: an exception that is not a std::exception\n";
+  }
+  return kExitFailed;
 }
