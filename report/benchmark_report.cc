@@ -1,6 +1,7 @@
 #include "report/benchmark_report.h"
 
 #include "common/utf8.h"
+#include "common/version.h"
 #include "job/launch.h"
 
 namespace aorta::report {
@@ -32,6 +33,8 @@ ordered_json benchmark_report(const job::RunState& state, const config::Variant&
   for (const auto& line : state.kernel_log_matches) matches.push_back(valid_utf8(line));
   r["kernel_log_matches"] = matches;
   r["run_id"] = state.run_id;
+  // Which build made this report, so results from different builds are never confused.
+  r["tool"] = {{"name", "aorta_suite"}, {"version", version()}, {"commit", git_commit()}};
   return r;
 }
 

@@ -1,5 +1,7 @@
 #include "report/junit_writer.h"
 
+#include "common/version.h"
+
 #include <fmt/format.h>
 
 
@@ -51,6 +53,8 @@ void JunitWriter::write(const RunRecord& run, std::ostream& out) const {
   out << "  <testsuite name=\"" << escape_xml(run.suite) << "\" " << counts << " timestamp=\""
       << escape_xml(run.timestamp) << "\" hostname=\"" << escape_xml(run.hostname) << "\">\n";
   out << "    <properties>\n      <property name=\"run_id\" value=\"" << escape_xml(run.run_id) << "\"/>\n"
+      << "      <property name=\"aorta_suite_version\" value=\"" << escape_xml(version()) << "\"/>\n"
+      << "      <property name=\"aorta_suite_commit\" value=\"" << escape_xml(git_commit()) << "\"/>\n"
       << "    </properties>\n";
   for (const auto& stage : run.stages) write_testcase(run, stage, out);
   out << "  </testsuite>\n</testsuites>\n";

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/utf8.h"
+#include "common/version.h"
 #include "report/report_writer.h"
 
 namespace aorta::report {
@@ -167,11 +168,12 @@ ordered_json run_deck_json(const DeckInput& in) {
   row("Pytest stages", all_passed ? "all passed" : "failures — see pytest report");
   row("Pytest report", valid_utf8(in.pytest_html), true);
   row("Log", valid_utf8(in.log_file), true);
+  row("aorta_suite", version_line().substr(std::string("aorta_suite ").size()));
   deck["run_card_display"] = card;
   // File names come from the command line: bytes, not necessarily UTF-8.
   deck["provenance"] = {{"pytest_html_path", valid_utf8(in.pytest_html)}, {"log_file_path", valid_utf8(in.log_file)},
                         {"cluster_file", valid_utf8(in.cluster_file)}, {"config_file", valid_utf8(in.config_file)},
-                        {"run_id", run.run_id}};
+                        {"run_id", run.run_id}, {"aorta_suite_version", version()}, {"aorta_suite_commit", git_commit()}};
 
   ordered_json cells = ordered_json::array();
   if (in.result) {

@@ -63,6 +63,8 @@ Usage:
       Compute per-rank and run metrics from the profiler traces under TRACE_DIR,
       reading N traces at once (default: one per core).
   aorta_suite --help
+  aorta_suite --version
+      Print the version and the git commit this binary was built from.
 
 Exit status: 0 every selected stage passed or was skipped by configuration;
 1 a stage failed; 2 usage or configuration error.
@@ -72,6 +74,10 @@ Exit status: 0 every selected stage passed or was skipped by configuration;
 Options parse(const std::vector<std::string>& args) {
   Options o;
   size_t i = 0;
+  if (args.size() == 1 && args[0] == "--version") {
+    o.command = Command::kVersion;
+    return o;
+  }
   if (!args.empty() && args[0] == "list") {
     o.command = Command::kList;
     if (args.size() > 2) o.error = "list takes at most one suite name";

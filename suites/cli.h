@@ -7,7 +7,7 @@
 
 namespace aorta::cli {
 
-enum class Command { kRun, kHelp, kList, kConfigCopy, kConfigList, kAnalyze };
+enum class Command { kRun, kHelp, kVersion, kList, kConfigCopy, kConfigList, kAnalyze };
 
 struct Options {
   Command command = Command::kRun;

@@ -17,6 +17,11 @@ TEST(Cli, RunOptionsAndGtestPassThrough) {
   EXPECT_FALSE(parse({"--cluster_file"}).error.empty());
 }
 
+TEST(Cli, VersionStandsAlone) {
+  EXPECT_EQ(parse({"--version"}).command, Command::kVersion);
+  EXPECT_NE(parse({"--version", "--gtest_filter=*"}).command, Command::kVersion);
+}
+
 TEST(Cli, Subcommands) {
   EXPECT_EQ(parse({"list", "aorta_single"}).suite, "aorta_single");
   Options copy = parse({"config", "copy", "x.json", "--output", "y.json"});

@@ -11,6 +11,7 @@
 #include "cluster/ssh_transport.h"
 #include "common/atomic_file.h"
 #include "common/interrupt.h"
+#include "common/version.h"
 #include "common/shell_quote.h"
 #include "common/utf8.h"
 #include "config/cluster.h"
@@ -334,6 +335,9 @@ int run_main(int argc, char** argv) {
   switch (o.command) {
     case cli::Command::kHelp:
       std::cout << cli::usage();
+      return kExitOk;
+    case cli::Command::kVersion:
+      std::cout << version_line() << "\n";
       return kExitOk;
     case cli::Command::kList:
       return list_suites(o.suite);

@@ -41,6 +41,13 @@ with tempfile.TemporaryDirectory() as work:
     expect(suite.get("tests") == str(10 + 3) and suite.get("skipped") == "2" and suite.get("failures") == "0",
            f"testsuite counts {suite.attrib}")
     expect(report["status"] == "completed" and report["validation_passed"] is True, json.dumps(report)[:500])
+    # The build that made the reports: what --version says, in the JSON report and the JUnit properties.
+    version = subprocess.run([binary, "--version"], check=True, capture_output=True, text=True).stdout.strip()
+    tool = report["tool"]
+    expect(version == f"aorta_suite {tool['version']} (commit {tool['commit']})", f"{version} vs {tool}")
+    props = {q.get("name"): q.get("value") for q in suite.find("properties")}
+    expect(props.get("aorta_suite_commit") == tool["commit"] and props.get("aorta_suite_version") == tool["version"],
+           f"JUnit properties {props}")
     expect(report["cluster"] == {"nodes": 1, "gpus_per_node": 2, "total_gpus": 2}, str(report["cluster"]))
     ranks = report["per_rank_summary"]
     expect([r["rank"] for r in ranks] == [0, 1], f"ranks {ranks}")
