@@ -5,6 +5,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -101,6 +102,28 @@ class SshdServer {
   std::filesystem::path known_hosts() const { return dir_.path() / "known_hosts"; }
   std::filesystem::path host_public_key() const { return dir_.path() / "host_key.pub"; }
   std::string log() const { return slurp(dir_.path() / "sshd.log"); }
+  // Ends every client connection (the per-connection sshd processes, found by
+  // parent id under /proc); the server itself keeps listening.
+  void drop_connections() const {
+    std::vector<pid_t> parents = {static_cast<pid_t>(sshd_.id())};
+    while (!parents.empty()) {
+      pid_t parent = parents.back();
+      parents.pop_back();
+      for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+        std::string stat = slurp(entry.path() / "stat");
+        size_t close = stat.rfind(')');
+        if (close == std::string::npos) continue;
+        std::istringstream fields(stat.substr(close + 2));
+        char state = 0;
+        pid_t ppid = 0;
+        fields >> state >> ppid;
+        if (ppid != parent) continue;
+        pid_t child = std::stoi(entry.path().filename().string());
+        parents.push_back(child);
+        ::kill(child, SIGKILL);
+      }
+    }
+  }
   // Authorizes one more client public key.
   void authorize(const std::filesystem::path& public_key) const {
     std::ofstream(dir_.path() / "authorized_keys", std::ios::app) << slurp(public_key);

@@ -94,7 +94,9 @@ std::string SshConnection::last_error() const {
 }
 
 Error SshConnection::fail(ErrorCode code, const std::string& what) {
-  Error e{code, what, host_};
+  // Through a bastion, say so: the fault may be on either hop.
+  bool names_jump = !jump_ || what.rfind("jump host ", 0) == 0;
+  Error e{code, names_jump ? what : what + " (through " + jump_->name() + ")", host_};
   close();
   return e;
 }

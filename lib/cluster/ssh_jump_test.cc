@@ -118,6 +118,24 @@ TEST_F(SshJumpTest, WrongTargetHostKeyFailsNamingTheNode) {
   EXPECT_NE(bastion_.log().find("target 127.0.0.2 port " + std::to_string(target_.port())), std::string::npos);
 }
 
+TEST_F(SshJumpTest, LostBastionFailsNamingItThenReconnects) {
+  auto t = transport(options());
+  ASSERT_TRUE(t->run("127.0.0.2", "true", seconds(10)).ok());
+  bastion_.drop_connections();
+  auto lost = t->run("127.0.0.2", "true", seconds(10));
+  ASSERT_FALSE(lost.ok());
+  EXPECT_EQ(lost.error().context, "127.0.0.2");
+  EXPECT_NE(lost.error().message.find("(through jump host 127.0.0.1:" + std::to_string(bastion_.port()) + ")"),
+            std::string::npos)
+      << lost.error().message;
+  // As with a direct connection that dropped: the next command connects afresh,
+  // a new bastion session first.
+  auto again = t->run("127.0.0.2", "echo back", seconds(10));
+  ASSERT_TRUE(again.ok()) << again.error().describe();
+  EXPECT_EQ(again->output, "back\n");
+  EXPECT_EQ(count(bastion_.log(), "Accepted publickey"), 2u);
+}
+
 TEST(SshJumpForwarding, BastionRefusingForwardingSaysSo) {
   SshdServer bastion(SshdSetup{{"127.0.0.1"}, "AllowTcpForwarding no"});
   SshdServer target(SshdSetup{{"127.0.0.2"}, ""});
