@@ -2,8 +2,11 @@
 
 #include <libssh2.h>
 #include <libssh2_sftp.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <optional>
 #include <boost/asio/as_tuple.hpp>
@@ -13,6 +16,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "cluster/ssh_jump.h"
 #include "cluster/ssh_key.h"
 
 namespace aorta::cluster {
@@ -61,14 +65,14 @@ awaitable<std::optional<std::invoke_result_t<Call>>> SshConnection::retry(Call c
   }
 }
 
-SshConnection::SshConnection(asio::io_context& io, std::string host, const SshOptions& options)
-    : socket_(io), host_(std::move(host)), options_(options) {}
+SshConnection::SshConnection(asio::io_context& io, std::string host, const SshOptions& options, SshJump* jump)
+    : socket_(io), host_(std::move(host)), options_(options), jump_(jump) {}
 
 SshConnection::~SshConnection() { close(); }
 
 void SshConnection::close() {
   boost::system::error_code ignored;
-  socket_.shutdown(tcp::socket::shutdown_both, ignored);
+  socket_.shutdown(asio::socket_base::shutdown_both, ignored);
   socket_.close(ignored);
   // With the socket gone, libssh2's goodbye messages fail at once instead of waiting.
   if (sftp_) {
@@ -90,7 +94,9 @@ std::string SshConnection::last_error() const {
 }
 
 Error SshConnection::fail(ErrorCode code, const std::string& what) {
-  Error e{code, what, host_};
+  // Through a bastion, say so: the fault may be on either hop.
+  bool names_jump = !jump_ || what.rfind("jump host ", 0) == 0;
+  Error e{code, names_jump ? what : what + " (through " + jump_->name() + ")", host_};
   close();
   return e;
 }
@@ -98,7 +104,7 @@ Error SshConnection::fail(ErrorCode code, const std::string& what) {
 awaitable<bool> SshConnection::wait_socket(Deadline deadline) {
   if (std::chrono::steady_clock::now() >= deadline) co_return false;
   int directions = session_ ? libssh2_session_block_directions(session_) : 0;
-  auto what = (directions & LIBSSH2_SESSION_BLOCK_OUTBOUND) ? tcp::socket::wait_write : tcp::socket::wait_read;
+  auto what = (directions & LIBSSH2_SESSION_BLOCK_OUTBOUND) ? asio::socket_base::wait_write : asio::socket_base::wait_read;
   asio::steady_timer timer(co_await asio::this_coro::executor, deadline);
   auto done = co_await (socket_.async_wait(what, kTuple) || timer.async_wait(kTuple));
   co_return done.index() == 0;
@@ -136,13 +142,15 @@ Status SshConnection::check_host_key() {
   }
 }
 
-awaitable<Status> SshConnection::connect() {
-  close();
-  Deadline deadline = std::chrono::steady_clock::now() + options_.connect_timeout;
+awaitable<Status> SshConnection::open_socket(Deadline deadline, const std::string& waited) {
+  if (jump_) {
+    auto tunnel = co_await jump_->open_tunnel(host_, options_.port, deadline);
+    if (!tunnel) co_return fail(tunnel.error().code, tunnel.error().message);
+    socket_.assign(asio::generic::stream_protocol(AF_UNIX, 0), *tunnel);
+    co_return ok_status();
+  }
   auto executor = co_await asio::this_coro::executor;
   std::string port = std::to_string(options_.port);
-  std::string waited = " within " + std::to_string(options_.connect_timeout.count()) + "s";
-
   tcp::resolver resolver(executor);
   asio::steady_timer timer(executor, deadline);
   auto resolved = co_await (resolver.async_resolve(host_, port, kTuple) || timer.async_wait(kTuple));
@@ -150,17 +158,28 @@ awaitable<Status> SshConnection::connect() {
   auto [resolve_error, endpoints] = std::get<0>(resolved);
   if (resolve_error) co_return fail(ErrorCode::kNotFound, "cannot resolve host name: " + resolve_error.message());
 
-  auto connected = co_await (asio::async_connect(socket_, endpoints, kTuple) || timer.async_wait(kTuple));
+  tcp::socket tcp_socket(executor);
+  auto connected = co_await (asio::async_connect(tcp_socket, endpoints, kTuple) || timer.async_wait(kTuple));
   if (connected.index() != 0)
     co_return fail(ErrorCode::kTimeout, "no TCP answer on port " + port + waited + ": is the node up and reachable?");
-  if (auto [error, endpoint] = std::get<0>(connected); error)
+  auto [error, endpoint] = std::get<0>(connected);
+  if (error)
     co_return fail(ErrorCode::kNotFound, "cannot connect to port " + port + ": " + error.message() +
                                              " (is sshd running on the node?)");
-
   // SSH is many small request/answer packets; Nagle's algorithm would hold each
   // back for the peer's delayed ACK (tens of ms per round trip).
   boost::system::error_code ignored;
-  socket_.set_option(tcp::no_delay(true), ignored);
+  tcp_socket.set_option(tcp::no_delay(true), ignored);
+  socket_.assign(asio::generic::stream_protocol(endpoint.protocol().family(), IPPROTO_TCP), tcp_socket.release());
+  co_return ok_status();
+}
+
+awaitable<Status> SshConnection::connect() {
+  close();
+  Deadline deadline = std::chrono::steady_clock::now() + options_.connect_timeout;
+  std::string waited = " within " + std::to_string(options_.connect_timeout.count()) + "s";
+  if (Status s = co_await open_socket(deadline, waited); !s) co_return s;
+
   session_ = libssh2_session_init();
   if (!session_) co_return fail(ErrorCode::kIo, "libssh2 could not create a session");
   libssh2_session_set_blocking(session_, 0);
@@ -171,29 +190,87 @@ awaitable<Status> SshConnection::connect() {
   if (options_.check_host_key)
     if (Status s = check_host_key(); !s) co_return s;
 
+  co_return co_await authenticate(deadline, waited);
+}
+
+namespace {
+std::filesystem::path agent_socket_path(const SshOptions& options) {
+  if (!options.agent_socket.empty()) return options.agent_socket;
+  const char* sock = std::getenv("SSH_AUTH_SOCK");
+  return sock ? sock : "";
+}
+}  // namespace
+
+awaitable<std::optional<int>> SshConnection::agent_login(Deadline deadline, std::string& tried) {
+  std::filesystem::path socket_path = agent_socket_path(options_);
+  std::string where = "ssh-agent at " + socket_path.string();
+  LIBSSH2_AGENT* agent = libssh2_agent_init(session_);
+  if (!agent) co_return std::nullopt;
+  // The agent is a local socket: its requests are answered at once, so talking to
+  // it blocks this thread only briefly; the server's answers are waited for as usual.
+  std::string path = socket_path.string();
+  libssh2_agent_set_identity_path(agent, path.c_str());
+  std::optional<int> result = -1;
+  if (libssh2_agent_connect(agent) != 0) {
+    tried += ", " + where + " (cannot connect to it)";
+  } else if (libssh2_agent_list_identities(agent) != 0) {
+    tried += ", " + where + " (cannot list its keys)";
+  } else {
+    int offered = 0;
+    libssh2_agent_publickey* identity = nullptr;
+    libssh2_agent_publickey* previous = nullptr;
+    while (libssh2_agent_get_identity(agent, &identity, previous) == 0) {
+      previous = identity;
+      ++offered;
+      const std::string& user = options_.user;
+      result = co_await retry([&] { return libssh2_agent_userauth(agent, user.c_str(), identity); }, deadline);
+      if (!result || *result == 0) break;
+    }
+    tried += ", " + where + " (" + std::to_string(offered) + " key" + (offered == 1 ? "" : "s") + ")";
+  }
+  libssh2_agent_disconnect(agent);
+  libssh2_agent_free(agent);
+  co_return result;
+}
+
+awaitable<Status> SshConnection::authenticate(Deadline deadline, const std::string& waited) {
   const std::string& user = options_.user;
   auto user_length = static_cast<unsigned>(user.size());
-  std::optional<int> auth;
-  std::string how;
+  std::string tried;
+  std::string last;
   if (!options_.private_key.empty()) {
     std::string key = options_.private_key.string();
-    how = "key " + key;
+    const char* passphrase = options_.key_passphrase.empty() ? nullptr : options_.key_passphrase.c_str();
     auto by_key = co_await retry([&] { return libssh2_userauth_publickey_fromfile_ex(session_, user.c_str(), user_length, nullptr, key.c_str(),
-                                                           nullptr); }, deadline);
-    auth = by_key;
-  } else {
-    how = "password";
+                                                           passphrase); }, deadline);
+    if (!by_key) co_return fail(ErrorCode::kTimeout, "authentication did not finish" + waited);
+    if (*by_key == 0) co_return ok_status();
+    // libssh2 reports a key it cannot decrypt as a file error, before asking the server.
+    if (*by_key == LIBSSH2_ERROR_FILE && passphrase)
+      co_return fail(ErrorCode::kInvalidInput,
+                     "wrong passphrase for private key " + key +
+                         (options_.key_passphrase_env.empty() ? std::string(" (as typed)")
+                                                              : " (from the environment variable " +
+                                                                    options_.key_passphrase_env + ")"));
+    last = last_error() + key_type_hint(options_.private_key);
+    tried = "key " + key;
+  }
+  if (!agent_socket_path(options_).empty()) {
+    auto by_agent = co_await agent_login(deadline, tried);
+    if (!by_agent) co_return fail(ErrorCode::kTimeout, "authentication did not finish" + waited);
+    if (*by_agent == 0) co_return ok_status();
+    if (tried.rfind(", ", 0) == 0) tried = tried.substr(2);
+  }
+  if (!options_.password.empty() || tried.empty()) {
     auto by_password = co_await retry([&] { return libssh2_userauth_password_ex(session_, user.c_str(), user_length, options_.password.c_str(),
                                                  static_cast<unsigned>(options_.password.size()), nullptr); }, deadline);
-    auth = by_password;
+    if (!by_password) co_return fail(ErrorCode::kTimeout, "authentication did not finish" + waited);
+    if (*by_password == 0) co_return ok_status();
+    tried += std::string(tried.empty() ? "" : ", ") + "password";
+    last = last_error();
   }
-  if (!auth) co_return fail(ErrorCode::kTimeout, "authentication did not finish" + waited);
-  if (*auth != 0) {
-    std::string hint = options_.private_key.empty() ? "" : key_type_hint(options_.private_key);
-    co_return fail(ErrorCode::kInvalidInput,
-                   "authentication as " + user + " with " + how + " failed: " + last_error() + hint);
-  }
-  co_return ok_status();
+  if (last.empty()) last = last_error();
+  co_return fail(ErrorCode::kInvalidInput, "authentication as " + user + " with " + tried + " failed: " + last);
 }
 
 awaitable<Result<CommandResult>> SshConnection::exec(const std::string& command, Deadline deadline) {

@@ -12,6 +12,7 @@
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/generic/stream_protocol.hpp>
 #include <boost/asio/ip/tcp.hpp>
 
 #include "cluster/transport.h"
@@ -22,21 +23,43 @@ typedef struct _LIBSSH2_SFTP LIBSSH2_SFTP;
 
 namespace aorta::cluster {
 
+// The bastion every node is reached through (the cluster file's ssh.jump_host,
+// its left-out fields already filled from the cluster's).
+struct SshJumpOptions {
+  std::string host;
+  int port = 22;
+  std::string user;
+  std::filesystem::path private_key;
+  std::filesystem::path known_hosts;
+  std::string key_passphrase;         // filled by SshTransport::create; never logged
+};
+
 struct SshOptions {
   std::string user;
-  std::filesystem::path private_key;  // empty: password authentication
+  // Tried in OpenSSH's order: the key file when given, then the agent's identities,
+  // then the password.
+  std::filesystem::path private_key;
+  std::string key_passphrase;         // filled by SshTransport::create; never logged
+  std::string key_passphrase_env;     // where the passphrase comes from (ssh.key_passphrase_env)
+  bool ask_passphrase = true;         // else ask on the terminal (stdin a tty, no variable named)
+  std::filesystem::path agent_socket; // empty: $SSH_AUTH_SOCK
   std::string password;
   int port = 22;
   std::filesystem::path known_hosts;  // OpenSSH format
   bool check_host_key = true;         // false only by the cluster file's explicit opt-out
   std::chrono::seconds connect_timeout{30};
+  std::optional<SshJumpOptions> jump;
 };
 
 using Deadline = std::chrono::steady_clock::time_point;
 
+class SshJump;
+
 class SshConnection {
  public:
-  SshConnection(boost::asio::io_context& io, std::string host, const SshOptions& options);
+  // With a jump host, the connection goes through a tunnel `jump` opens (jump must
+  // outlive the connection); without, straight to the node's port.
+  SshConnection(boost::asio::io_context& io, std::string host, const SshOptions& options, SshJump* jump = nullptr);
   ~SshConnection();
   SshConnection(const SshConnection&) = delete;
   SshConnection& operator=(const SshConnection&) = delete;
@@ -60,13 +83,20 @@ class SshConnection {
   // Calls `call` until libssh2 stops answering EAGAIN; nullopt past the deadline.
   template <typename Call>
   boost::asio::awaitable<std::optional<std::invoke_result_t<Call>>> retry(Call call, Deadline deadline);
+  friend class SshJump;  // the bastion's session carries the tunnels
   Error fail(ErrorCode code, const std::string& what);
+  // The TCP connection to the node, or the tunnel to it through the jump host.
+  boost::asio::awaitable<Status> open_socket(Deadline deadline, const std::string& waited);
   std::string last_error() const;
   Status check_host_key();
+  // Key file, agent, password, in that order; what was tried goes into the error.
+  boost::asio::awaitable<Status> authenticate(Deadline deadline, const std::string& waited);
+  boost::asio::awaitable<std::optional<int>> agent_login(Deadline deadline, std::string& tried);
 
-  boost::asio::ip::tcp::socket socket_;
+  boost::asio::generic::stream_protocol::socket socket_;  // TCP, or a socketpair end for a tunnel
   std::string host_;
   const SshOptions& options_;
+  SshJump* jump_;
   LIBSSH2_SESSION* session_ = nullptr;
   LIBSSH2_SFTP* sftp_ = nullptr;
 };

@@ -37,6 +37,8 @@ std::string base64_decode(const std::string& text) {
 
 }  // namespace
 
+std::string openssh_key_blob(const std::string& armored_body) { return base64_decode(armored_body); }
+
 std::string private_key_type(const std::filesystem::path& key_file) {
   std::string text = read_file(key_file);
   if (text.find("BEGIN RSA PRIVATE KEY") != std::string::npos) return "ssh-rsa";
@@ -47,7 +49,7 @@ std::string private_key_type(const std::filesystem::path& key_file) {
   if (start == std::string::npos || end == std::string::npos) return "";
   // The public key blob, and with it the key type, is stored unencrypted after the
   // header: "openssh-key-v1\0", cipher, kdf, kdf options, key count, then the blob.
-  std::string blob = base64_decode(text.substr(start + begin.size(), end - start - begin.size()));
+  std::string blob = openssh_key_blob(text.substr(start + begin.size(), end - start - begin.size()));
   for (const char* type : {"ssh-ed25519", "ssh-rsa", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384",
                            "ecdsa-sha2-nistp521", "ssh-dss"})
     if (blob.find(type) != std::string::npos) return type;

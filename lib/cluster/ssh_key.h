@@ -16,6 +16,9 @@ std::string private_key_type(const std::filesystem::path& key_file);
 // OpenSSH does), naming the file and the chmod that fixes it.
 Status check_private_key(const std::filesystem::path& key_file);
 
+// The binary of an OpenSSH private key: the base64 text between its BEGIN and END lines, decoded.
+std::string openssh_key_blob(const std::string& armored_body);
+
 // Why libssh2 1.10 cannot log in with this key, when the key type explains it.
 std::string key_type_hint(const std::filesystem::path& key_file);
 

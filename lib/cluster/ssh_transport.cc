@@ -3,13 +3,14 @@
 #include <libssh2.h>
 
 #include <algorithm>
+#include <utility>
 #include <thread>
 
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/strand.hpp>
 
 #include "cluster/ssh_key.h"
+#include "cluster/ssh_passphrase.h"
 #include "common/shell_quote.h"
 
 namespace aorta::cluster {
@@ -36,16 +37,59 @@ Result<CommandResult> remote_timeout_as_error(Result<CommandResult> result, std:
 }
 
 Result<std::unique_ptr<SshTransport>> SshTransport::create(SshOptions options) {
-  if (!options.private_key.empty())
+  // Everything about the keys is settled here, before any node is contacted: a bad
+  // key or a missing passphrase is one clear error instead of one per node.
+  PassphraseSource source{options.key_passphrase_env, options.ask_passphrase};
+  if (!options.private_key.empty()) {
     if (Status s = check_private_key(options.private_key); !s) return s.error();
+    auto passphrase = key_passphrase(options.private_key, source);
+    if (!passphrase) return passphrase.error();
+    options.key_passphrase = std::move(*passphrase);
+  }
+  if (options.jump && !options.jump->private_key.empty()) {
+    SshJumpOptions& jump = *options.jump;
+    if (jump.private_key == options.private_key) {
+      jump.key_passphrase = options.key_passphrase;
+    } else {
+      if (Status s = check_private_key(jump.private_key); !s)
+        return Error{s.error().code, "jump host " + jump.host + ": " + s.error().message, ""};
+      auto passphrase = key_passphrase(jump.private_key, source);
+      if (!passphrase) return Error{passphrase.error().code, "jump host " + jump.host + ": " + passphrase.error().message, ""};
+      jump.key_passphrase = std::move(*passphrase);
+    }
+  }
   static const int init = libssh2_init(0);
   if (init != 0) return Error{ErrorCode::kIo, "libssh2_init failed", ""};
   return std::unique_ptr<SshTransport>(new SshTransport(std::move(options)));
 }
 
-SshTransport::SshTransport(SshOptions options) : options_(std::move(options)) {}
+SshTransport::SshTransport(SshOptions options) : options_(std::move(options)) {
+  if (options_.jump) jump_ = std::make_unique<SshJump>(io_, options_);
+}
 
-SshTransport::~SshTransport() = default;
+SshTransport::~SshTransport() {
+  // Nodes first (each closes its end of its tunnel), then the bastion: its pump
+  // coroutine is run until it has freed the channels and the session.
+  connections_.clear();
+  if (jump_) {
+    jump_->stop();
+    io_.restart();
+    io_.run_for(std::chrono::seconds(10));
+    jump_.reset();
+  }
+}
+
+void SshTransport::spawn(std::function<asio::awaitable<void>()> work) {
+  ++running_;
+  asio::co_spawn(asio::make_strand(io_), std::move(work), [this](std::exception_ptr e) {
+    if (e) {
+      std::lock_guard lock(failure_mutex_);
+      if (!failure_) failure_ = e;
+    }
+    // The jump host's pump never runs out of work: stop when the callers' work is done.
+    if (--running_ == 0) io_.stop();
+  });
+}
 
 void SshTransport::drive(size_t coroutines) {
   // Handshakes cost CPU (key exchange, signatures): spread them over the cores.
@@ -58,11 +102,12 @@ void SshTransport::drive(size_t coroutines) {
   for (size_t i = 1; i < threads; ++i) helpers.emplace_back([this] { io_.run(); });
   io_.run();
   for (auto& t : helpers) t.join();
+  if (failure_) std::rethrow_exception(std::exchange(failure_, nullptr));
 }
 
 SshConnection& SshTransport::connection(const std::string& host) {
   auto& slot = connections_[host];
-  if (!slot) slot = std::make_unique<SshConnection>(io_, host, options_);
+  if (!slot) slot = std::make_unique<SshConnection>(io_, host, options_, jump_.get());
   return *slot;
 }
 
@@ -81,16 +126,13 @@ std::vector<Result<CommandResult>> SshTransport::run_batch(const std::vector<std
   for (size_t i = 0; i < hosts.size(); ++i) by_host[hosts[i]].push_back(i);
   for (auto& [host, indexes] : by_host) {
     SshConnection* c = &connection(host);
-    asio::co_spawn(
-        asio::make_strand(io_),
-        [&, c, indexes = indexes, host = host]() -> asio::awaitable<void> {
-          for (size_t i : indexes) {
-            auto started = Clock::now();
-            auto r = co_await c->exec(ssh_remote_command(commands[i], timeout), started + timeout + kClientGrace);
-            results[i] = remote_timeout_as_error(std::move(r), Clock::now() - started, timeout, host);
-          }
-        },
-        asio::detached);
+    spawn([&, c, indexes = indexes, host = host]() -> asio::awaitable<void> {
+      for (size_t i : indexes) {
+        auto started = Clock::now();
+        auto r = co_await c->exec(ssh_remote_command(commands[i], timeout), started + timeout + kClientGrace);
+        results[i] = remote_timeout_as_error(std::move(r), Clock::now() - started, timeout, host);
+      }
+    });
   }
   drive(by_host.size());
   return results;
@@ -103,9 +145,7 @@ Status SshTransport::download(const std::string& host, const std::string& remote
   SshConnection& c = connection(host);
   // Large traces take a while; the limit only catches a transfer that stalls.
   auto deadline = Clock::now() + std::chrono::minutes(30);
-  asio::co_spawn(
-      asio::make_strand(io_), [&]() -> asio::awaitable<void> { result = co_await c.download(remote_path, local_path, deadline); },
-      asio::detached);
+  spawn([&]() -> asio::awaitable<void> { result = co_await c.download(remote_path, local_path, deadline); });
   drive(1);
   return result;
 }

@@ -3,6 +3,9 @@
 // io_context, run by a few threads (one per core): no thread per node.
 #pragma once
 
+#include <atomic>
+#include <exception>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -10,6 +13,7 @@
 #include <boost/asio/io_context.hpp>
 
 #include "cluster/ssh_connection.h"
+#include "cluster/ssh_jump.h"
 #include "cluster/transport.h"
 
 namespace aorta::cluster {
@@ -26,7 +30,9 @@ Result<CommandResult> remote_timeout_as_error(Result<CommandResult> result, std:
 
 class SshTransport final : public Transport {
  public:
-  // Checks the key file first (exists, not readable by others).
+  // Checks the key files first (exist, not readable by others) and finds their
+  // passphrases (SshOptions::key_passphrase_env, or the terminal), so that nothing
+  // about the keys fails after a node has been contacted.
   static Result<std::unique_ptr<SshTransport>> create(SshOptions options);
   ~SshTransport() override;
 
@@ -42,12 +48,18 @@ class SshTransport final : public Transport {
  private:
   explicit SshTransport(SshOptions options);
   SshConnection& connection(const std::string& host);
+  // Runs `work` on its own strand; drive() returns when all such work is done.
+  void spawn(std::function<boost::asio::awaitable<void>()> work);
   // Runs the spawned coroutines to completion on up to one thread per core.
   void drive(size_t coroutines);
 
   std::mutex mutex_;  // one caller drives the io_context at a time
   SshOptions options_;
   boost::asio::io_context io_;
+  std::atomic<size_t> running_{0};  // spawned work not yet finished
+  std::mutex failure_mutex_;
+  std::exception_ptr failure_;      // a broken invariant in spawned work, rethrown by drive()
+  std::unique_ptr<SshJump> jump_;   // the bastion; outlives the connections tunnelled through it
   std::map<std::string, std::unique_ptr<SshConnection>> connections_;
 };
 

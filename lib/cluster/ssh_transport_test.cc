@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "cluster/ssh_key.h"
+#include "cluster/ssh_passphrase.h"
 #include "common/shell_quote.h"
 #include "tests/sshd_server.h"
 
@@ -17,6 +18,8 @@ using aorta::testing::TempDir;
 
 class SshTransportTest : public ::testing::Test {
  protected:
+  // The developer's own agent must not log the tests in (or change what they try).
+  SshTransportTest() { ::unsetenv("SSH_AUTH_SOCK"); }
   SshOptions options() const {
     SshOptions o;
     o.user = "root";
@@ -200,6 +203,136 @@ TEST_F(SshTransportTest, SftpDownloadIsByteExact) {
   EXPECT_EQ(missing.error().code, ErrorCode::kNotFound);
   // A command after SFTP on the same connection still works.
   EXPECT_TRUE(t->run("127.0.0.1", "true", seconds(10)).ok());
+}
+
+// A real ssh-agent on a socket of its own, stopped with the test.
+class SshAgent {
+ public:
+  SshAgent() : socket_(dir_.path() / "agent.sock") {
+    agent_ = boost::process::child("/usr/bin/ssh-agent", "-D", "-a", socket_.string(),
+                                   boost::process::std_out > boost::process::null);
+    for (int i = 0; i < 100 && !std::filesystem::exists(socket_); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (!std::filesystem::exists(socket_)) throw std::runtime_error("ssh-agent did not start");
+  }
+  ~SshAgent() {
+    std::error_code ec;
+    agent_.terminate(ec);
+  }
+  // ssh-add of a fresh ed25519 key; returns the public key file. The private key is
+  // deleted: only the agent holds it.
+  std::filesystem::path add_new_key() const {
+    auto key = dir_.path() / "agent_key";
+    aorta::testing::run_or_throw("ssh-keygen -q -t ed25519 -N '' -f " + key.string());
+    aorta::testing::run_or_throw("SSH_AUTH_SOCK=" + socket_.string() + " ssh-add -q " + key.string() + " 2>/dev/null");
+    std::filesystem::remove(key);
+    return key.string() + ".pub";
+  }
+  const std::filesystem::path& socket() const { return socket_; }
+
+ private:
+  TempDir dir_;
+  std::filesystem::path socket_;
+  boost::process::child agent_;
+};
+
+TEST_F(SshTransportTest, AgentFromSshAuthSockLogsInWithoutAKeyFile) {
+  SshAgent agent;
+  sshd_.authorize(agent.add_new_key());
+  auto o = options();
+  o.private_key.clear();
+  ::setenv("SSH_AUTH_SOCK", agent.socket().c_str(), 1);
+  auto r = transport(o)->run("127.0.0.1", "echo via-agent", seconds(10));
+  ::unsetenv("SSH_AUTH_SOCK");
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  EXPECT_EQ(r->output, "via-agent\n");
+  // The socket named in the cluster file works the same without the variable.
+  o.agent_socket = agent.socket();
+  auto named = transport(o)->run("127.0.0.2", "echo named", seconds(10));
+  ASSERT_TRUE(named.ok()) << named.error().describe();
+  EXPECT_EQ(named->output, "named\n");
+}
+
+TEST_F(SshTransportTest, KeyFileFirstThenAgentAsOpenSsh) {
+  // The key file is not authorized; the agent's key is: the login falls through to it.
+  TempDir dir;
+  auto stranger = dir.path() / "stranger";
+  aorta::testing::run_or_throw("ssh-keygen -q -t ed25519 -N '' -f " + stranger.string());
+  SshAgent agent;
+  sshd_.authorize(agent.add_new_key());
+  auto o = options();
+  o.private_key = stranger;
+  o.agent_socket = agent.socket();
+  auto r = transport(o)->run("127.0.0.1", "echo fell-through", seconds(10));
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  EXPECT_EQ(r->output, "fell-through\n");
+  // An agent without the authorized key: the error names both things tried.
+  SshAgent empty;
+  o.agent_socket = empty.socket();
+  auto refused = transport(o)->run("127.0.0.1", "true", seconds(10));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("with key " + stranger.string() + ", ssh-agent at " +
+                                         empty.socket().string() + " (0 keys) failed"),
+            std::string::npos)
+      << refused.error().message;
+}
+
+class EncryptedKeyTest : public SshTransportTest {
+ protected:
+  EncryptedKeyTest() {
+    aorta::testing::run_or_throw("ssh-keygen -q -t ed25519 -N 'correct horse' -f " + key_.string());
+    sshd_.authorize(key_.string() + ".pub");
+    ::unsetenv(kVariable);
+  }
+  ~EncryptedKeyTest() override { ::unsetenv(kVariable); }
+  SshOptions encrypted_options() const {
+    auto o = options();
+    o.private_key = key_;
+    o.key_passphrase_env = kVariable;
+    o.ask_passphrase = false;  // the test's stdin may be a terminal
+    return o;
+  }
+  static constexpr const char* kVariable = "AORTA_TEST_KEY_PASSPHRASE";
+  TempDir dir_;
+  std::filesystem::path key_ = dir_.path() / "id_encrypted";
+};
+
+TEST_F(EncryptedKeyTest, PassphraseFromTheNamedVariableLogsIn) {
+  EXPECT_TRUE(private_key_encrypted(key_));
+  EXPECT_FALSE(private_key_encrypted(sshd_.client_key()));
+  ::setenv(kVariable, "correct horse", 1);
+  auto r = transport(encrypted_options())->run("127.0.0.1", "echo decrypted", seconds(10));
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  EXPECT_EQ(r->output, "decrypted\n");
+  EXPECT_NE(sshd_.log().find("Connection from"), std::string::npos);  // what the test below looks for
+}
+
+TEST_F(EncryptedKeyTest, WrongPassphraseSaysSo) {
+  ::setenv(kVariable, "battery staple", 1);
+  auto r = transport(encrypted_options())->run("127.0.0.1", "true", seconds(10));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message,
+            "wrong passphrase for private key " + key_.string() + " (from the environment variable " + kVariable + ")");
+  EXPECT_EQ(r.error().message.find("battery"), std::string::npos);
+}
+
+TEST_F(EncryptedKeyTest, MissingPassphraseFailsBeforeAnyNodeIsContacted) {
+  auto t = SshTransport::create(encrypted_options());
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.error().message.find("private key " + key_.string() + " is encrypted and the environment variable " +
+                                   kVariable + " (named by"),
+            std::string::npos)
+      << t.error().message;
+  auto o = encrypted_options();
+  o.key_passphrase_env.clear();
+  auto unnamed = SshTransport::create(o);
+  ASSERT_FALSE(unnamed.ok());
+  EXPECT_NE(unnamed.error().message.find("is encrypted and no passphrase is available: name an environment variable"),
+            std::string::npos)
+      << unnamed.error().message;
+  // One connection in the log: the test server's own readiness probe.
+  std::string log = sshd_.log();
+  EXPECT_EQ(log.find("Connection from"), log.rfind("Connection from")) << log;
 }
 
 TEST(SshRemoteCommand, QuotesTheWholeCommandForTheRemoteShell) {

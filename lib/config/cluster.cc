@@ -1,5 +1,6 @@
 #include "config/cluster.h"
 
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -28,6 +29,79 @@ Cluster local_cluster(const std::string& user_id) {
   c.transport = TransportKind::kLocal;
   c.nodes.push_back({"localhost", "127.0.0.1", ""});
   return c;
+}
+
+namespace {
+
+void read_jump_host(const json& jump, JumpHost& out, ConfigErrors& errors) {
+  const std::string key = "ssh.jump_host";
+  if (!jump.is_object()) {
+    errors.add(key, "must be an object with a host");
+    return;
+  }
+  if (!jump.contains("host")) errors.add(key + ".host", "Field required");
+  read_string(jump, "host", key, out.host, errors);
+  if (jump.contains("host") && out.host.empty()) errors.add(key + ".host", "must not be empty");
+  // Validated as soon as it is read: the bastion's name reaches the resolver and error texts.
+  if (out.host.find_first_of(" \t\r\n'\"`$;|&<>\\") != std::string::npos)
+    errors.add(key + ".host", "must be a host name or address, got '" + out.host + "'");
+  out.port = 0;  // 0: the cluster's ssh.port
+  read_int(jump, "port", key, out.port, errors);
+  if (jump.contains("port") && (out.port < 1 || out.port > 65535))
+    errors.add(key + ".port", "must be between 1 and 65535");
+  read_string(jump, "user", key, out.user, errors);
+  read_string(jump, "priv_key_file", key, out.priv_key_file, errors);
+  read_string(jump, "known_hosts", key, out.known_hosts, errors);
+  reject_unknown_keys(jump, key, {"host", "port", "user", "priv_key_file", "known_hosts"}, errors);
+}
+
+}  // namespace
+
+void read_ssh_block(const json& ssh, SshSettings& out, ConfigErrors& errors) {
+  if (!ssh.is_object()) {
+    errors.add("ssh", "must be an object");
+    return;
+  }
+  read_int(ssh, "port", "ssh", out.port, errors);
+  read_string(ssh, "known_hosts", "ssh", out.known_hosts, errors);
+  read_bool(ssh, "strict_host_key_checking", "ssh", out.strict_host_key_checking, errors);
+  read_int(ssh, "connect_timeout_seconds", "ssh", out.connect_timeout_seconds, errors);
+  read_string(ssh, "key_passphrase_env", "ssh", out.key_passphrase_env, errors);
+  read_string(ssh, "agent_socket", "ssh", out.agent_socket, errors);
+  if (out.port < 1 || out.port > 65535) errors.add("ssh.port", "must be between 1 and 65535");
+  if (out.connect_timeout_seconds < 1) errors.add("ssh.connect_timeout_seconds", "must be at least 1");
+  // An environment variable name, as POSIX shells accept it: a value that looks like
+  // a passphrase itself is refused rather than looked up (and never echoed back).
+  const std::string& env = out.key_passphrase_env;
+  bool env_ok = !env.empty() && !std::isdigit(static_cast<unsigned char>(env[0])) &&
+                env.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") ==
+                    std::string::npos;
+  if (ssh.contains("key_passphrase_env") && !env_ok)
+    errors.add("ssh.key_passphrase_env",
+               "must name an environment variable (letters, digits, _), not hold the passphrase itself");
+  if (ssh.contains("jump_host")) {
+    out.jump_host.emplace();
+    read_jump_host(ssh.at("jump_host"), *out.jump_host, errors);
+  }
+  reject_unknown_keys(ssh, "ssh",
+                      {"port", "known_hosts", "strict_host_key_checking", "connect_timeout_seconds",
+                       "key_passphrase_env", "agent_socket", "jump_host"},
+                      errors);
+}
+
+void complete_jump_host(Cluster& c) {
+  c.ssh.agent_socket = expand_home(c.ssh.agent_socket);
+  if (!c.ssh.jump_host) return;
+  JumpHost& j = *c.ssh.jump_host;
+  if (j.port == 0) j.port = c.ssh.port;
+  if (j.user.empty()) j.user = c.username;
+  j.priv_key_file = j.priv_key_file.empty() ? c.priv_key_file : expand_home(j.priv_key_file);
+  j.known_hosts = j.known_hosts.empty() ? c.ssh.known_hosts : expand_home(j.known_hosts);
+}
+
+bool has_agent(const SshSettings& ssh) {
+  const char* sock = std::getenv("SSH_AUTH_SOCK");
+  return !ssh.agent_socket.empty() || (sock && *sock);
 }
 
 ClusterLoad load_cluster(const fs::path& file, const std::string& user_id) {
@@ -74,25 +148,13 @@ ClusterLoad load_cluster(const fs::path& file, const std::string& user_id) {
   } else if (transport != "ssh") {
     errors.add("transport", "must be ssh or local, got '" + transport + "'");
   }
-  if (doc.contains("ssh")) {
-    const json& ssh = doc.at("ssh");
-    if (!ssh.is_object()) {
-      errors.add("ssh", "must be an object");
-    } else {
-      read_int(ssh, "port", "ssh", c.ssh.port, errors);
-      read_string(ssh, "known_hosts", "ssh", c.ssh.known_hosts, errors);
-      read_bool(ssh, "strict_host_key_checking", "ssh", c.ssh.strict_host_key_checking, errors);
-      read_int(ssh, "connect_timeout_seconds", "ssh", c.ssh.connect_timeout_seconds, errors);
-      if (c.ssh.port < 1 || c.ssh.port > 65535) errors.add("ssh.port", "must be between 1 and 65535");
-      if (c.ssh.connect_timeout_seconds < 1) errors.add("ssh.connect_timeout_seconds", "must be at least 1");
-      reject_unknown_keys(ssh, "ssh", {"port", "known_hosts", "strict_host_key_checking", "connect_timeout_seconds"},
-                          errors);
-    }
-  }
+  if (doc.contains("ssh")) read_ssh_block(doc.at("ssh"), c.ssh, errors);
   c.priv_key_file = expand_home(c.priv_key_file);
   c.ssh.known_hosts = expand_home(c.ssh.known_hosts.empty() ? "~/.ssh/known_hosts" : c.ssh.known_hosts);
-  if (c.transport == TransportKind::kSsh && c.priv_key_file.empty() && !c.has_password)
-    errors.add("", "Authentication required: provide either 'priv_key_file' or 'password' in cluster config");
+  complete_jump_host(c);
+  if (c.transport == TransportKind::kSsh && c.priv_key_file.empty() && !c.has_password && !has_agent(c.ssh))
+    errors.add("", "Authentication required: provide either 'priv_key_file' or 'password' in cluster config "
+                   "(or run an ssh-agent: SSH_AUTH_SOCK, or \"ssh\": {\"agent_socket\": ...})");
 
   if (!doc.contains("node_dict") || !doc.at("node_dict").is_object() || doc.at("node_dict").empty()) {
     errors.add("node_dict", "No nodes configured in 'node_dict' - at least one node is required");

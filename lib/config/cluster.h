@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "config/config_error.h"
 
 namespace aorta::config {
@@ -20,12 +22,27 @@ struct Node {
   std::string bmc_ip;
 };
 
+// "ssh": {"jump_host": {...}}: the bastion every node is reached through. Fields
+// the file leaves out take the cluster's own values (user, key, port, known_hosts).
+struct JumpHost {
+  std::string host;
+  int port = 22;
+  std::string user;
+  std::string priv_key_file;
+  std::string known_hosts;
+};
+
 // The optional "ssh" object of the cluster file.
 struct SshSettings {
   int port = 22;
   std::string known_hosts;              // default: ~/.ssh/known_hosts
   bool strict_host_key_checking = true; // false only when the file says so
   int connect_timeout_seconds = 30;
+  // The environment variable holding the key's passphrase (the file never holds
+  // the passphrase itself); empty: asked on the terminal when the key needs one.
+  std::string key_passphrase_env;
+  std::string agent_socket;             // empty: $SSH_AUTH_SOCK, as OpenSSH
+  std::optional<JumpHost> jump_host;
 };
 
 struct Cluster {
@@ -48,6 +65,13 @@ struct ClusterLoad {
 
 // {user-id} in the file resolves to user_id before validation.
 ClusterLoad load_cluster(const std::filesystem::path& file, const std::string& user_id);
+
+// The cluster file's "ssh" block, each key checked and named "ssh.<key>" in errors.
+void read_ssh_block(const nlohmann::ordered_json& ssh, SshSettings& out, ConfigErrors& errors);
+// Fills the jump host's left-out fields from the cluster (after ~ expansion).
+void complete_jump_host(Cluster& c);
+// An agent to ask: ssh.agent_socket, or SSH_AUTH_SOCK in the environment.
+bool has_agent(const SshSettings& ssh);
 
 // This machine as a one-node cluster, reached without SSH.
 Cluster local_cluster(const std::string& user_id);
