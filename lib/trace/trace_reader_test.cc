@@ -180,7 +180,8 @@ TEST(TraceReader, CorruptStructureIsNamedWithItsByte) {
   };
   for (const auto& c : cases) {
     auto data = read_trace(dir.write(std::string(c.name) + ".json", c.text));
-    ASSERT_FALSE(data.ok()) << c.name << " was read as a trace";
+    EXPECT_FALSE(data.ok()) << c.name << " was read as a trace";
+    if (data.ok()) continue;
     EXPECT_NE(data.error().message.find(c.expected), std::string::npos) << c.name << ": " << data.error().message;
     EXPECT_NE(data.error().context.find(c.name), std::string::npos) << c.name;
   }
