@@ -103,40 +103,52 @@ class Scanner {
   }
 
   // The bytes between traceEvents elements, [gap_from_, to): whitespace and commas
-  // only. The fast path never looks at them, so they are checked here, a few bytes
-  // per event.
-  Status scan_gap(size_t to) {
+  // only. The fast path never looks at them, so they are checked here: a few bytes
+  // per event, inline; building an error is out of line, off the hot path.
+  [[gnu::always_inline]] bool gap_bytes_ok(size_t to) {
+    const char* data = buf_.data();
     for (size_t i = gap_from_; i < to; ++i) {
-      const char c = buf_[i];
+      const char c = data[i];
       if (c == ',') {
         ++gap_commas_;
-      } else if (!is_space(c)) {
-        return Error{ErrorCode::kInvalidInput,
-                     "garbage between traceEvents elements at byte " + std::to_string(discarded_ + i) +
-                         " (only objects separated by ',' may be there)",
-                     ""};
+      } else if (!is_space(c)) [[unlikely]] {
+        gap_from_ = i;
+        return false;
       }
     }
     gap_from_ = to;
-    return ok_status();
+    return true;
+  }
+
+  Status scan_gap(size_t to) {
+    if (gap_bytes_ok(to)) [[likely]]
+      return ok_status();
+    return gap_error(to, false);
   }
 
   // A gap ends at an element's '{' or at the ']' that closes traceEvents.
-  Status end_gap(size_t q, bool closing) {
-    if (Status s = scan_gap(q); !s) return s;
-    const size_t want = had_event_ && !closing ? 1 : 0;
-    if (gap_commas_ != want) {
-      const std::string at = " at byte " + std::to_string(discarded_ + q);
-      return Error{ErrorCode::kInvalidInput,
-                   gap_commas_ == 0 ? "missing ',' before the traceEvents element" + at
-                   : closing        ? "',' after the last traceEvents element, before the ']'" + at
-                   : !had_event_    ? "',' before the first traceEvents element" + at
-                                    : "more than one ',' before the traceEvents element" + at,
-                   ""};
-    }
+  [[gnu::always_inline]] Status end_gap(size_t q, bool closing) {
+    if (!gap_bytes_ok(q) || gap_commas_ != (had_event_ && !closing ? 1u : 0u)) [[unlikely]]
+      return gap_error(q, closing);
     gap_from_ = kNone;
     gap_commas_ = 0;
     return ok_status();
+  }
+
+  // gap_from_ is at the offending byte, or the gap ended at q with the wrong commas.
+  [[gnu::cold, gnu::noinline]] Error gap_error(size_t q, bool closing) const {
+    if (gap_from_ < q && buf_[gap_from_] != ',' && !is_space(buf_[gap_from_]))
+      return Error{ErrorCode::kInvalidInput,
+                   "garbage between traceEvents elements at byte " + std::to_string(discarded_ + gap_from_) +
+                       " (only objects separated by ',' may be there)",
+                   ""};
+    const std::string at = " at byte " + std::to_string(discarded_ + q);
+    return Error{ErrorCode::kInvalidInput,
+                 gap_commas_ == 0 ? "missing ',' before the traceEvents element" + at
+                 : closing        ? "',' after the last traceEvents element, before the ']'" + at
+                 : !had_event_    ? "',' before the first traceEvents element" + at
+                                  : "more than one ',' before the traceEvents element" + at,
+                 ""};
   }
 
   void begin_events(size_t q) {
@@ -173,7 +185,7 @@ class Scanner {
   // prefix XOR marks the bytes inside them (simdjson's stage-1 trick), so only the
   // brackets outside strings are visited. Returns p unchanged when the block needs
   // the exact path.
-  Result<size_t> fast_block(const char* data, size_t p) {
+  [[gnu::always_inline]] Result<size_t> fast_block(const char* data, size_t p) {
     const BlockMasks m = masks_.fn(data + p);
     if (m.backslashes) return p;
     const uint64_t inside = in_string_ ? ~m.quote_parity : m.quote_parity;
@@ -223,7 +235,7 @@ class Scanner {
 
   // A bracket outside strings inside traceEvents. False when it closes the array
   // itself, which close_events() deals with.
-  Result<bool> event_bracket(size_t q) {
+  [[gnu::always_inline]] Result<bool> event_bracket(size_t q) {
     const char c = buf_[q];
     if (c == '{' || c == '[') {
       if (depth_ == events_depth_) {
