@@ -13,6 +13,7 @@ import gzip
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -144,6 +145,27 @@ def run_case(binary, data, case, expected_rank0):
         print(f"ok: {case.name}: exit 3, {hits[0][:150]}")
 
 
+def earlier_output_survives_a_failed_write(binary, data):
+    """The output cannot be written (RLIMIT_FSIZE: every write past 256 bytes fails with
+    EFBIG): exit 1 naming the file, and the earlier output is still there, whole."""
+    with tempfile.TemporaryDirectory() as tmp:
+        traces = os.path.join(tmp, "traces")
+        os.makedirs(traces)
+        shutil.copy(os.path.join(data, GOOD), os.path.join(traces, "rank0.json.gz"))
+        out = os.path.join(tmp, "analysis.json")
+        earlier = '{"earlier": true}\n'
+        with open(out, "w") as f:
+            f.write(earlier)
+        proc = subprocess.run(["prlimit", "--fsize=256", "--", binary, "analyze", traces, "--output", out],
+                              capture_output=True, text=True, timeout=300,
+                              preexec_fn=lambda: signal.signal(signal.SIGXFSZ, signal.SIG_IGN))
+        assert proc.returncode == 1, f"exit {proc.returncode}: {proc.stderr[-2000:]}"
+        assert out in proc.stderr and "File too large" in proc.stderr, proc.stderr[-2000:]
+        assert open(out).read() == earlier, "the earlier output was lost"
+        assert set(os.listdir(tmp)) == {"traces", "analysis.json"}, os.listdir(tmp)  # no temporary file left
+        print("ok: earlier_output_survives_a_failed_write: exit 1, " + proc.stderr.strip().splitlines()[-1][:150])
+
+
 def main():
     binary, data = os.path.abspath(sys.argv[1]), sys.argv[2]
     only = set(sys.argv[3:])
@@ -156,6 +178,8 @@ def main():
     for case in cases(rank1):
         if not only or case.name in only:
             run_case(binary, data, case, expected_rank0)
+    if not only or "earlier_output_survives_a_failed_write" in only:
+        earlier_output_survives_a_failed_write(binary, data)
 
 
 if __name__ == "__main__":
