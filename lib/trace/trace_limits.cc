@@ -10,7 +10,7 @@ TraceLimits TraceLimits::with_total(uint64_t total_bytes) {
   TraceLimits limits;
   limits.total_bytes = total_bytes;
   limits.max_token_bytes = std::clamp<uint64_t>(total_bytes / 16, 1 << 20, uint64_t{64} << 20);
-  limits.max_state_bytes = std::max<uint64_t>(total_bytes / 4, 1 << 20);
+  limits.max_state_bytes = std::max<uint64_t>(total_bytes / 8 * 3, 1 << 20);
   return limits;
 }
 

@@ -24,12 +24,14 @@ struct TraceLimits {
   // The longest single event or kept top-level value: the read buffer must hold it
   // whole. Real events are under a few KB.
   uint64_t max_token_bytes = uint64_t{64} << 20;
-  // Event records, interned ids and name caches together. A quarter of the total:
-  // vectors double when they grow and the timeline later sorts copies.
-  uint64_t max_state_bytes = uint64_t{1} << 30;
+  // Event records, interned ids and name caches together (the bytes in use). 3/8 of
+  // the total: a vector that doubles holds old and new at once, and the timeline
+  // later sorts copies. A real 1 GB trace uses about 60 MiB, so the default reads
+  // traces of 20 GB and more.
+  uint64_t max_state_bytes = uint64_t{3} << 29;
 
   static TraceLimits with_total(uint64_t total_bytes);
-  std::string describe() const;  // "4096 MiB (token 64 MiB, event state 1024 MiB)"
+  std::string describe() const;  // "4096 MiB (token 64 MiB, event state 1536 MiB)"
 };
 
 // "4G", "512M", "1073741824": bytes, or an error naming the text.

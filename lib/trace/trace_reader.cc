@@ -261,7 +261,7 @@ void keep_by_link_key(TraceData& data, bool by_correlation, std::vector<Undecide
     int64_t key = by_correlation ? u.correlation : u.external_id;
     if (key != kNoKey) data.keyed_events.push_back({u.thread, u.gpu_index, key});
   }
-  undecided = {};
+  std::vector<UndecidedKeyed>().swap(undecided);  // `= {}` would keep the capacity
 }
 
 void add_event(TraceData& data, const RawEvent& ev, const NameClasses::Classes& cls, ThreadInterner& threads,
@@ -295,9 +295,12 @@ void add_event(TraceData& data, const RawEvent& ev, const NameClasses::Classes& 
   if (key != kNoKey) data.keyed_events.push_back({threads.intern(ev.pid, ev.tid), gpu_index, key});
 }
 
+// What a vector's elements take. Its unused capacity is left out: those pages are
+// never touched, so they cost address space but no memory (the budget's share
+// leaves room for the doubling copy).
 template <class V>
-uint64_t capacity_bytes(const V& v) {
-  return v.capacity() * sizeof(typename V::value_type);
+uint64_t used_bytes(const V& v) {
+  return v.size() * sizeof(typename V::value_type);
 }
 
 // distributedInfo is the file's own claim; a rank that cannot be a rank of the run
@@ -420,9 +423,9 @@ Result<TraceData> read_trace(const std::filesystem::path& file, BasicScanMode ba
   // Everything that grows with the events, checked once per batch (a read chunk
   // adds at most a few MiB): beyond the budget the file is refused by name.
   auto state_bytes = [&] {
-    return capacity_bytes(data.gpu_events) + capacity_bytes(data.keyed_events) +
-           capacity_bytes(data.runtime_launches) + capacity_bytes(data.flow_starts) + capacity_bytes(data.flow_ends) +
-           undecided.capacity() * sizeof(UndecidedKeyed) + interner.bytes() + threads.bytes() + names.bytes();
+    return used_bytes(data.gpu_events) + used_bytes(data.keyed_events) + used_bytes(data.runtime_launches) +
+           used_bytes(data.flow_starts) + used_bytes(data.flow_ends) + used_bytes(undecided) + interner.bytes() +
+           threads.bytes() + names.bytes();
   };
   auto within_budget = [&]() -> Status {
     if (state_bytes() <= limits.max_state_bytes) return ok_status();

@@ -259,8 +259,8 @@ TEST(TraceReader, EventLongerThanTheTokenLimitIsRefused) {
       << info.error().message;
 }
 
-// Issue 14, item 3: millions of tiny events stop at the event-state budget (a
-// quarter of the total: 4 MiB of 16 MiB here) with the file's error.
+// Issue 14, item 3: millions of tiny events stop at the event-state budget (3/8 of
+// the total: 6 MiB of 16 MiB here) with the file's error.
 TEST(TraceReader, EventStateBeyondTheBudgetIsRefused) {
   aorta::testing::TempDir dir;
   auto limits = TraceLimits::with_total(16u << 20);
@@ -272,7 +272,7 @@ TEST(TraceReader, EventStateBeyondTheBudgetIsRefused) {
   auto file = dir.write("tiny.json", text);
   auto data = read_trace(file, BasicScanMode::kInclude, limits);
   ASSERT_FALSE(data.ok());
-  EXPECT_NE(data.error().message.find("needs more event state than the memory budget allows (4 MiB of 16 MiB"),
+  EXPECT_NE(data.error().message.find("needs more event state than the memory budget allows (6 MiB of 16 MiB"),
             std::string::npos)
       << data.error().message;
   EXPECT_NE(data.error().context.find("tiny.json"), std::string::npos);
@@ -293,10 +293,10 @@ TEST(TraceLimits, SizesAndTheEnvironment) {
   EXPECT_FALSE(parse_byte_size("1M").ok());  // below the smallest budget
   TraceLimits d;
   EXPECT_EQ(d.max_token_bytes, uint64_t{64} << 20);
-  EXPECT_EQ(d.max_state_bytes, uint64_t{1} << 30);
+  EXPECT_EQ(d.max_state_bytes, uint64_t{1536} << 20);
   auto big = TraceLimits::with_total(uint64_t{16} << 30);
   EXPECT_EQ(big.max_token_bytes, uint64_t{64} << 20);
-  EXPECT_EQ(big.max_state_bytes, uint64_t{4} << 30);
+  EXPECT_EQ(big.max_state_bytes, uint64_t{6} << 30);
   ::setenv(kMemoryLimitVariable, "256M", 1);
   auto from_env = trace_limits_from_environment();
   ::setenv(kMemoryLimitVariable, "lots", 1);

@@ -80,9 +80,9 @@ def cases(rank1):
     yield Case("gzip_bomb_one_string", {"rank1.json.gz": bomb(b'{"traceEvents": [{"name": "', b"a", 10)},
                "rank1.json.gz: the traceEvents element at byte 17 is longer than the longest token the memory "
                "budget allows (64 MiB", as_limit=1 << 30)
-    # ~110 million tiny events: stops at the event-state budget (a quarter of 256 MiB).
+    # ~110 million tiny events: stops at the event-state budget (3/8 of 256 MiB).
     yield Case("gzip_bomb_tiny_events", {"rank1.json.gz": events_bomb},
-               "rank1.json.gz: the trace needs more event state than the memory budget allows (64 MiB of 256 MiB",
+               "rank1.json.gz: the trace needs more event state than the memory budget allows (96 MiB of 256 MiB",
                env={"AORTA_TRACE_MEMORY_LIMIT": "256M"}, as_limit=1 << 30)
     # A budget set above what the process may have: the bad_alloc is this file's error.
     yield Case("out_of_memory_beyond_the_budget", {"rank1.json.gz": events_bomb},
