@@ -8,6 +8,7 @@
 
 #include "metrics/rank_metrics.h"
 #include "metrics/run_metrics.h"
+#include "common/utf8.h"
 #include "metrics/trace_set.h"
 #include "tests/temp_dir.h"
 
@@ -161,6 +162,65 @@ TEST(TraceSet, BadFilesMakeThePartialStatusAndTheRestParse) {
   EXPECT_NE(errors.find("duplicate rank 1"), std::string::npos) << errors;
   TraceSet none = analyze_traces(dir.path() / "missing", options);
   EXPECT_EQ(none.status, ParseStatus::kFailed);
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string all;
+  for (const auto& l : lines) all += l + "\n";
+  return all;
+}
+
+// Issue 14, item 9: durations whose sum passes the largest double made inf and NaN
+// metrics (written as null); now the file is named and the rest still parse.
+TEST(TraceSet, DurSumThatOverflowsIsTheFilesError) {
+  aorta::testing::TempDir dir;
+  std::filesystem::copy_file(kData / "h200-torch2.11-kineto-nccl_rank0.json.gz", dir.path() / "rank0.json.gz");
+  // CPU-only, so the basic scan sums the durations: 1e308 + 1e308 = inf.
+  dir.write("rank1.json", R"({"traceEvents": [
+    {"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":0,"dur":1e308},
+    {"ph":"X","cat":"cpu_op","name":"b","pid":1,"tid":1,"ts":1,"dur":1e308}]})");
+  // GPU timeline: an interval union of two finite spans that passes the largest double.
+  dir.write("rank2.json", R"({"traceEvents": [
+    {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":-1e308,"dur":1e308},
+    {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":0,"dur":1e308}]})");
+  AnalyzeOptions options;
+  options.selection = trace::KernelSelection::kIncludeUnlinked;
+  TraceSet set = analyze_traces(dir.path(), options);
+  EXPECT_EQ(set.status, ParseStatus::kPartial);
+  ASSERT_EQ(set.ranks.size(), 1u);
+  EXPECT_EQ(*set.ranks[0].rank, 0);
+  const std::string errors = joined(set.errors);
+  EXPECT_NE(errors.find("rank1.json: the event times overflow"), std::string::npos) << errors;
+  EXPECT_NE(errors.find("rank2.json: the event times overflow"), std::string::npos) << errors;
+}
+
+// Issue 14, item 2: file names and trace bytes are not UTF-8; every string a
+// TraceSet hands to a report is (nlohmann::json threw type_error.316 on them).
+TEST(TraceSet, FileNamesAndEventBytesBecomeValidUtf8) {
+  aorta::testing::TempDir dir;
+  std::filesystem::copy_file(kData / "h200-torch2.11-kineto-nccl_rank0.json.gz",
+                             dir.path() / "rank0_\xff\xfe.json.gz");
+  dir.write("rank1_\xc3.json", "{\"traceEvents\": [{\"ph\":\"X\",\"name\":\"\xe2\x82\",\"dur\":NaN}]}");
+  TraceSet set = analyze_traces(dir.path(), {});
+  EXPECT_EQ(set.status, ParseStatus::kPartial);
+  ASSERT_EQ(set.ranks.size(), 1u);
+  EXPECT_TRUE(is_valid_utf8(set.ranks[0].source)) << set.ranks[0].source;
+  EXPECT_NE(set.ranks[0].source.find("rank0_\xef\xbf\xbd\xef\xbf\xbd.json.gz"), std::string::npos);
+  ASSERT_EQ(set.errors.size(), 1u);
+  EXPECT_TRUE(is_valid_utf8(set.errors[0])) << set.errors[0];
+  EXPECT_NE(set.errors[0].find("rank1_\xef\xbf\xbd.json: event at byte 17 is not valid JSON"), std::string::npos)
+      << set.errors[0];
+  for (const auto& w : set.warnings) EXPECT_TRUE(is_valid_utf8(w)) << w;
+}
+
+TEST(TraceSet, BadMemoryLimitInTheEnvironmentIsAnError) {
+  aorta::testing::TempDir dir;
+  std::filesystem::copy_file(kData / "h200-torch2.11-kineto-nccl_rank0.json.gz", dir.path() / "rank0.json.gz");
+  ::setenv(trace::kMemoryLimitVariable, "12 parsecs", 1);
+  TraceSet set = analyze_traces(dir.path(), {});
+  ::unsetenv(trace::kMemoryLimitVariable);
+  EXPECT_EQ(set.status, ParseStatus::kFailed);
+  EXPECT_NE(joined(set.errors).find("AORTA_TRACE_MEMORY_LIMIT: '12 parsecs' is not a byte size"), std::string::npos);
 }
 
 TEST(TraceSet, NoGpuEventsFallsBackToTheBasicScanWithAWarning) {

@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <map>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "common/utf8.h"
 #include "trace/trace_files.h"
 #include "trace/trace_reader.h"
 
@@ -27,7 +30,8 @@ Result<RankMetrics> analyze_trace_file(const fs::path& file, const AnalyzeOption
                                        std::vector<std::string>& warnings, uint64_t* bytes_read) {
   // The basic scan is only a fallback: read without it first, and again with it only
   // when the trace turns out to have no usable GPU timeline (CPU-only traces, small).
-  auto data = trace::read_trace(file, trace::BasicScanMode::kSkip);
+  const trace::TraceLimits limits = options.limits ? *options.limits : trace::TraceLimits{};
+  auto data = trace::read_trace(file, trace::BasicScanMode::kSkip, limits);
   if (!data) return data.error();
   if (bytes_read) *bytes_read = data->bytes;
   const std::string name = file.string();
@@ -43,11 +47,20 @@ Result<RankMetrics> analyze_trace_file(const fs::path& file, const AnalyzeOption
     const char* why = data->gpu_events.empty() ? "it has no GPU events"
                                                : "none of its GPU events is linked to a launch (try --include-unlinked-kernels)";
     warnings.push_back(fmt::format("{}: no GPU timeline because {}; using the basic raw-trace scan", name, why));
-    auto full = trace::read_trace(file, trace::BasicScanMode::kInclude);
+    auto full = trace::read_trace(file, trace::BasicScanMode::kInclude, limits);
     if (!full) return full.error();
     m = from_basic_scan(full->basic);
     if (m.total_time_us <= 0) return Error{ErrorCode::kInvalidInput, "trace has no timed events", name};
   }
+  for (double v : {m.total_time_us, m.compute_time_us, m.comm_time_us, m.total_comm_time_us, m.compute_ratio,
+                   m.comm_ratio, m.overlap_ratio, m.busy_time_us.value_or(0), m.idle_time_us.value_or(0),
+                   m.exposed_comm_time_us.value_or(0), m.total_memcpy_time_us.value_or(0),
+                   m.exposed_memcpy_time_us.value_or(0), m.exposed_comm_ratio.value_or(0)})
+    if (!std::isfinite(v))
+      return Error{ErrorCode::kInvalidInput,
+                   "the event times overflow: ts and dur sum past the largest number a double holds, so this "
+                   "trace's metrics are not finite",
+                   name};
   m.source = name;
   if (data->rank) {
     m.rank = data->rank;
@@ -62,14 +75,44 @@ Result<RankMetrics> analyze_trace_file(const fs::path& file, const AnalyzeOption
   return m;
 }
 
-TraceSet analyze_traces(const fs::path& dir, const AnalyzeOptions& options) {
+namespace {
+
+// One file on a worker thread, the boundary where an exception would end the whole
+// process: running out of memory (a budget set above what the machine has) is this
+// file's error, and the other ranks are kept.
+Result<RankMetrics> analyze_guarded(const fs::path& file, const AnalyzeOptions& options,
+                                    std::vector<std::string>& warnings, uint64_t* bytes) {
+  try {
+    return analyze_trace_file(file, options, warnings, bytes);
+  } catch (const std::bad_alloc&) {
+    return Error{ErrorCode::kIo,
+                 "out of memory while reading this trace (lower " + std::string(trace::kMemoryLimitVariable) +
+                     " or --jobs)",
+                 file.string()};
+  } catch (const std::exception& e) {
+    return Error{ErrorCode::kIo, std::string("reading this trace failed: ") + e.what(), file.string()};
+  }
+}
+
+TraceSet analyze_found(const fs::path& dir, AnalyzeOptions options) {
   TraceSet set;
   std::error_code ec;
   if (!fs::exists(dir, ec)) {
     set.errors.push_back("Trace directory does not exist: " + dir.string());
     return set;
   }
-  std::vector<fs::path> files = trace::find_trace_files(dir);
+  if (!options.limits) {
+    auto limits = trace::trace_limits_from_environment();
+    if (!limits) {
+      set.errors.push_back(limits.error().describe());
+      return set;
+    }
+    options.limits = *limits;
+  }
+  trace::FoundTraces found = trace::find_traces(dir);
+  for (const auto& folder : found.unreadable)
+    set.errors.push_back("cannot read folder " + folder + "; traces in it are not analyzed");
+  std::vector<fs::path>& files = found.files;
   set.files_found = files.size();
   if (files.empty()) {
     set.errors.push_back("No trace files found in " + dir.string());
@@ -84,12 +127,18 @@ TraceSet analyze_traces(const fs::path& dir, const AnalyzeOptions& options) {
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t i = next++; i < files.size(); i = next++)
-      slots[i].result = analyze_trace_file(files[i], options, slots[i].warnings, &slots[i].bytes);
+      slots[i].result = analyze_guarded(files[i], options, slots[i].warnings, &slots[i].bytes);
   };
   int jobs = options.jobs > 0 ? options.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   jobs = std::clamp(jobs, 1, static_cast<int>(files.size()));
   std::vector<std::thread> threads;
-  for (int t = 1; t < jobs; ++t) threads.emplace_back(worker);
+  for (int t = 1; t < jobs; ++t) {
+    try {
+      threads.emplace_back(worker);
+    } catch (const std::system_error&) {
+      break;  // no thread to be had (memory or process limits): fewer workers, same result
+    }
+  }
   worker();
   for (auto& t : threads) t.join();
 
@@ -119,6 +168,16 @@ TraceSet analyze_traces(const fs::path& dir, const AnalyzeOptions& options) {
   } else {
     set.status = set.errors.empty() ? ParseStatus::kSuccess : ParseStatus::kPartial;
   }
+  return set;
+}
+
+}  // namespace
+
+TraceSet analyze_traces(const fs::path& dir, const AnalyzeOptions& options) {
+  TraceSet set = analyze_found(dir, options);
+  for (auto& w : set.warnings) w = valid_utf8(w);
+  for (auto& e : set.errors) e = valid_utf8(e);
+  for (auto& r : set.ranks) r.source = valid_utf8(r.source);
   return set;
 }
 

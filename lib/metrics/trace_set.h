@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,9 @@ namespace aorta::metrics {
 struct AnalyzeOptions {
   trace::KernelSelection selection = trace::KernelSelection::kLinkedOnly;
   int jobs = 0;  // traces read at once; 0: one per core (never more than there are traces)
+  // Each file's memory budget; unset: trace_limits_from_environment() (the defaults,
+  // or AORTA_TRACE_MEMORY_LIMIT).
+  std::optional<trace::TraceLimits> limits;
 };
 
 enum class ParseStatus { kSuccess, kPartial, kFailed };
@@ -24,15 +28,18 @@ const char* status_name(ParseStatus status);
 struct TraceSet {
   ParseStatus status = ParseStatus::kFailed;
   std::vector<RankMetrics> ranks;     // in file order; aggregate() sorts by rank
-  std::vector<std::string> warnings;  // each names its file
-  std::vector<std::string> errors;    // each names its file
+  // Each names its file or folder; all text here, and each rank's source, is valid
+  // UTF-8 (file names and trace bytes are not), so reports can always be written.
+  std::vector<std::string> warnings;
+  std::vector<std::string> errors;
   size_t files_found = 0;
   size_t files_parsed = 0;
   uint64_t bytes = 0;                 // uncompressed bytes read
 };
 
 // One file: the GPU timeline when it has GPU events, else the basic scan (with a
-// warning saying so).
+// warning saying so). Metrics that overflow (a dur sum past the largest double)
+// are an error, never an inf or NaN in a report.
 Result<RankMetrics> analyze_trace_file(const std::filesystem::path& file, const AnalyzeOptions& options,
                                        std::vector<std::string>& warnings, uint64_t* bytes_read = nullptr);
 

@@ -21,8 +21,8 @@ enum class Mode { kStart, kObject, kEvents, kDone };
 
 class Scanner {
  public:
-  Scanner(const ScanCallbacks& callbacks, std::initializer_list<std::string_view> keys)
-      : callbacks_(callbacks), keys_(keys.begin(), keys.end()) {}
+  Scanner(const ScanCallbacks& callbacks, std::initializer_list<std::string_view> keys, uint64_t max_token)
+      : callbacks_(callbacks), keys_(keys.begin(), keys.end()), max_token_(max_token) {}
 
   Result<ScanStats> run(ByteSource& source) {
     // A leading space: the first event of the file also has a separator byte before it.
@@ -31,6 +31,9 @@ class Scanner {
     size_t used = 1;
     discarded_ = static_cast<uint64_t>(-1);  // so that file offsets count from the byte after it
     for (;;) {
+      // What compaction kept is one unfinished event, key or kept value: past the
+      // limit the buffer would grow with the input (a gzip bomb of one string).
+      if (used - 1 > max_token_) return token_error();
       if (buf_.size() < used + kChunk + kPadding) buf_.resize(used + kChunk + kPadding);
       auto got = source.read(buf_.data() + used, kChunk);
       if (!got) return with_offset(got.error());
@@ -39,7 +42,12 @@ class Scanner {
       size_t end = used + *got;
       if (Status s = scan(end); !s) return s.error();
       if (Status s = flush(); !s) return s.error();
-      if (mode_ == Mode::kDone) break;
+      if (mode_ == Mode::kDone) {
+        if (Status s = check_trailing(source, pos_, end); !s) return s.error();
+        break;
+      }
+      if (mode_ == Mode::kEvents && gap_from_ != kNone)
+        if (Status s = scan_gap(pos_); !s) return s.error();
       used = compact(end);
     }
     if (mode_ == Mode::kStart)
@@ -58,6 +66,95 @@ class Scanner {
   Error with_offset(Error e) const {
     e.message += " (after " + std::to_string(stats_.bytes) + " bytes)";
     return e;
+  }
+
+  Error token_error() const {
+    std::string what = event_start_ != kNone   ? "traceEvents element at byte " + std::to_string(discarded_ + event_start_)
+                       : value_start_ != kNone ? "value of top-level key '" + value_key_ + "'"
+                                               : "top-level key at byte " + std::to_string(discarded_ + key_start_);
+    return Error{ErrorCode::kInvalidInput,
+                 "the " + what + " is longer than the longest token the memory budget allows (" +
+                     std::to_string(max_token_ >> 20) + " MiB; AORTA_TRACE_MEMORY_LIMIT raises it)",
+                 ""};
+  }
+
+  static bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+  // After the top-level value only whitespace may follow, to the end of the file:
+  // a second document or trailing garbage means the file is not what it claims.
+  Status check_trailing(ByteSource& source, size_t from, size_t end) {
+    for (;;) {
+      for (size_t i = from; i < end; ++i) {
+        if (is_space(buf_[i])) continue;
+        const bool document = buf_[i] == '{' || buf_[i] == '[';
+        return Error{ErrorCode::kInvalidInput,
+                     std::string(document ? "a second JSON document starts" : "trailing garbage") + " at byte " +
+                         std::to_string(discarded_ + i) + ", after the end of the top-level JSON value",
+                     ""};
+      }
+      discarded_ += end;
+      auto got = source.read(buf_.data(), kChunk);
+      if (!got) return with_offset(got.error());
+      if (*got == 0) return ok_status();
+      stats_.bytes += *got;
+      from = 0;
+      end = *got;
+    }
+  }
+
+  // The bytes between traceEvents elements, [gap_from_, to): whitespace and commas
+  // only. The fast path never looks at them, so they are checked here: a few bytes
+  // per event, inline; building an error is out of line, off the hot path.
+  [[gnu::always_inline]] bool gap_bytes_ok(size_t to) {
+    const char* data = buf_.data();
+    for (size_t i = gap_from_; i < to; ++i) {
+      const char c = data[i];
+      if (c == ',') {
+        ++gap_commas_;
+      } else if (!is_space(c)) [[unlikely]] {
+        gap_from_ = i;
+        return false;
+      }
+    }
+    gap_from_ = to;
+    return true;
+  }
+
+  Status scan_gap(size_t to) {
+    if (gap_bytes_ok(to)) [[likely]]
+      return ok_status();
+    return gap_error(to, false);
+  }
+
+  // A gap ends at an element's '{' or at the ']' that closes traceEvents.
+  [[gnu::always_inline]] Status end_gap(size_t q, bool closing) {
+    if (!gap_bytes_ok(q) || gap_commas_ != (had_event_ && !closing ? 1u : 0u)) [[unlikely]]
+      return gap_error(q, closing);
+    gap_from_ = kNone;
+    gap_commas_ = 0;
+    return ok_status();
+  }
+
+  // gap_from_ is at the offending byte, or the gap ended at q with the wrong commas.
+  [[gnu::cold, gnu::noinline]] Error gap_error(size_t q, bool closing) const {
+    if (gap_from_ < q && buf_[gap_from_] != ',' && !is_space(buf_[gap_from_]))
+      return Error{ErrorCode::kInvalidInput,
+                   "garbage between traceEvents elements at byte " + std::to_string(discarded_ + gap_from_) +
+                       " (only objects separated by ',' may be there)",
+                   ""};
+    const std::string at = " at byte " + std::to_string(discarded_ + q);
+    return Error{ErrorCode::kInvalidInput,
+                 gap_commas_ == 0 ? "missing ',' before the traceEvents element" + at
+                 : closing        ? "',' after the last traceEvents element, before the ']'" + at
+                 : !had_event_    ? "',' before the first traceEvents element" + at
+                                  : "more than one ',' before the traceEvents element" + at,
+                 ""};
+  }
+
+  void begin_events(size_t q) {
+    gap_from_ = q + 1;
+    gap_commas_ = 0;
+    had_event_ = false;
   }
 
   // Scans buf_[pos_, end). Inside traceEvents, 64-byte blocks without backslashes
@@ -88,7 +185,7 @@ class Scanner {
   // prefix XOR marks the bytes inside them (simdjson's stage-1 trick), so only the
   // brackets outside strings are visited. Returns p unchanged when the block needs
   // the exact path.
-  Result<size_t> fast_block(const char* data, size_t p) {
+  [[gnu::always_inline]] Result<size_t> fast_block(const char* data, size_t p) {
     const BlockMasks m = masks_.fn(data + p);
     if (m.backslashes) return p;
     const uint64_t inside = in_string_ ? ~m.quote_parity : m.quote_parity;
@@ -138,11 +235,12 @@ class Scanner {
 
   // A bracket outside strings inside traceEvents. False when it closes the array
   // itself, which close_events() deals with.
-  Result<bool> event_bracket(size_t q) {
+  [[gnu::always_inline]] Result<bool> event_bracket(size_t q) {
     const char c = buf_[q];
     if (c == '{' || c == '[') {
       if (depth_ == events_depth_) {
         if (c == '[') return element_error(q, "is an array, not an event object");
+        if (Status s = end_gap(q, false); !s) return s.error();
         event_start_ = q;
       }
       ++depth_;
@@ -153,6 +251,8 @@ class Scanner {
       if (c != '}') return element_error(event_start_, "is an object closed by ']'");
       emit_event(event_start_, q + 1);
       event_start_ = kNone;
+      gap_from_ = q + 1;
+      had_event_ = true;
     }
     return true;
   }
@@ -160,6 +260,7 @@ class Scanner {
   Status close_events(size_t q) {
     if (buf_[q] != ']')
       return Error{ErrorCode::kInvalidInput, "traceEvents is closed by '}' at byte " + std::to_string(discarded_ + q), ""};
+    if (Status s = end_gap(q, true); !s) return s;
     --depth_;
     mode_ = stats_.legacy_array ? Mode::kDone : Mode::kObject;
     value_key_.clear();
@@ -204,6 +305,8 @@ class Scanner {
           if (!*inside_events) return close_events(q);
         } else if (c == '{' || c == '[') {
           if (mode_ == Mode::kStart) {
+            if (Status s = check_leading(q); !s) return s;
+            if (c == '[') begin_events(q);
             mode_ = c == '[' ? Mode::kEvents : Mode::kObject;
             stats_.legacy_array = c == '[';
             events_depth_ = 1;
@@ -211,6 +314,7 @@ class Scanner {
           } else if (mode_ == Mode::kObject && depth_ == 1 && c == '[' && value_key_ == "traceEvents") {
             mode_ = Mode::kEvents;
             events_depth_ = 2;
+            begin_events(q);
           }
           ++depth_;
         } else {
@@ -225,7 +329,15 @@ class Scanner {
       case ':':
         if (mode_ == Mode::kObject && depth_ == 1) {
           value_key_ = key_;
-          if (std::find(keys_.begin(), keys_.end(), value_key_) != keys_.end()) value_start_ = q + 1;
+          const bool kept = std::find(keys_.begin(), keys_.end(), value_key_) != keys_.end();
+          // A second traceEvents (or kept key) would be read twice or override the first.
+          if (kept || value_key_ == "traceEvents") {
+            if (std::find(seen_keys_.begin(), seen_keys_.end(), value_key_) != seen_keys_.end())
+              return Error{ErrorCode::kInvalidInput,
+                           "duplicate top-level key '" + value_key_ + "' at byte " + std::to_string(discarded_ + q), ""};
+            seen_keys_.push_back(value_key_);
+          }
+          if (kept) value_start_ = q + 1;
         }
         break;
       case ',':
@@ -237,6 +349,16 @@ class Scanner {
       default:
         break;
     }
+    return ok_status();
+  }
+
+  // Only whitespace may come before the top-level value. Checked in the first chunk,
+  // which is where any real file's value starts.
+  Status check_leading(size_t q) const {
+    if (discarded_ != static_cast<uint64_t>(-1)) return ok_status();
+    for (size_t i = 1; i < q; ++i)
+      if (!is_space(buf_[i]))
+        return Error{ErrorCode::kInvalidInput, "garbage at byte " + std::to_string(i - 1) + ", before the top-level JSON value", ""};
     return ok_status();
   }
 
@@ -274,6 +396,7 @@ class Scanner {
     shift(event_start_);
     shift(value_start_);
     shift(key_start_);
+    shift(gap_from_);
     if (skip_to_ != 0) skip_to_ = skip_to_ > keep ? skip_to_ - keep : 0;
     pos_ -= keep;
     discarded_ += keep;
@@ -284,6 +407,8 @@ class Scanner {
   const ScanCallbacks& callbacks_;
   const BlockMasksImpl masks_ = block_masks_for_this_cpu();
   std::vector<std::string_view> keys_;
+  const uint64_t max_token_;
+  std::vector<std::string> seen_keys_;  // traceEvents and kept keys, for duplicates
   std::vector<char> buf_;
   std::vector<EventRef> batch_;
   ScanStats stats_;
@@ -298,6 +423,9 @@ class Scanner {
   size_t key_start_ = kNone;
   size_t event_start_ = kNone;
   size_t value_start_ = kNone;
+  size_t gap_from_ = kNone;  // start of the unchecked bytes after the last element (or '[')
+  size_t gap_commas_ = 0;    // commas seen in the current gap
+  bool had_event_ = false;   // an element came before the current gap
   std::string key_;
   std::string value_key_;
 };
@@ -305,10 +433,10 @@ class Scanner {
 }  // namespace
 
 Result<ScanStats> scan_trace(const std::filesystem::path& file, const ScanCallbacks& callbacks,
-                             std::initializer_list<std::string_view> metadata_keys) {
+                             std::initializer_list<std::string_view> metadata_keys, uint64_t max_token_bytes) {
   ByteSource source(file, kChunk);
   if (!source.open()) return Error{ErrorCode::kNotFound, "cannot open trace file", file.string()};
-  Scanner scanner(callbacks, metadata_keys);
+  Scanner scanner(callbacks, metadata_keys, max_token_bytes);
   auto result = scanner.run(source);
   if (!result) {
     Error e = result.error();

@@ -44,9 +44,18 @@ struct ScanStats {
   bool legacy_array = false;  // bare JSON array, as Debian's torch 1.13 writes
 };
 
+// The default longest event or kept value (trace_limits.h has the reader's budget).
+inline constexpr uint64_t kDefaultMaxTokenBytes = uint64_t{64} << 20;
+
 // Reads `file` (plain JSON or gzip, detected from the content) and calls back for
 // every event. `metadata_keys` lists the top-level keys whose values are wanted.
+// Besides damaged JSON it refuses what a JSON parser of the whole file would
+// refuse and a streaming scan could miss: bytes other than one ',' between events,
+// a second traceEvents or metadata key, anything but whitespace after the top-level
+// value (trailing garbage, a second document), and an event or kept value longer
+// than max_token_bytes (the read buffer must hold it whole).
 Result<ScanStats> scan_trace(const std::filesystem::path& file, const ScanCallbacks& callbacks,
-                             std::initializer_list<std::string_view> metadata_keys);
+                             std::initializer_list<std::string_view> metadata_keys,
+                             uint64_t max_token_bytes = kDefaultMaxTokenBytes);
 
 }  // namespace aorta::trace

@@ -24,28 +24,43 @@ bool under_torch_profiler(const fs::path& file) {
 
 }  // namespace
 
-std::vector<fs::path> find_trace_files(const fs::path& dir) {
-  std::vector<fs::path> found;
+// An explicit walk rather than recursive_directory_iterator: its
+// skip_permission_denied drops a folder without a word, and without it the first
+// unreadable folder ends the whole walk.
+FoundTraces find_traces(const fs::path& dir) {
+  FoundTraces out;
   std::error_code ec;
-  if (fs::is_regular_file(dir, ec)) return {dir};
-  for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
-       it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (ec) break;
-    const auto& entry = *it;
-    const std::string name = entry.path().filename().string();
-    if (entry.is_directory() && (name == ".git" || name == ".cvs-aorta")) {
-      it.disable_recursion_pending();
-      continue;
+  if (fs::is_regular_file(dir, ec)) return {{dir}, {}};
+  std::vector<fs::path> pending{dir};
+  while (!pending.empty()) {
+    fs::path folder = std::move(pending.back());
+    pending.pop_back();
+    fs::directory_iterator it(folder, ec), end;
+    for (; !ec && it != end; it.increment(ec)) {
+      const auto& entry = *it;
+      const std::string name = entry.path().filename().string();
+      std::error_code type_ec;
+      if (entry.is_symlink(type_ec)) continue;  // never followed: loops, or files outside the tree
+      if (entry.is_directory(type_ec)) {
+        if (name != ".git" && name != ".cvs-aorta") pending.push_back(entry.path());
+      } else if (entry.is_regular_file(type_ec) && is_trace_name(name)) {
+        out.files.push_back(entry.path());
+      }
     }
-    if (entry.is_regular_file() && !entry.is_symlink() && is_trace_name(name)) found.push_back(entry.path());
+    if (ec) out.unreadable.push_back(folder.string() + ": " + ec.message());
+    ec.clear();
   }
-  bool any_profiler = std::any_of(found.begin(), found.end(), under_torch_profiler);
-  if (any_profiler) found.erase(std::remove_if(found.begin(), found.end(),
-                                               [](const fs::path& p) { return !under_torch_profiler(p); }),
-                                found.end());
-  std::sort(found.begin(), found.end());
-  return found;
+  bool any_profiler = std::any_of(out.files.begin(), out.files.end(), under_torch_profiler);
+  if (any_profiler)
+    out.files.erase(std::remove_if(out.files.begin(), out.files.end(),
+                                   [](const fs::path& p) { return !under_torch_profiler(p); }),
+                    out.files.end());
+  std::sort(out.files.begin(), out.files.end());
+  std::sort(out.unreadable.begin(), out.unreadable.end());
+  return out;
 }
+
+std::vector<fs::path> find_trace_files(const fs::path& dir) { return find_traces(dir).files; }
 
 std::optional<int> rank_from_path(const fs::path& file) {
   static const std::regex patterns[] = {

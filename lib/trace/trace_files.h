@@ -3,14 +3,23 @@
 
 #include <filesystem>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace aorta::trace {
 
+struct FoundTraces {
+  std::vector<std::filesystem::path> files;
+  // Folders that could not be listed ("<path>: Permission denied"): traces in them
+  // are missing from `files`, so the caller must say so.
+  std::vector<std::string> unreadable;
+};
+
 // Every *.json / *.json.gz file below dir, sorted by path. When some of them sit in
 // a torch_profiler directory (Aorta's layout, also under combined_traces/node_<i>/),
 // only those count, so reports and metrics files next to traces are never read.
-std::vector<std::filesystem::path> find_trace_files(const std::filesystem::path& dir);
+FoundTraces find_traces(const std::filesystem::path& dir);
+std::vector<std::filesystem::path> find_trace_files(const std::filesystem::path& dir);  // files only
 
 // Rank from the path: rank<N>, rank_<N>, rank-<N>, then worker<N>, then gpu<N>,
 // searched from the file name up through its parent directories. The word must not

@@ -1,5 +1,9 @@
 #include "trace/trace_files.h"
 
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include "tests/temp_dir.h"
@@ -36,6 +40,40 @@ TEST(TraceFiles, TorchProfilerTreesWinOverOtherJson) {
   flat.write("r1.json.gz", "");
   flat.write("notes.txt", "");
   EXPECT_EQ(find_trace_files(flat.path()).size(), 2u);
+}
+
+// Issue 14, item 9: a folder that cannot be listed was skipped without a word
+// (skip_permission_denied), so its ranks vanished from a "success" parse. Root reads
+// any folder, so as root the walk runs in a child that has become nobody.
+TEST(TraceFiles, UnreadableFolderIsNamed) {
+  aorta::testing::TempDir dir;
+  dir.write("rank0/a.json", "[]");
+  dir.write("locked/rank1/b.json", "[]");
+  std::filesystem::permissions(dir.path(), std::filesystem::perms::all);  // nobody must reach it
+  ASSERT_EQ(::chmod((dir.path() / "locked").c_str(), 0), 0);
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(pipe_fds[0]);
+    if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(2);
+    FoundTraces found = find_traces(dir.path());
+    std::string report = std::to_string(found.files.size()) + "\n";
+    for (const auto& u : found.unreadable) report += u + "\n";
+    ssize_t ignored = ::write(pipe_fds[1], report.data(), report.size());
+    (void)ignored;
+    ::_exit(0);
+  }
+  ::close(pipe_fds[1]);
+  std::string report;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(pipe_fds[0], buf, sizeof buf)) > 0;) report.append(buf, static_cast<size_t>(n));
+  ::close(pipe_fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ::chmod((dir.path() / "locked").c_str(), 0755);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_EQ(report, "1\n" + (dir.path() / "locked").string() + ": Permission denied\n");
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <simdjson.h>
 
+#include "common/utf8.h"
 #include "trace/event_scanner.h"
 
 namespace aorta::trace {
@@ -34,11 +35,15 @@ class IdInterner {
     if (it != ids_.end()) return it->second;
     int64_t id = -static_cast<int64_t>(ids_.size()) - 1;
     ids_.emplace(std::string(text), id);
+    bytes_ += text.size() + kEntryBytes;
     return id;
   }
+  uint64_t bytes() const { return bytes_; }
 
  private:
+  static constexpr uint64_t kEntryBytes = 80;  // node, hash slot and string header, about
   std::unordered_map<std::string, int64_t> ids_;
+  uint64_t bytes_ = 0;
 };
 
 // One event's fields; string views point into the parser and die with the document.
@@ -152,7 +157,9 @@ simdjson::error_code read_event(simdjson::ondemand::object obj, RawEvent& ev, Id
 }
 
 // Names repeat heavily (the same few hundred ops and kernels thousands of times), so
-// their classes are computed once per (cat, name) and looked up afterwards.
+// their classes are computed once per (cat, name) and looked up afterwards. The
+// cache stops growing at kMaxBytes: a trace of millions of distinct names is
+// classified name by name instead of taking memory without bound.
 class NameClasses {
  public:
   struct Classes {
@@ -160,19 +167,26 @@ class NameClasses {
     GpuClass gpu;
     bool launch;  // name contains "launch", any case
   };
-  const Classes& get(std::string_view cat, std::string_view name) {
+  Classes get(std::string_view cat, std::string_view name) {
     key_.assign(cat);
     key_.push_back('\0');
     key_.append(name);
     auto it = cache_.find(key_);
     if (it != cache_.end()) return it->second;
     Classes c{classify_basic(cat, name), classify_gpu_event(cat, name), contains_lower(name, "launch")};
-    return cache_.emplace(key_, c).first->second;
+    if (bytes_ < kMaxBytes) {
+      cache_.emplace(key_, c);
+      bytes_ += key_.size() + 80;
+    }
+    return c;
   }
+  uint64_t bytes() const { return bytes_ + key_.capacity(); }
 
  private:
+  static constexpr uint64_t kMaxBytes = 16u << 20;
   std::string key_;
   std::unordered_map<std::string, Classes> cache_;
+  uint64_t bytes_ = 0;
 };
 
 void add_basic(BasicScan& basic, const RawEvent& ev, BasicClass cls) {
@@ -221,6 +235,7 @@ class ThreadInterner {
     last_id_ = it->second;
     return last_id_;
   }
+  uint64_t bytes() const { return ids_.size() * 48; }  // node and hash slot, about
 
  private:
   struct Hash {
@@ -246,7 +261,7 @@ void keep_by_link_key(TraceData& data, bool by_correlation, std::vector<Undecide
     int64_t key = by_correlation ? u.correlation : u.external_id;
     if (key != kNoKey) data.keyed_events.push_back({u.thread, u.gpu_index, key});
   }
-  undecided = {};
+  std::vector<UndecidedKeyed>().swap(undecided);  // `= {}` would keep the capacity
 }
 
 void add_event(TraceData& data, const RawEvent& ev, const NameClasses::Classes& cls, ThreadInterner& threads,
@@ -280,9 +295,46 @@ void add_event(TraceData& data, const RawEvent& ev, const NameClasses::Classes& 
   if (key != kNoKey) data.keyed_events.push_back({threads.intern(ev.pid, ev.tid), gpu_index, key});
 }
 
+// What a vector's elements take. Its unused capacity is left out: those pages are
+// never touched, so they cost address space but no memory (the budget's share
+// leaves room for the doubling copy).
+template <class V>
+uint64_t used_bytes(const V& v) {
+  return v.size() * sizeof(typename V::value_type);
+}
+
+// distributedInfo is the file's own claim; a rank that cannot be a rank of the run
+// would misplace or hide this file's numbers, so it is refused, not guessed at.
+Status read_distributed_info(std::string_view text, simdjson::ondemand::parser& parser, TraceData& data) {
+  simdjson::padded_string padded(text);
+  simdjson::ondemand::document doc;
+  int64_t rank = -1, world_size = -1;
+  bool has_rank = false, has_world = false;
+  if (parser.iterate(padded).get(doc) == simdjson::SUCCESS && doc["rank"].get_int64().get(rank) == simdjson::SUCCESS)
+    has_rank = true;
+  if (parser.iterate(padded).get(doc) == simdjson::SUCCESS &&
+      doc["world_size"].get_int64().get(world_size) == simdjson::SUCCESS)
+    has_world = true;
+  constexpr int64_t kMaxRanks = int64_t{1} << 24;
+  if (has_world && (world_size < 1 || world_size > kMaxRanks))
+    return Error{ErrorCode::kInvalidInput,
+                 "distributedInfo.world_size " + std::to_string(world_size) + " is out of range (1 to " +
+                     std::to_string(kMaxRanks) + ")",
+                 ""};
+  const int64_t limit = has_world ? world_size : kMaxRanks;
+  if (has_rank && (rank < 0 || rank >= limit))
+    return Error{ErrorCode::kInvalidInput,
+                 "distributedInfo.rank " + std::to_string(rank) + " is out of range (0 to " + std::to_string(limit - 1) +
+                     (has_world ? ", world_size " + std::to_string(world_size) : std::string()) + ")",
+                 ""};
+  if (has_rank) data.rank = static_cast<int>(rank);
+  if (has_world) data.world_size = static_cast<int>(world_size);
+  return ok_status();
+}
+
 }  // namespace
 
-Result<TraceData> read_trace(const std::filesystem::path& file, BasicScanMode basic_mode) {
+Result<TraceData> read_trace(const std::filesystem::path& file, BasicScanMode basic_mode, const TraceLimits& limits) {
   TraceData data;
   const bool basic = basic_mode == BasicScanMode::kInclude;
   data.has_basic_scan = basic;
@@ -307,7 +359,7 @@ Result<TraceData> read_trace(const std::filesystem::path& file, BasicScanMode ba
       add_event(data, ev, kNone, threads, undecided);
       return;
     }
-    const auto& cls = names.get(ev.cat, ev.name);
+    const auto cls = names.get(ev.cat, ev.name);
     if (basic) add_basic(data.basic, ev, cls.basic);
     add_event(data, ev, cls, threads, undecided);
   };
@@ -323,12 +375,12 @@ Result<TraceData> read_trace(const std::filesystem::path& file, BasicScanMode ba
     if (e)
       return Error{ErrorCode::kInvalidInput,
                    "event at byte " + std::to_string(ref.offset) + " is not valid JSON (" + simdjson::error_message(e) +
-                       "): " + std::string(bytes, std::min<size_t>(ref.size, 80)),
+                       "): " + valid_utf8(utf8_prefix(std::string_view(bytes, ref.size), 80)),
                    ""};
     consume(ev);
     return ok_status();
   };
-  callbacks.on_events = [&](const EventBatch& batch) -> Status {
+  auto parse_batch = [&](const EventBatch& batch) -> Status {
     const auto& refs = *batch.events;
     // The chunk's events become one JSON array: '[' and ']' go over the separator
     // bytes around them (restored below), and simdjson indexes the whole batch at
@@ -344,8 +396,10 @@ Result<TraceData> read_trace(const std::filesystem::path& file, BasicScanMode ba
     simdjson::ondemand::array array;
     const size_t length = static_cast<size_t>(close + 1 - open);
     // simdjson reallocates whenever a document outgrows the last one; doubling makes
-    // that rare, as chunk batches differ by a few bytes.
-    if (length > parser.capacity() && parser.allocate(2 * length) != simdjson::SUCCESS)
+    // that rare, as chunk batches differ by a few bytes. Past a few chunks (an event
+    // near the token limit) only what is needed: simdjson takes several bytes per byte.
+    const size_t want = length <= (16u << 20) ? 2 * length : length + (1u << 20);
+    if (length > parser.capacity() && parser.allocate(want) != simdjson::SUCCESS)
       return Error{ErrorCode::kIo, "out of memory for a batch of " + std::to_string(length) + " bytes", ""};
     failed = parser.iterate(open, length, batch.buffer_size - (open - batch.buffer)).get(doc);
     if (!failed) failed = doc.get_array().get(array);
@@ -366,7 +420,29 @@ Result<TraceData> read_trace(const std::filesystem::path& file, BasicScanMode ba
       if (Status st = parse_one(batch, refs[i]); !st) return st;
     return ok_status();
   };
-  auto scanned = scan_trace(file, callbacks, {"distributedInfo"});
+  // Everything that grows with the events, checked once per batch (a read chunk
+  // adds at most a few MiB): beyond the budget the file is refused by name.
+  auto state_bytes = [&] {
+    return used_bytes(data.gpu_events) + used_bytes(data.keyed_events) + used_bytes(data.runtime_launches) +
+           used_bytes(data.flow_starts) + used_bytes(data.flow_ends) + used_bytes(undecided) + interner.bytes() +
+           threads.bytes() + names.bytes();
+  };
+  auto within_budget = [&]() -> Status {
+    if (state_bytes() <= limits.max_state_bytes) return ok_status();
+    return Error{ErrorCode::kInvalidInput,
+                 "the trace needs more event state than the memory budget allows (" +
+                     std::to_string(limits.max_state_bytes >> 20) + " MiB of " + std::to_string(limits.total_bytes >> 20) +
+                     " MiB, reached after " + std::to_string(data.gpu_events.size()) + " GPU events and " +
+                     std::to_string(data.keyed_events.size() + undecided.size()) +
+                     " keyed events; AORTA_TRACE_MEMORY_LIMIT raises it)",
+                 file.string()};
+  };
+  callbacks.on_events = [&](const EventBatch& batch) -> Status {
+    const Status processed = parse_batch(batch);
+    if (!processed) return processed;
+    return within_budget();
+  };
+  auto scanned = scan_trace(file, callbacks, {"distributedInfo"}, limits.max_token_bytes);
   if (!scanned) return scanned.error();
   data.bytes = scanned->bytes;
   data.events = scanned->events;
@@ -382,16 +458,9 @@ Result<TraceData> read_trace(const std::filesystem::path& file, BasicScanMode ba
   for (size_t i = 0; i < data.flow_ends.size(); ++i)
     if (i + 1 == data.flow_ends.size() || data.flow_ends[i + 1].id != data.flow_ends[i].id) last.push_back(data.flow_ends[i]);
   data.flow_ends = std::move(last);
-  if (!distributed_info.empty()) {
-    simdjson::padded_string padded(distributed_info);
-    simdjson::ondemand::document doc;
-    int64_t value;
-    if (parser.iterate(padded).get(doc) == simdjson::SUCCESS && doc["rank"].get_int64().get(value) == simdjson::SUCCESS)
-      data.rank = static_cast<int>(value);
-    if (parser.iterate(padded).get(doc) == simdjson::SUCCESS &&
-        doc["world_size"].get_int64().get(value) == simdjson::SUCCESS)
-      data.world_size = static_cast<int>(value);
-  }
+  if (!distributed_info.empty())
+    if (Status s = read_distributed_info(distributed_info, parser, data); !s)
+      return Error{s.error().code, s.error().message, file.string()};
   return data;
 }
 

@@ -12,6 +12,7 @@
 #include "common/result.h"
 #include "trace/huge_page_allocator.h"
 #include "trace/kernel_class.h"
+#include "trace/trace_limits.h"
 
 namespace aorta::trace {
 
@@ -82,7 +83,10 @@ enum class BasicScanMode {
   kSkip,     // GPU timeline data only: events outside it skip name, ts and dur
 };
 
-Result<TraceData> read_trace(const std::filesystem::path& file, BasicScanMode basic = BasicScanMode::kInclude);
+// Errors name the file: damaged or non-conforming JSON (event_scanner.h), a budget
+// in `limits` exceeded, distributedInfo.rank or world_size out of range.
+Result<TraceData> read_trace(const std::filesystem::path& file, BasicScanMode basic = BasicScanMode::kInclude,
+                             const TraceLimits& limits = {});
 
 bool has_flow_start(const TraceData& data, int64_t id);
 const FlowEnd* find_flow_end(const TraceData& data, int64_t id);

@@ -149,6 +149,165 @@ TEST(TraceReader, StringsWithBracesAndEscapesDoNotConfuseTheScanner) {
   EXPECT_EQ(*data->rank, 3);
 }
 
+// Issue 14, item 9: what a JSON parser of the whole file refuses, the streaming scan
+// refuses too, with the byte; before, each of these read as a good trace.
+TEST(TraceReader, CorruptStructureIsNamedWithItsByte) {
+  aorta::testing::TempDir dir;
+  const std::string a = R"({"ph":"X","cat":"kernel","name":"a","pid":0,"tid":1,"ts":0,"dur":5})";
+  const std::string b = R"({"ph":"X","cat":"kernel","name":"b","pid":0,"tid":1,"ts":9,"dur":5})";
+  struct Case {
+    const char* name;
+    std::string text;
+    const char* expected;
+  };
+  const Case cases[] = {
+      {"garbage", R"({"traceEvents": [)" + a + ", xyz " + b + "]}", "garbage between traceEvents elements at byte 86"},
+      {"number", R"({"traceEvents": [)" + a + ", 17, " + b + "]}", "garbage between traceEvents elements at byte 86"},
+      {"missing_comma", R"({"traceEvents": [)" + a + "\n  " + b + "]}", "missing ',' before the traceEvents element at byte 87"},
+      {"two_commas", R"({"traceEvents": [)" + a + ",," + b + "]}", "more than one ','"},
+      {"leading_comma", R"({"traceEvents": [,)" + a + "]}", "',' before the first traceEvents element at byte 18"},
+      {"trailing_comma", R"({"traceEvents": [)" + a + ",\n]}", "',' after the last traceEvents element"},
+      {"trailing_garbage", R"({"traceEvents": [)" + a + "]}\n garbage", "trailing garbage at byte 88"},
+      {"two_documents", R"({"traceEvents": [)" + a + "]}\n" + R"({"traceEvents": [)" + b + "]}",
+       "a second JSON document starts at byte 87"},
+      {"duplicate_key", R"({"traceEvents": [)" + a + R"(], "traceEvents": [)" + b + "]}",
+       "duplicate top-level key 'traceEvents'"},
+      {"duplicate_info", R"({"distributedInfo": {"rank": 0}, "traceEvents": [], "distributedInfo": {"rank": 1}})",
+       "duplicate top-level key 'distributedInfo'"},
+      {"leading_garbage", "xx" R"({"traceEvents": [)" + a + "]}", "garbage at byte 0, before the top-level"},
+      {"legacy_garbage", "[" + a + "; " + b + "]", "garbage between traceEvents elements at byte 68"},
+      {"legacy_trailing", "[" + a + "]]", "trailing garbage at byte 69"},
+  };
+  for (const auto& c : cases) {
+    auto data = read_trace(dir.write(std::string(c.name) + ".json", c.text));
+    EXPECT_FALSE(data.ok()) << c.name << " was read as a trace";
+    if (data.ok()) continue;
+    EXPECT_NE(data.error().message.find(c.expected), std::string::npos) << c.name << ": " << data.error().message;
+    EXPECT_NE(data.error().context.find(c.name), std::string::npos) << c.name;
+  }
+  // Whitespace of every kind between and after events, and a trailing newline, are fine.
+  auto spaced = read_trace(dir.write("spaced.json", "\n\t" R"({"traceEvents": [ )" + a + " \r\n,\t" + b + " \n] }\n\n"));
+  ASSERT_TRUE(spaced.ok()) << spaced.error().describe();
+  EXPECT_EQ(spaced->events, 2u);
+}
+
+TEST(TraceReader, GarbageBetweenEventsAcrossReadChunksIsFound) {
+  // A gap that straddles the 4 MiB read boundary is checked in two parts.
+  aorta::testing::TempDir dir;
+  const std::string event = R"({"ph":"X","cat":"kernel","name":"a","pid":0,"tid":1,"ts":0,"dur":5})";
+  std::string text = R"({"traceEvents": [)" + event;
+  while (text.size() < (4u << 20) - 3) text += ",\n" + event;
+  text += std::string(8, ' ') + "?" + std::string(8, ' ') + "," + event + "]}";
+  auto data = read_trace(dir.write("straddle.json", text));
+  ASSERT_FALSE(data.ok());
+  EXPECT_NE(data.error().message.find("garbage between traceEvents elements at byte " +
+                                      std::to_string(text.find('?'))),
+            std::string::npos)
+      << data.error().message;
+}
+
+// Issue 14, item 9: a rank that cannot be one of the run's is refused, not truncated
+// into an int or trusted.
+TEST(TraceReader, DistributedInfoOutOfRangeIsRefused) {
+  aorta::testing::TempDir dir;
+  auto with_info = [&](const std::string& name, const std::string& info) {
+    return read_trace(dir.write(name + ".json", R"({"distributedInfo": )" + info +
+                                                    R"(, "traceEvents": [{"ph":"X","cat":"kernel","ts":0,"dur":1}]})"));
+  };
+  auto ok = with_info("ok", R"({"rank": 1, "world_size": 2})");
+  ASSERT_TRUE(ok.ok()) << ok.error().describe();
+  EXPECT_EQ(*ok->rank, 1);
+  const std::pair<const char*, const char*> bad[] = {
+      {R"({"rank": 2, "world_size": 2})", "distributedInfo.rank 2 is out of range (0 to 1, world_size 2)"},
+      {R"({"rank": -1, "world_size": 2})", "distributedInfo.rank -1 is out of range"},
+      {R"({"rank": 4294967296})", "distributedInfo.rank 4294967296 is out of range (0 to 16777215)"},
+      {R"({"rank": 0, "world_size": 0})", "distributedInfo.world_size 0 is out of range"},
+  };
+  int i = 0;
+  for (const auto& [info, expected] : bad) {
+    auto data = with_info("bad" + std::to_string(i++), info);
+    ASSERT_FALSE(data.ok()) << info;
+    EXPECT_NE(data.error().message.find(expected), std::string::npos) << data.error().message;
+    EXPECT_NE(data.error().context.find("bad"), std::string::npos);
+  }
+}
+
+// Issue 14, item 3: one event longer than the budget's longest token (here 1 MiB of a
+// 16 MiB budget) is this file's error; before, the read buffer grew with it.
+TEST(TraceReader, EventLongerThanTheTokenLimitIsRefused) {
+  aorta::testing::TempDir dir;
+  auto limits = TraceLimits::with_total(16u << 20);
+  ASSERT_EQ(limits.max_token_bytes, 1u << 20);
+  auto event = [](size_t name_bytes) {
+    return R"({"ph":"X","cat":"kernel","name":")" + std::string(name_bytes, 'n') + R"(","pid":0,"tid":1,"ts":0,"dur":5})";
+  };
+  auto fits = read_trace(dir.write("fits.json", R"({"traceEvents": [)" + event(900u << 10) + "]}"),
+                         BasicScanMode::kInclude, limits);
+  ASSERT_TRUE(fits.ok()) << fits.error().describe();
+  // Past one 4 MiB read chunk, so the buffer would have had to grow.
+  auto big = read_trace(dir.write("big.json", R"({"traceEvents": [)" + event(6u << 20) + "]}"),
+                        BasicScanMode::kInclude, limits);
+  ASSERT_FALSE(big.ok());
+  EXPECT_NE(big.error().message.find("traceEvents element at byte 17 is longer than the longest token the memory "
+                                     "budget allows (1 MiB"),
+            std::string::npos)
+      << big.error().message;
+  auto info = read_trace(dir.write("info.json", R"({"distributedInfo": ")" + std::string(6u << 20, 'i') + R"("})"),
+                         BasicScanMode::kInclude, limits);
+  ASSERT_FALSE(info.ok());
+  EXPECT_NE(info.error().message.find("value of top-level key 'distributedInfo' is longer"), std::string::npos)
+      << info.error().message;
+}
+
+// Issue 14, item 3: millions of tiny events stop at the event-state budget (3/8 of
+// the total: 6 MiB of 16 MiB here) with the file's error.
+TEST(TraceReader, EventStateBeyondTheBudgetIsRefused) {
+  aorta::testing::TempDir dir;
+  auto limits = TraceLimits::with_total(16u << 20);
+  std::string text = R"({"traceEvents": [)";
+  for (int i = 0; i < 300000; ++i)
+    text += std::string(i ? "," : "") + R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":1,"ts":)" +
+            std::to_string(i) + R"(,"dur":1,"args":{"correlation":)" + std::to_string(i) + "}}";
+  text += "]}";
+  auto file = dir.write("tiny.json", text);
+  auto data = read_trace(file, BasicScanMode::kInclude, limits);
+  ASSERT_FALSE(data.ok());
+  EXPECT_NE(data.error().message.find("needs more event state than the memory budget allows (6 MiB of 16 MiB"),
+            std::string::npos)
+      << data.error().message;
+  EXPECT_NE(data.error().context.find("tiny.json"), std::string::npos);
+  auto defaults = read_trace(file);  // 300k events are nothing for the default budget
+  ASSERT_TRUE(defaults.ok()) << defaults.error().describe();
+  EXPECT_EQ(defaults->gpu_events.size(), 300000u);
+}
+
+TEST(TraceLimits, SizesAndTheEnvironment) {
+  EXPECT_EQ(*parse_byte_size("4G"), uint64_t{4} << 30);
+  EXPECT_EQ(*parse_byte_size("512M"), uint64_t{512} << 20);
+  EXPECT_EQ(*parse_byte_size("2GiB"), uint64_t{2} << 30);
+  EXPECT_EQ(*parse_byte_size("33554432"), uint64_t{32} << 20);
+  EXPECT_FALSE(parse_byte_size("4X").ok());
+  EXPECT_FALSE(parse_byte_size("").ok());
+  EXPECT_FALSE(parse_byte_size("-1G").ok());
+  EXPECT_FALSE(parse_byte_size("99999999999999999999").ok());
+  EXPECT_FALSE(parse_byte_size("1M").ok());  // below the smallest budget
+  TraceLimits d;
+  EXPECT_EQ(d.max_token_bytes, uint64_t{64} << 20);
+  EXPECT_EQ(d.max_state_bytes, uint64_t{1536} << 20);
+  auto big = TraceLimits::with_total(uint64_t{16} << 30);
+  EXPECT_EQ(big.max_token_bytes, uint64_t{64} << 20);
+  EXPECT_EQ(big.max_state_bytes, uint64_t{6} << 30);
+  ::setenv(kMemoryLimitVariable, "256M", 1);
+  auto from_env = trace_limits_from_environment();
+  ::setenv(kMemoryLimitVariable, "lots", 1);
+  auto bad = trace_limits_from_environment();
+  ::unsetenv(kMemoryLimitVariable);
+  ASSERT_TRUE(from_env.ok());
+  EXPECT_EQ(from_env->total_bytes, uint64_t{256} << 20);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().describe().find("AORTA_TRACE_MEMORY_LIMIT: 'lots' is not a byte size"), std::string::npos);
+}
+
 TEST(KernelClass, TraceLensRules) {
   EXPECT_EQ(classify_gpu_event("gpu_memcpy", "Memcpy HtoD"), GpuClass::kMemcpy);
   EXPECT_EQ(classify_gpu_event("kernel", "__amd_rocclr_copyBufferRectAligned.kd"), GpuClass::kMemcpy);
