@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -201,3 +202,27 @@ if want(5):
         logs = glob.glob(os.path.join(work, "out", "*", "benchmark-node-0.log"))
         expect(logs, "no benchmark log", p)
         print("ok: extra launch arguments stay data (test_run_benchmark " + stages["test_run_benchmark"][0] + ")")
+
+# 6. Ctrl-C during the benchmark: teardown still releases the working folder's lock.
+if want(6):
+    with private_work() as work:
+        fs = os.path.join(work, "fs")
+
+        def hang(v):
+            v["paths"]["shared_fs"] = fs
+            v["training_overrides"]["faults.hang"] = "true"
+        cfg = copy_default(work, hang)
+        proc = subprocess.Popen(command(binary, work, "--config_file", cfg), cwd=work, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
+        for line in proc.stdout:
+            if line.startswith("[benchmark]"):
+                break
+        lock = os.path.join(fs, "aorta", ".cvs-aorta", "lock.localhost")
+        held = subprocess.run(["flock", "-n", lock, "true"])
+        expect(held.returncode != 0, "the lock is not held while the run runs")
+        proc.send_signal(signal.SIGINT)
+        rest, _ = proc.communicate(timeout=120)
+        expect(proc.returncode == 1, f"exit {proc.returncode}\n{rest[-3000:]}")
+        free = subprocess.run(["flock", "-n", lock, "true"])
+        expect(free.returncode == 0, "the lock is still held after an interrupted run\n" + rest[-3000:])
+        print("ok: an interrupted run releases the lock at teardown")
