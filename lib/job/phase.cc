@@ -51,14 +51,21 @@ Status start_phase(NodeExec& exec, RunState& state, const std::string& label,
     std::string dir = shell_quote(node_work_dir(v, state.run_id, i));
     std::string script = file_in(v, state.run_id, i, label + ".sh");
     // umask 077: the script exports every env value (tokens too), so only the run's
-    // user may read it, its log or its folder.
-    writes.push_back("umask 077 && mkdir -p " + dir + " && chmod 700 " + dir + " \"$(dirname " + dir +
-                     ")\" && printf %s " + shell_quote(phase_script(script_variant, i, rdzv, commands[i])) + " > " +
-                     shell_quote(script) + " && chmod 600 " + shell_quote(script));
+    // user may read it; its folders are 0700, which keeps the log and the outputs
+    // written there private too.
+    std::string write = "umask 077 && mkdir -p " + dir + " && chmod 700 " + dir + " \"$(dirname " + dir +
+                        ")\" && printf %s " + shell_quote(phase_script(script_variant, i, rdzv, commands[i])) +
+                        " > " + shell_quote(script) + " && chmod 600 " + shell_quote(script);
+    // In a container the files are root's: they go to the node's user, who
+    // downloads the logs and traces before teardown restores the rest.
+    auto owner = state.host_owner.find(exec.hosts()[i]);
+    if (v.container.runtime == config::RuntimeKind::kDocker && owner != state.host_owner.end() &&
+        owner->second.find_first_not_of("0123456789:") == std::string::npos)
+      write += " && chown " + owner->second + " " + dir + " \"$(dirname " + dir + ")\" " + shell_quote(script);
+    writes.push_back(write);
     // setsid makes the script a process-group leader, so stop_phase can end it and
     // everything it started with one signal to the group.
-    // (umask with ';': with '&&' the whole list would go to the background.)
-    starts.push_back("umask 077; nohup setsid bash " + shell_quote(script) + " > " +
+    starts.push_back("nohup setsid bash " + shell_quote(script) + " > " +
                      shell_quote(file_in(v, state.run_id, i, label + ".log")) + " 2>&1 < /dev/null & echo $! > " +
                      shell_quote(file_in(v, state.run_id, i, label + ".pid")) + " && echo " + kPidMarker + "$!");
   }

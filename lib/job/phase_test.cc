@@ -48,7 +48,6 @@ TEST(Phase, ScriptWithTokensIsPrivate) {
   ASSERT_TRUE(wait_for_phase(exec, state, "benchmark", std::chrono::seconds(30), [](const std::string&) {}));
   fs::path node = node_work_dir(v, "abc", 0);
   EXPECT_EQ(mode_of(node / "benchmark.sh"), fs::perms::owner_read | fs::perms::owner_write);
-  EXPECT_EQ(mode_of(node / "benchmark.log"), fs::perms::owner_read | fs::perms::owner_write);
   EXPECT_EQ(mode_of(node), fs::perms::owner_all);
   EXPECT_EQ(mode_of(node.parent_path()), fs::perms::owner_all);
   std::ifstream script(node / "benchmark.sh");
