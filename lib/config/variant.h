@@ -62,8 +62,8 @@ struct MultiNode {
   int master_port = 0;                      // 0: the head node picks a free port
   std::string master_addr;                  // empty: the head node's vpc_ip
   std::string train_script = "train.py";
-  std::vector<std::string> extra_torchrun_args;  // raw shell fragments, by design
-  std::vector<std::string> extra_train_args;     // raw shell fragments, by design
+  std::vector<std::string> extra_torchrun_args;  // each element one argument, quoted
+  std::vector<std::string> extra_train_args;     // each element one argument, quoted
   KeyValues extra_env;
   bool collect_traces = true;
 };
@@ -85,6 +85,9 @@ struct Variant {
   std::string model_precision;
   Container container;
   std::string aorta_path;
+  // false: aorta_path and the folders above it must be yours (or root's) and not
+  // writable by others, since the suite runs the scripts it finds there.
+  bool trust_aorta_path = false;
   std::string container_mount_path = "/mnt";
   bool aorta_auto_clone = false;
   std::string aorta_clone_url;

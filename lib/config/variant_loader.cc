@@ -118,7 +118,7 @@ void read_multi_node(const json& doc, MultiNode& m, ConfigErrors& errors) {
 void read_variant_fields(const json& doc, Variant& v, json& raw_args, ConfigErrors& errors) {
   reject_unknown_keys(doc, "",
                       {"schema_version", "threshold_json", "enforce_thresholds", "paths", "model", "container",
-                       "aorta_path", "container_mount_path", "aorta_auto_clone", "aorta_clone_url", "base_config",
+                       "aorta_path", "trust_aorta_path", "container_mount_path", "aorta_auto_clone", "aorta_clone_url", "base_config",
                        "build_script", "experiment_script", "rccl", "training_overrides", "gpus_per_node",
                        "timeout_seconds", "skip_rccl_build", "output_dir", "analysis", "multi_node"},
                       errors);
@@ -143,6 +143,7 @@ void read_variant_fields(const json& doc, Variant& v, json& raw_args, ConfigErro
 
   read_container(doc, v.container, raw_args, errors);
   read_string(doc, "aorta_path", "", v.aorta_path, errors);
+  read_bool(doc, "trust_aorta_path", "", v.trust_aorta_path, errors);
   read_string(doc, "container_mount_path", "", v.container_mount_path, errors);
   read_bool(doc, "aorta_auto_clone", "", v.aorta_auto_clone, errors);
   read_string(doc, "aorta_clone_url", "", v.aorta_clone_url, errors);

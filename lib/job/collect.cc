@@ -87,6 +87,11 @@ std::string listing_command(const std::string& repo, double floor) {
          "'*/torch_profiler/*' -newermt @" + fmt::format("{:.0f}", std::floor(floor)) + " -printf '%T@\\t%P\\0'";
 }
 
+// Where the listing starts: the run's own output folder, else the repository.
+std::string listing_root(const NodeExec& exec, const RunState& state) {
+  return state.trace_dir.empty() ? exec.variant().node_repo_path() : state.trace_dir;
+}
+
 }  // namespace
 
 std::vector<std::string> keep_newest_per_directory(std::vector<FreshFile>& files) {
@@ -115,7 +120,7 @@ std::vector<std::string> keep_newest_per_directory(std::vector<FreshFile>& files
 }
 
 void snapshot_existing_traces(NodeExec& exec, RunState& state) {
-  auto listings = exec.in_containers(listing_command(exec.variant().node_repo_path(), 0), std::chrono::seconds(120));
+  auto listings = exec.in_containers(listing_command(listing_root(exec, state), 0), std::chrono::seconds(120));
   for (const auto& r : listings) {
     if (!r.result.ok() || r.result->exit_code != 0) continue;  // no tree yet: nothing to exclude
     std::vector<std::string> rejected;
@@ -133,7 +138,7 @@ std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool co
   std::vector<std::string> commands;
   for (size_t i = 0; i < hosts.size(); ++i) {
     double floor = state.trace_floor.count(hosts[i]) ? state.trace_floor.at(hosts[i]) : 0;
-    commands.push_back(listing_command(v.node_repo_path(), floor));
+    commands.push_back(listing_command(listing_root(exec, state), floor));
   }
   auto listings = exec.in_containers_each(commands, std::chrono::seconds(v.timeout_seconds));
   std::string first_tree;
@@ -193,7 +198,7 @@ std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool co
         error = "refused to write outside the output folder: " + f.path;
         break;
       }
-      std::string remote = exec.host_path(v.node_repo_path() + "/" + f.path);
+      std::string remote = exec.host_path(listing_root(exec, state) + "/" + f.path);
       if (Status s = exec.transport().download(host, remote, dest); !s) {
         error = "download of " + f.path + " failed: " + s.error().message;
         break;

@@ -35,6 +35,7 @@ bool is_safe_relative_path(const std::string& path);
 // twice. Returns the paths dropped.
 std::vector<std::string> keep_newest_per_directory(std::vector<FreshFile>& files);
 
+// Lists state.trace_dir (the run's own output folder; the repository when empty).
 // Collects traces into state.output_root (combined_traces/node_<i>/... in torchrun
 // mode with collect_traces, else traces/... from the head's newest tree); fills
 // trace_trees, collection_errors and the torch_traces artifact. Returns notes.

@@ -1,6 +1,8 @@
 #include "job/launch.h"
 
 #include <algorithm>
+#include <charconv>
+#include <optional>
 #include <sstream>
 
 #include "common/shell_quote.h"
@@ -25,6 +27,19 @@ void set_value(config::KeyValues& env, const std::string& key, const std::string
 
 std::string repo_file(const config::Variant& v, const std::string& relative) {
   return v.node_repo_path() + "/" + relative;
+}
+
+// NCCL_MAX_NCHANNELS as a number; nothing when the env says something else (a
+// config value must never throw out of a stage).
+std::optional<int> channels_of(const config::KeyValues& env) {
+  for (const auto& [k, val] : env) {
+    if (k != "NCCL_MAX_NCHANNELS") continue;
+    int n = 0;
+    auto [end, ec] = std::from_chars(val.data(), val.data() + val.size(), n);
+    if (ec != std::errc() || end != val.data() + val.size()) return std::nullopt;
+    return n;
+  }
+  return 112;
 }
 
 }  // namespace
@@ -57,17 +72,21 @@ config::KeyValues effective_env(const config::Variant& v) {
   }
   for (const auto& [k, val] : v.multi_node.extra_env) set_value(env, k, val);
   // Tensile stream-K may use the CUs that the NCCL channels leave free.
-  int channels = 112;
-  for (const auto& [k, val] : env)
-    if (k == "NCCL_MAX_NCHANNELS") channels = std::stoi(val);
-  set_default(env, "TENSILE_STREAMK_MAX_CUS", std::to_string(256 - channels));
+  // Not a number: RCCL ignores it, and no CU count can be derived from it.
+  if (auto channels = channels_of(env))
+    set_default(env, "TENSILE_STREAMK_MAX_CUS", std::to_string(256 - *channels));
   return env;
 }
 
 int nccl_channels(const config::Variant& v) {
-  for (const auto& [k, val] : effective_env(v))
-    if (k == "NCCL_MAX_NCHANNELS") return std::stoi(val);
-  return 112;
+  // RCCL falls back to its default when the value is not a number.
+  return channels_of(effective_env(v)).value_or(112);
+}
+
+bool sets_output_dir(const config::Variant& v) {
+  for (const auto& [k, val] : v.training_overrides)
+    if (k == kOutputDirKey) return true;
+  return false;
 }
 
 std::string script_mode_command(const config::Variant& v) {
@@ -87,7 +106,8 @@ std::string torchrun_command(const config::Variant& v, const Rendezvous& rdzv, s
                                     "--nproc_per_node=" + std::to_string(nproc),
                                     "--master_addr=" + shell_quote(rdzv.master_addr),
                                     "--master_port=" + std::to_string(rdzv.master_port)};
-  for (const auto& raw : v.multi_node.extra_torchrun_args) parts.push_back(raw);
+  // Each element is one argument: a value, never shell code (issue 14).
+  for (const auto& arg : v.multi_node.extra_torchrun_args) parts.push_back(shell_quote(arg));
   parts.push_back(shell_quote(repo_file(v, v.multi_node.train_script)));
   parts.push_back("--config");
   parts.push_back(shell_quote(repo_file(v, v.base_config)));
@@ -95,7 +115,7 @@ std::string torchrun_command(const config::Variant& v, const Rendezvous& rdzv, s
     parts.push_back("--override");
     for (const auto& [k, val] : v.training_overrides) parts.push_back(shell_quote(k + "=" + val));
   }
-  for (const auto& raw : v.multi_node.extra_train_args) parts.push_back(raw);
+  for (const auto& arg : v.multi_node.extra_train_args) parts.push_back(shell_quote(arg));
   std::string inner;
   for (const auto& p : parts) inner += (inner.empty() ? "" : " ") + p;
   return "bash -lc " + shell_quote(inner);

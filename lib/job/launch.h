@@ -1,7 +1,7 @@
 // What a node runs for a phase: the effective environment, the launch command
 // (script mode or torchrun) and the phase script around it (reference §1.5.5, §1.6).
-// Pure string building; every config value is quoted except the documented raw
-// extra_torchrun_args / extra_train_args fragments.
+// Pure string building; every config value is quoted, extra_torchrun_args and
+// extra_train_args elements included (one argument each).
 #pragma once
 
 #include <string>
@@ -20,8 +20,13 @@ LaunchMode launch_mode(const config::Variant& v, size_t nodes);
 // The environment every phase exports, in order (reference §1.6.2).
 config::KeyValues effective_env(const config::Variant& v);
 
-// NCCL_MAX_NCHANNELS of the effective env, for the report.
+// NCCL_MAX_NCHANNELS of the effective env, for the report (112 when not a number).
 int nccl_channels(const config::Variant& v);
+
+// The training override that sets the workload's output folder.
+inline constexpr const char* kOutputDirKey = "training.output_dir";
+// The config overrides training.output_dir itself; otherwise each run gets its own.
+bool sets_output_dir(const config::Variant& v);
 
 // bash <repo>/<experiment_script> <repo>/<base_config> [--override k=v ...]
 std::string script_mode_command(const config::Variant& v);

@@ -91,5 +91,50 @@ TEST(Launch, PhaseScriptsRunUnderRealBash) {
   EXPECT_EQ(exit_code_from_log("CVS_AORTA_EXIT=x\n"), -1);
 }
 
+// Issue 14: every element of extra_torchrun_args / extra_train_args is one argument
+// and stays data, through both the outer shell and torchrun_command's bash -lc.
+TEST(Launch, ExtraArgumentsAreOneQuotedArgumentEach) {
+  aorta::testing::TempDir dir;
+  config::Variant v = variant();
+  std::string canary = (dir.path() / "canary").string();
+  v.multi_node.extra_torchrun_args = {"--rdzv-conf=a b", "$(touch " + canary + ")"};
+  v.multi_node.extra_train_args = {"`touch " + canary + "`", "x;touch " + canary, "'q'"};
+  std::string command = torchrun_command(v, {"fabric-a", 29500}, 2, 1);
+  cluster::LocalTransport local;
+  // An exported function stands in for torchrun and shows each argument it got.
+  auto r = local.run("localhost",
+                     "torchrun() { printf '<%s>' \"$@\"; }; export -f torchrun; cd " + shell_quote(dir.path().string()) +
+                         " && " + command,
+                     std::chrono::seconds(20));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->exit_code, 0) << r->output;
+  EXPECT_FALSE(std::filesystem::exists(canary)) << "an extra argument ran as shell code";
+  EXPECT_NE(r->output.find("<--master_port=29500><--rdzv-conf=a b><$(touch " + canary + ")></mnt/train.py>"),
+            std::string::npos)
+      << r->output;
+  EXPECT_NE(r->output.find("<`touch " + canary + "`><x;touch " + canary + "><'q'>"), std::string::npos) << r->output;
+}
+
+// A channel count that is not a number must not throw out of a stage.
+TEST(Launch, ChannelCountThatIsNotANumberDoesNotThrow) {
+  config::Variant v = variant();
+  for (const char* bad : {"abc", "", "99999999999999999999", "12x"}) {
+    v.multi_node.extra_env = {{"NCCL_MAX_NCHANNELS", bad}};
+    config::KeyValues env;
+    ASSERT_NO_THROW(env = effective_env(v)) << bad;
+    for (const auto& [k, val] : env) EXPECT_NE(k, "TENSILE_STREAMK_MAX_CUS") << bad;
+    int channels = 0;
+    ASSERT_NO_THROW(channels = nccl_channels(v)) << bad;
+    EXPECT_EQ(channels, 112) << bad;
+  }
+}
+
+TEST(Launch, OutputDirOverrideIsDetected) {
+  config::Variant v = variant();
+  EXPECT_FALSE(sets_output_dir(v));  // "output_dir" alone is not training.output_dir
+  v.training_overrides.emplace_back("training.output_dir", "/x");
+  EXPECT_TRUE(sets_output_dir(v));
+}
+
 }  // namespace
 }  // namespace aorta::job

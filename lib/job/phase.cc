@@ -22,31 +22,66 @@ std::string clock_text(double seconds) {
 // How long a node may be unreachable while a phase runs before it counts as lost.
 constexpr std::chrono::seconds kLostAfter{30};
 
+constexpr const char* kPidMarker = "CVS_AORTA_PID=";
+// Printed by the poll when the phase log is gone: the log exists from the start, so
+// only a deleted or moved aorta_path (or .cvs-aorta) removes it.
+constexpr const char* kLogGone = "CVS_AORTA_LOG_GONE";
+
 }  // namespace
 
+std::string run_output_dir(const config::Variant& v, const std::string& run_id) {
+  return v.node_repo_path() + "/.cvs-aorta/" + run_id;
+}
+
 std::string node_work_dir(const config::Variant& v, const std::string& run_id, size_t node_index) {
-  return v.node_repo_path() + "/.cvs-aorta/" + run_id + "/node_" + std::to_string(node_index);
+  return run_output_dir(v, run_id) + "/node_" + std::to_string(node_index);
 }
 
 Status start_phase(NodeExec& exec, RunState& state, const std::string& label,
-                   const std::vector<std::string>& commands, const Rendezvous& rdzv) {
+                   const std::vector<std::string>& commands, const Rendezvous& rdzv, const config::Variant* variant) {
   const auto& v = exec.variant();
+  const auto& script_variant = variant ? *variant : v;
+  if (commands.size() != exec.hosts().size())
+    return Error{ErrorCode::kCommandFailed,
+                 fmt::format("{}: {} launch command(s) for {} node(s); nothing was started", label, commands.size(),
+                             exec.hosts().size()),
+                 ""};
   std::vector<std::string> writes, starts;
   for (size_t i = 0; i < exec.hosts().size(); ++i) {
+    std::string dir = shell_quote(node_work_dir(v, state.run_id, i));
     std::string script = file_in(v, state.run_id, i, label + ".sh");
-    writes.push_back("mkdir -p " + shell_quote(node_work_dir(v, state.run_id, i)) + " && printf %s " +
-                     shell_quote(phase_script(v, i, rdzv, commands[i])) + " > " + shell_quote(script));
+    // umask 077: the script exports every env value (tokens too), so only the run's
+    // user may read it; its folders are 0700, which keeps the log and the outputs
+    // written there private too.
+    std::string write = "umask 077 && mkdir -p " + dir + " && chmod 700 " + dir + " \"$(dirname " + dir +
+                        ")\" && printf %s " + shell_quote(phase_script(script_variant, i, rdzv, commands[i])) +
+                        " > " + shell_quote(script) + " && chmod 600 " + shell_quote(script);
+    // In a container the files are root's: they go to the node's user, who
+    // downloads the logs and traces before teardown restores the rest.
+    auto owner = state.host_owner.find(exec.hosts()[i]);
+    if (v.container.runtime == config::RuntimeKind::kDocker && owner != state.host_owner.end() &&
+        owner->second.find_first_not_of("0123456789:") == std::string::npos)
+      write += " && chown " + owner->second + " " + dir + " \"$(dirname " + dir + ")\" " + shell_quote(script);
+    writes.push_back(write);
     // setsid makes the script a process-group leader, so stop_phase can end it and
     // everything it started with one signal to the group.
     starts.push_back("nohup setsid bash " + shell_quote(script) + " > " +
                      shell_quote(file_in(v, state.run_id, i, label + ".log")) + " 2>&1 < /dev/null & echo $! > " +
-                     shell_quote(file_in(v, state.run_id, i, label + ".pid")));
+                     shell_quote(file_in(v, state.run_id, i, label + ".pid")) + " && echo " + kPidMarker + "$!");
   }
   auto written = exec.in_containers_each(writes, std::chrono::seconds(60));
   if (!cluster::all_succeeded(written))
     return Error{ErrorCode::kCommandFailed, "could not write the " + label + " script: " + cluster::describe_failures(written), ""};
   state.launched_phases.push_back(label);
   auto started = exec.in_containers_each(starts, std::chrono::seconds(60));
+  for (const auto& r : started) {
+    if (!r.result.ok()) continue;
+    size_t at = r.result->output.rfind(kPidMarker);
+    if (at == std::string::npos) continue;
+    std::string digits = r.result->output.substr(at + std::string(kPidMarker).size());
+    digits = digits.substr(0, digits.find_first_not_of("0123456789"));
+    if (!digits.empty() && digits.size() < 10) state.phase_pids[label][r.host] = std::stol(digits);
+  }
   if (!cluster::all_succeeded(started))
     return Error{ErrorCode::kCommandFailed, "could not start " + label + ": " + cluster::describe_failures(started), ""};
   return ok_status();
@@ -65,15 +100,25 @@ Status wait_for_phase(NodeExec& exec, RunState& state, const std::string& label,
   size_t last_done = static_cast<size_t>(-1);
   for (;;) {
     std::vector<std::string> reads;
-    for (size_t i = 0; i < hosts.size(); ++i)
-      reads.push_back("awk '/^" + std::string(kExitMarker) + "[0-9]+$/{c=$0} END{print c}' " +
-                      shell_quote(file_in(v, state.run_id, i, label + ".log")));
+    for (size_t i = 0; i < hosts.size(); ++i) {
+      std::string log = shell_quote(file_in(v, state.run_id, i, label + ".log"));
+      reads.push_back("if [ -f " + log + " ]; then awk '/^" + std::string(kExitMarker) + "[0-9]+$/{c=$0} END{print c}' " +
+                      log + "; else echo " + kLogGone + "; fi");
+    }
     auto results = exec.in_containers_each(reads, std::chrono::seconds(60));
     size_t done = 0;
     for (size_t i = 0; i < hosts.size(); ++i) {
       if (results[i].result.ok()) last_contact[i] = std::chrono::steady_clock::now();
-      if (results[i].result.ok() && results[i].result->exit_code == 0)
+      if (results[i].result.ok() && results[i].result->exit_code == 0) {
+        if (codes[i] < 0 && results[i].result->output.find(kLogGone) != std::string::npos)
+          return Error{ErrorCode::kCommandFailed,
+                       fmt::format("the {} log on node {} is gone ({}): aorta_path {} was deleted or moved during the "
+                                   "run; the {} processes are stopped",
+                                   label, hosts[i], exec.host_path(file_in(v, state.run_id, i, label + ".log")),
+                                   v.aorta_path, label),
+                       hosts[i]};
         codes[i] = exit_code_from_log(results[i].result->output);
+      }
       // A failed read is transient (a busy node): keep the last code seen. A node
       // that cannot be reached at all for kLostAfter is lost, and waiting longer
       // only delays the report.
@@ -123,17 +168,24 @@ Status wait_for_phase(NodeExec& exec, RunState& state, const std::string& label,
 
 Status stop_phase(NodeExec& exec, RunState& state, const std::string& label) {
   const auto& v = exec.variant();
+  const auto& known = state.phase_pids[label];
   std::vector<std::string> stops;
   for (size_t i = 0; i < exec.hosts().size(); ++i) {
     std::string pid_file = shell_quote(file_in(v, state.run_id, i, label + ".pid"));
+    auto remembered = known.find(exec.hosts()[i]);
+    // The pid file goes with a deleted aorta_path; the pid the start printed does not.
+    std::string fallback = remembered == known.end() ? "" : std::to_string(remembered->second);
     // pids 0, 1 and non-numbers must never reach kill: -0 and -1 signal far more
     // than the phase.
-    stops.push_back("f=" + pid_file + "; if [ -f \"$f\" ]; then pid=$(cat \"$f\"); case \"$pid\" in ''|*[!0-9]*) ;; *) "
+    stops.push_back("f=" + pid_file + "; pid=" + fallback + "; if [ -f \"$f\" ]; then pid=$(cat \"$f\"); fi; "
+                    "case \"$pid\" in ''|*[!0-9]*) ;; *) "
                     "if [ \"$pid\" -gt 1 ]; then kill -TERM -- -\"$pid\" 2>/dev/null || true; "
                     "for i in 1 2 3 4 5 6 7 8 9 10; do kill -0 -- -\"$pid\" 2>/dev/null || break; sleep 0.2; done; "
-                    "kill -KILL -- -\"$pid\" 2>/dev/null || true; fi;; esac; rm -f \"$f\"; fi");
+                    "kill -KILL -- -\"$pid\" 2>/dev/null || true; fi;; esac; rm -f \"$f\"");
   }
   auto results = exec.in_containers_each(stops, std::chrono::seconds(60));
+  for (const auto& r : results)
+    if (r.result.ok() && r.result->exit_code == 0) state.phase_pids[label].erase(r.host);
   if (!cluster::all_succeeded(results))
     return Error{ErrorCode::kCommandFailed, "could not stop " + label + ": " + cluster::describe_failures(results), ""};
   return ok_status();

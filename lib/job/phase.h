@@ -20,13 +20,23 @@ using ProgressFn = std::function<void(const std::string&)>;
 // <repo>/.cvs-aorta/<run-id>/node_<i> as seen on the node.
 std::string node_work_dir(const config::Variant& v, const std::string& run_id, size_t node_index);
 
-// Writes <label>.sh on every node and starts it; commands[i] runs on node i.
+// <repo>/.cvs-aorta/<run-id>: the run's own folder on the node; the workload writes
+// to its kRunOutputName subfolder unless the config sets training.output_dir.
+std::string run_output_dir(const config::Variant& v, const std::string& run_id);
+inline constexpr const char* kRunOutputName = "output";
+
+// Writes <label>.sh on every node (0600, in a 0700 folder: it carries the env
+// values, tokens included) and starts it; commands[i] runs on node i, and a count
+// that is not one per node is an error. `variant`: the run's own (with its output
+// folder), exec.variant() when null.
 Status start_phase(NodeExec& exec, RunState& state, const std::string& label,
-                   const std::vector<std::string>& commands, const Rendezvous& rdzv);
+                   const std::vector<std::string>& commands, const Rendezvous& rdzv,
+                   const config::Variant* variant = nullptr);
 
 // Polls until every node printed its exit marker (1 s at first, backing off to every
 // 10 s) or the timeout passes. kTimeout: "Aorta did not complete within <N>s";
-// kCommandFailed: "Aorta command failed on nodes: {host: code, ...}".
+// kCommandFailed: "Aorta command failed on nodes: {host: code, ...}", or at the
+// first poll that finds a node's phase log gone (aorta_path deleted or moved).
 Status wait_for_phase(NodeExec& exec, RunState& state, const std::string& label, std::chrono::seconds timeout,
                       const ProgressFn& progress);
 

@@ -11,6 +11,7 @@
 #include "job/container.h"
 #include "job/kernel_log.h"
 #include "job/launch.h"
+#include "job/workdir.h"
 
 namespace aorta::job {
 namespace {
@@ -72,27 +73,34 @@ StageOutcome launch_container(StageContext& ctx) {
   require_all(ids, "prepare hosts", out);
   if (out.failed()) return out;
 
+  // The working folder is created private (0700) and checked before anything in it
+  // is used: an existing checkout is trusted as it is, so whoever could have placed
+  // it there would run their scripts as this user (issue 14).
   std::string repo = shell_quote(v.aorta_path);
-  std::string prepare;
+  std::string parent = std::filesystem::path(v.aorta_path).parent_path().string();
+  auto created = exec.on_hosts(private_mkdir_command(v.aorta_auto_clone ? parent : v.aorta_path), seconds(60));
+  require_all(created, v.aorta_auto_clone ? "create the folder of aorta_path" : "create aorta_path", out);
+  if (out.failed()) return out;
+  if (Status s = check_workdir(exec); !s) {
+    out.failures.push_back(s.error().message);
+    return out;
+  }
   if (v.aorta_auto_clone) {
     // Clone beside the target and rename into place: on storage that several nodes
     // share, one clone wins and the others find it there.
     std::string marker = shell_quote(v.aorta_path + "/" + v.base_config);
-    prepare = "mkdir -p " + shell_quote(std::filesystem::path(v.aorta_path).parent_path().string()) +
-              " && if ! test -f " + marker + "; then tmp=" + repo + ".clone.$(hostname).$$ && rm -rf \"$tmp\" && " +
-              "git clone -q -- " + shell_quote(v.aorta_clone_url) + " \"$tmp\" && " +
-              "{ mv -T \"$tmp\" " + repo + " 2>/dev/null || { rm -rf \"$tmp\"; test -f " + marker + "; }; }; fi";
-  } else {
-    prepare = "mkdir -p " + repo;
-  }
-  auto prepared = exec.on_hosts(prepare, seconds(600));
-  require_all(prepared, v.aorta_auto_clone ? "clone Aorta" : "create aorta_path", out);
-  if (out.failed()) {
-    if (v.aorta_auto_clone)
+    std::string prepare = "umask 077 && if ! test -f " + marker + "; then tmp=" + repo +
+                          ".clone.$(hostname).$$ && rm -rf \"$tmp\" && " + "git clone -q -- " +
+                          shell_quote(v.aorta_clone_url) + " \"$tmp\" && " + "{ mv -T \"$tmp\" " + repo +
+                          " 2>/dev/null || { rm -rf \"$tmp\"; test -f " + marker + "; }; }; fi";
+    auto prepared = exec.on_hosts(prepare, seconds(600));
+    require_all(prepared, "clone Aorta", out);
+    if (out.failed()) {
       out.failures.push_back("If the nodes cannot reach " + v.aorta_clone_url +
                              " (compute nodes often cannot), clone Aorta from a login node into " + v.aorta_path +
                              " and set aorta_auto_clone to false.");
-    return out;
+      return out;
+    }
   }
   auto entries = required_entry_points(v, exec.hosts().size());
   auto checked = exec.on_hosts(entry_check(v.aorta_path, entries), seconds(600));
@@ -100,6 +108,12 @@ StageOutcome launch_container(StageContext& ctx) {
     out.failures.push_back("Aorta entry points missing under aorta_path " + v.aorta_path + " (need " +
                            fmt::format("{}", fmt::join(entries, ", ")) + "): " + cluster::describe_failures(checked) +
                            ". Place Aorta there on each node, or set aorta_auto_clone and aorta_clone_url.");
+    return out;
+  }
+  // One run at a time per node and aorta_path: before the container, whose name
+  // another run of the same user would share (and replace).
+  if (Status s = acquire_workdir_locks(exec, ctx.state); !s) {
+    out.failures.push_back(s.error().message);
     return out;
   }
   if (Status s = launch_containers(exec, groups); !s) {
@@ -162,9 +176,23 @@ StageOutcome run_benchmark(StageContext& ctx) {
   rdzv.master_addr = !v.multi_node.master_addr.empty() ? v.multi_node.master_addr
                      : !cluster.head().vpc_ip.empty() ? cluster.head().vpc_ip
                                                        : cluster.head().name;
+  if (mode == LaunchMode::kScript && nodes != 1) {
+    out.failures.push_back(fmt::format("master_launch_mode \"script\" starts the workload on one node, but the cluster "
+                                       "has {}: use \"torchrun\" or \"auto\"", nodes));
+    return out;
+  }
+  // Each run writes to a folder of its own, and collection reads only that folder,
+  // so a run never reports another run's traces (issue 14). A config that sets
+  // training.output_dir itself keeps it, and collection reads the repository.
+  config::Variant run_v = v;
+  state.trace_dir = v.node_repo_path();
+  if (!sets_output_dir(v)) {
+    state.trace_dir = run_output_dir(v, state.run_id);
+    run_v.training_overrides.emplace_back(kOutputDirKey, state.trace_dir + "/" + kRunOutputName);
+  }
   std::vector<std::string> commands;
   if (mode == LaunchMode::kScript) {
-    commands.push_back(script_mode_command(v));
+    commands.push_back(script_mode_command(run_v));
   } else {
     rdzv.master_port = v.multi_node.master_port;
     if (rdzv.master_port == 0) {
@@ -177,7 +205,7 @@ StageOutcome run_benchmark(StageContext& ctx) {
       }
       rdzv.master_port = picked;
     }
-    for (size_t i = 0; i < nodes; ++i) commands.push_back(torchrun_command(v, rdzv, nodes, i));
+    for (size_t i = 0; i < nodes; ++i) commands.push_back(torchrun_command(run_v, rdzv, nodes, i));
   }
 
   auto head_clock = exec.on_hosts("date +%s.%N", seconds(60));
@@ -192,7 +220,7 @@ StageOutcome run_benchmark(StageContext& ctx) {
   state.started_at = std::chrono::system_clock::now();
   state.status = "running";
   state.benchmark_started = true;
-  Status run = start_phase(exec, state, "benchmark", commands, rdzv);
+  Status run = start_phase(exec, state, "benchmark", commands, rdzv, &run_v);
   if (run) run = wait_for_phase(exec, state, "benchmark", seconds(v.timeout_seconds), ctx.log);
   state.ended_at = std::chrono::system_clock::now();
   if (run) {
@@ -266,7 +294,8 @@ StageOutcome analyze(StageContext& ctx) {
     return out;
   }
   std::string tree = trees->second.front();
-  std::string output = v.node_repo_path() + "/" + std::filesystem::path(tree).parent_path().string();
+  std::string root = ctx.state.trace_dir.empty() ? v.node_repo_path() : ctx.state.trace_dir;
+  std::string output = root + "/" + std::filesystem::path(tree).parent_path().string();
   std::string reports = output + "/tracelens_analysis";
   for (auto [enabled, script, name] : {std::tuple{v.analysis.enable_tracelens, v.analysis.tracelens_script, "tracelens_analysis"},
                                        std::tuple{v.analysis.enable_gemm_analysis, v.analysis.gemm_script, "gemm_analysis"}}) {
@@ -353,6 +382,7 @@ StageOutcome teardown(StageContext& ctx) {
   // reached the nodes); asking unreachable nodes again would only add noise.
   if (state.container_started)
     if (Status s = remove_containers(exec); !s) errors.push_back(s.error().message);
+  if (Status s = release_workdir_locks(exec, state); !s) errors.push_back(s.error().message);
   if (!errors.empty()) out.failures.push_back(fmt::format("{}", fmt::join(errors, "; ")));
   return out;
 }

@@ -1,0 +1,106 @@
+// Phases with real bash on this machine: the private script, a deleted aorta_path
+// noticed at once, and the process group stopped even then (issue 14).
+#include "job/phase.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <iterator>
+
+#include <gtest/gtest.h>
+
+#include "cluster/local_transport.h"
+#include "tests/temp_dir.h"
+
+namespace aorta::job {
+namespace {
+
+namespace fs = std::filesystem;
+
+config::Variant variant_at(const fs::path& repo) {
+  config::Variant v;
+  v.aorta_path = repo.string();
+  v.container.runtime = config::RuntimeKind::kNone;
+  v.container.env = {{"HF_TOKEN", "secret-token"}};
+  return v;
+}
+
+bool alive(long pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  size_t paren = text.rfind(')');
+  return paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] != 'Z';
+}
+
+fs::perms mode_of(const fs::path& p) { return fs::status(p).permissions() & fs::perms::all; }
+
+TEST(Phase, ScriptWithTokensIsPrivate) {
+  aorta::testing::TempDir dir;
+  cluster::LocalTransport local;
+  config::Variant v = variant_at(dir.path() / "repo");
+  fs::create_directories(v.aorta_path);
+  config::Cluster c = config::local_cluster("tester");
+  NodeExec exec(local, v, c);
+  RunState state;
+  state.run_id = "abc";
+  ASSERT_TRUE(start_phase(exec, state, "benchmark", {"true"}, Rendezvous{}));
+  ASSERT_TRUE(wait_for_phase(exec, state, "benchmark", std::chrono::seconds(30), [](const std::string&) {}));
+  fs::path node = node_work_dir(v, "abc", 0);
+  EXPECT_EQ(mode_of(node / "benchmark.sh"), fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(mode_of(node), fs::perms::owner_all);
+  EXPECT_EQ(mode_of(node.parent_path()), fs::perms::owner_all);
+  std::ifstream script(node / "benchmark.sh");
+  EXPECT_NE(std::string(std::istreambuf_iterator<char>(script), {}).find("secret-token"), std::string::npos);
+}
+
+TEST(Phase, CommandCountThatIsNotOnePerNodeStartsNothing) {
+  aorta::testing::TempDir dir;
+  cluster::LocalTransport local;
+  config::Variant v = variant_at(dir.path() / "repo");
+  config::Cluster c = config::local_cluster("tester");
+  c.nodes.push_back({"second", "", ""});
+  NodeExec exec(local, v, c);
+  RunState state;
+  state.run_id = "abc";
+  Status s = start_phase(exec, state, "benchmark", {"true"}, Rendezvous{});
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().message, "benchmark: 1 launch command(s) for 2 node(s); nothing was started");
+  EXPECT_TRUE(state.launched_phases.empty());
+  EXPECT_FALSE(fs::exists(dir.path() / "repo"));
+}
+
+TEST(Phase, DeletedAortaPathFailsWithinSecondsNamingTheNode) {
+  aorta::testing::TempDir dir;
+  cluster::LocalTransport local;
+  config::Variant v = variant_at(dir.path() / "repo");
+  fs::create_directories(v.aorta_path);
+  config::Cluster c = config::local_cluster("tester");
+  NodeExec exec(local, v, c);
+  RunState state;
+  state.run_id = "abc";
+  ASSERT_TRUE(start_phase(exec, state, "benchmark", {"sleep 300"}, Rendezvous{}));
+  ASSERT_EQ(state.phase_pids["benchmark"].count("localhost"), 1u);
+  long pid = state.phase_pids["benchmark"]["localhost"];
+  EXPECT_TRUE(alive(pid));
+  fs::remove_all(v.aorta_path);
+  auto begin = std::chrono::steady_clock::now();
+  // Before the fix a missing log counted as "still running" until the timeout.
+  Status s = wait_for_phase(exec, state, "benchmark", std::chrono::seconds(20), [](const std::string&) {});
+  double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  ASSERT_FALSE(s);
+  EXPECT_LT(waited, 5.0);
+  EXPECT_EQ(s.error().context, "localhost");
+  EXPECT_NE(s.error().message.find("the benchmark log on node localhost is gone (" + v.aorta_path +
+                                   "/.cvs-aorta/abc/node_0/benchmark.log): aorta_path " + v.aorta_path +
+                                   " was deleted or moved during the run"),
+            std::string::npos)
+      << s.error().message;
+  // The pid file went with the folder; the pid the start printed still stops it.
+  ASSERT_TRUE(stop_phase(exec, state, "benchmark"));
+  for (int i = 0; i < 50 && alive(pid); ++i) usleep(20000);
+  EXPECT_FALSE(alive(pid));
+}
+
+}  // namespace
+}  // namespace aorta::job

@@ -1,0 +1,201 @@
+#include "job/workdir.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+
+#include <fmt/format.h>
+
+#include "common/shell_quote.h"
+
+namespace aorta::job {
+namespace {
+
+constexpr const char* kUnsafe = "UNSAFE ";
+constexpr const char* kBusy = "BUSY ";
+constexpr const char* kLockPid = "CVS_AORTA_LOCK=";
+
+std::string lock_dir(const config::Variant& v) { return v.aorta_path + "/.cvs-aorta"; }
+
+// One lock file per node: on storage that several nodes share, each node's run
+// holds its own, so a run never locks itself out.
+std::string lock_file(const config::Variant& v, const std::string& host) {
+  std::string name = host;
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') c = '_';
+  return lock_dir(v) + "/lock." + name;
+}
+
+// The owner line: how a refused run learns who holds the folder.
+std::string owner_info(const RunState& state) {
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char started[32];
+  std::strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return fmt::format("run {}, host {}, pid {}, started {}", state.run_id, host, getpid(), started);
+}
+
+// The text after `marker` on its line, if the output has such a line.
+std::optional<std::string> line_after(const std::string& output, const std::string& marker) {
+  size_t at = output.rfind(marker);
+  if (at == std::string::npos || (at > 0 && output[at - 1] != '\n')) return std::nullopt;
+  size_t end = output.find('\n', at);
+  return output.substr(at + marker.size(), end == std::string::npos ? std::string::npos : end - at - marker.size());
+}
+
+std::string release_command(const config::Variant& v, const std::string& host, const RunState& state, long pid) {
+  std::string mine = shell_quote("run " + state.run_id + ",");
+  // Only a process whose command line names this run is ended: the pid may have been
+  // reused since, and a lock file may already belong to a later run.
+  return fmt::format(
+      "pid={}; if tr '\\0' ' ' < /proc/$pid/cmdline 2>/dev/null | grep -qF -- {}; then "
+      "kill -TERM -- -$pid 2>/dev/null || true; "
+      // Zombies count as gone: an init that reaps slowly must not hold up teardown.
+      "for i in $(seq 1 25); do ps -o stat= -g $pid 2>/dev/null | grep -q '^[^Z]' || break; sleep 0.2; done; "
+      "kill -KILL -- -$pid 2>/dev/null || true; fi; "
+      "l={}; if grep -qF -- {} \"$l.owner\" 2>/dev/null; then rm -f -- \"$l.owner\"; fi; true",
+      pid, mine, shell_quote(lock_file(v, host)), mine);
+}
+
+}  // namespace
+
+std::string private_mkdir_command(const std::string& path) {
+  return "( umask 077 && mkdir -p -- " + shell_quote(path) + " )";
+}
+
+std::string workdir_check_command(const std::string& path, int strict_levels) {
+  std::string p = shell_quote(path);
+  return "me=$(id -u)\n"
+         "unsafe() { printf '" + std::string(kUnsafe) + "%s\\n' \"$1\"; exit 3; }\n"
+         "walk() {\n"
+         "  q=$1; strict=$2\n"
+         "  while :; do\n"
+         "    if [ -L \"$q\" ] || [ -e \"$q\" ]; then\n"
+         "      o=$(stat -c %u -- \"$q\") || unsafe \"cannot stat $q\"\n"
+         "      if [ \"$o\" != \"$me\" ] && [ \"$o\" != 0 ]; then\n"
+         "        n=$(getent passwd \"$o\" | cut -d: -f1)\n"
+         "        unsafe \"$q belongs to uid $o${n:+ ($n)}, not to you (uid $me) or root\"\n"
+         "      fi\n"
+         "      if [ ! -L \"$q\" ]; then\n"
+         "        m=$(stat -c %a -- \"$q\") || unsafe \"cannot stat $q\"\n"
+         "        m=$((8#$m))\n"
+         "        if [ $((m & 8#022)) -ne 0 ] && { [ \"$strict\" -gt 0 ] || [ $((m & 8#1000)) -eq 0 ]; }; then\n"
+         "          unsafe \"$q is writable by group or others (mode $(printf %04o \"$m\"))\"\n"
+         "        fi\n"
+         "      fi\n"
+         "    fi\n"
+         "    strict=$((strict - 1))\n"
+         "    [ \"$q\" = / ] && return 0\n"
+         "    q=$(dirname -- \"$q\")\n"
+         "  done\n"
+         "}\n"
+         "walk " + p + " " + std::to_string(strict_levels) + "\n"
+         // A link in the path (owned by you or root) may still lead somewhere unsafe.
+         "r=$(realpath -m -- " + p + ") || unsafe \"cannot resolve \"" + p + "\n"
+         "if [ \"$r\" != " + p + " ]; then walk \"$r\" " + std::to_string(strict_levels) + "; fi\n";
+}
+
+Status check_workdir(NodeExec& exec) {
+  const auto& v = exec.variant();
+  if (v.trust_aorta_path) return ok_status();
+  // In clone mode the folder the checkout is cloned into is the suite's working
+  // folder too: the existing-checkout shortcut trusts whatever is found there.
+  int strict = v.aorta_auto_clone ? 2 : 1;
+  auto results = exec.on_hosts(workdir_check_command(v.aorta_path, strict), std::chrono::seconds(60));
+  std::string errors;
+  for (const auto& r : results) {
+    std::string reason;
+    if (!r.result.ok()) {
+      reason = r.result.error().message;
+    } else if (r.result->exit_code != 0) {
+      auto unsafe = line_after(r.result->output, kUnsafe);
+      reason = unsafe ? *unsafe
+                      : fmt::format("the check failed (exit {}): {}", r.result->exit_code, r.result->output.substr(0, 500));
+    } else {
+      continue;
+    }
+    errors += (errors.empty() ? "" : "; ") + ("node " + r.host + ": " + reason);
+  }
+  if (errors.empty()) return ok_status();
+  return Error{ErrorCode::kCommandFailed,
+               "aorta_path " + v.aorta_path + " is not safe to run from: " + errors +
+                   ". Whoever can write there runs their scripts as you on the node. Remove or fix it "
+                   "(chown/chmod go-w), choose an aorta_path only you can write to, or set \"trust_aorta_path\": "
+                   "true in the config to use it anyway",
+               ""};
+}
+
+Status acquire_workdir_locks(NodeExec& exec, RunState& state) {
+  const auto& v = exec.variant();
+  std::string info = owner_info(state);
+  // The holder outlives every stage's time limit with room to spare; teardown ends it
+  // long before. It only matters when the suite was killed outright (SIGKILL, a
+  // second Ctrl-C): then the lock frees itself at the latest after this.
+  long lifetime = 4L * v.timeout_seconds + 3600;
+  std::vector<std::string> commands;
+  for (const auto& host : exec.hosts()) {
+    std::string l = shell_quote(lock_file(v, host));
+    commands.push_back(
+        "umask 077 && mkdir -p -- " + shell_quote(lock_dir(v)) + " || exit 1\n"
+        "l=" + l + "; info=" + shell_quote(info) + "\n"
+        // flock holds the lock for as long as its child lives; setsid puts both in a
+        // process group of their own, which release_workdir_locks ends.
+        "setsid nohup flock -n -E 75 \"$l\" bash -c 'printf \"%s, lock holder pid %s on this node\\n\" \"$1\" "
+        "\"$PPID\" > \"$2.owner.tmp\" && mv -f -- \"$2.owner.tmp\" \"$2.owner\" && exec sleep \"$3\"' _ \"$info\" "
+        "\"$l\" " + std::to_string(lifetime) + " > /dev/null 2>&1 < /dev/null &\n"
+        "pid=$!\n"
+        "for i in $(seq 1 100); do\n"
+        "  if grep -qF -- \"$info\" \"$l.owner\" 2>/dev/null; then echo " + kLockPid + "$pid; exit 0; fi\n"
+        "  kill -0 \"$pid\" 2>/dev/null || break\n"
+        "  sleep 0.05\n"
+        "done\n"
+        "kill -TERM -- -\"$pid\" 2>/dev/null\n"
+        "sleep 0.2\n"
+        "owner=$(cat -- \"$l.owner\" 2>/dev/null)\n"
+        "echo; echo \"" + kBusy + "${owner:-a run that has not written its owner line yet}\"\n"
+        "exit 75\n");
+  }
+  auto results = cluster::run_on_hosts(exec.transport(), exec.hosts(), commands, std::chrono::seconds(60));
+  std::string errors;
+  for (const auto& r : results) {
+    std::optional<std::string> pid;
+    if (r.result.ok() && r.result->exit_code == 0) pid = line_after(r.result->output, kLockPid);
+    if (pid && !pid->empty() && pid->find_first_not_of("0123456789") == std::string::npos && pid->size() < 10) {
+      state.workdir_locks[r.host] = std::stol(*pid);
+      continue;
+    }
+    std::string reason;
+    if (!r.result.ok())
+      reason = r.result.error().message;
+    else if (auto busy = line_after(r.result->output, kBusy))
+      reason = "in use by another run (" + *busy + "). Wait for it to finish, end it, or give this run its own aorta_path";
+    else
+      reason = fmt::format("could not take the lock (exit {}): {}", r.result->exit_code, r.result->output.substr(0, 500));
+    errors += (errors.empty() ? "" : "; ") + ("node " + r.host + ": aorta_path " + v.aorta_path + " " + reason);
+  }
+  if (errors.empty()) return ok_status();
+  if (Status released = release_workdir_locks(exec, state); !released) errors += "; " + released.error().message;
+  return Error{ErrorCode::kCommandFailed, errors, ""};
+}
+
+Status release_workdir_locks(NodeExec& exec, RunState& state) {
+  if (state.workdir_locks.empty()) return ok_status();
+  std::vector<std::string> hosts, commands;
+  for (const auto& [host, pid] : state.workdir_locks) {
+    hosts.push_back(host);
+    commands.push_back(release_command(exec.variant(), host, state, pid));
+  }
+  auto results = cluster::run_on_hosts(exec.transport(), hosts, commands, std::chrono::seconds(60));
+  for (const auto& r : results)
+    if (r.result.ok() && r.result->exit_code == 0) state.workdir_locks.erase(r.host);
+  if (!cluster::all_succeeded(results))
+    return Error{ErrorCode::kCommandFailed,
+                 "could not release the aorta_path lock: " + cluster::describe_failures(results), ""};
+  return ok_status();
+}
+
+}  // namespace aorta::job
