@@ -30,7 +30,8 @@ def case(title, work, args, file, key, words, env=None):
         p = subprocess.run(cmd, cwd=work, capture_output=True, timeout=60, env=env)
     except subprocess.TimeoutExpired:
         raise SystemExit(f"FAIL: {title}: still running after 60 s (reading without a limit?)")
-    stderr = p.stderr.decode("utf-8", "strict")  # every message must be UTF-8 text
+    stderr = p.stderr.decode("utf-8", "replace")
+    expect(stderr.encode("utf-8") == p.stderr, f"{title}: stderr is not UTF-8 text: {p.stderr[-500:]!r}")
     detail = f"\n--- stderr ---\n{stderr[-3000:]}\n--- stdout ---\n{p.stdout.decode('utf-8', 'replace')[-1500:]}"
     expect(p.returncode == 2, f"{title}: exit {p.returncode} (expected 2; 134 is an abort, 139 a crash){detail}")
     expect("nothing was run" in stderr, f"{title}: not reported as a configuration error{detail}")
