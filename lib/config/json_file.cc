@@ -34,6 +34,11 @@ class Checker : public nlohmann::json_sax<json> {
   bool binary(binary_t&) override { return value(); }
   bool start_object(std::size_t) override { return open(false); }
   bool key(string_t& name) override {
+    if (++frames_.back().members > kMaxConfigMembers) {
+      error_key = path();
+      error_message = "has more than " + std::to_string(kMaxConfigMembers) + " members";
+      return false;
+    }
     frames_.back().key = name;
     frames_.back().pending = true;
     return true;
@@ -59,6 +64,7 @@ class Checker : public nlohmann::json_sax<json> {
     std::size_t index = 0;
     std::string key;
     bool pending = false;  // a key was read and its value is not complete yet
+    std::size_t members = 0;
   };
   std::vector<Frame> frames_;
 
@@ -84,7 +90,7 @@ class Checker : public nlohmann::json_sax<json> {
       error_message = "nests deeper than " + std::to_string(kMaxConfigDepth) + " levels of objects and arrays";
       return false;
     }
-    frames_.push_back({array, 0, "", false});
+    frames_.push_back({array, 0, "", false, 0});
     return true;
   }
   bool close() {

@@ -13,6 +13,10 @@
 
 namespace aorta::config {
 
+// ordered_json (file order matters for env and overrides) finds a key by a linear
+// scan, so loading an object of n members costs n^2: 80,000 members took 14 s. Real
+// objects have tens of members.
+inline constexpr std::size_t kMaxConfigMembers = 10000;
 // Real configs are a few KB; 1 MiB leaves room for long lists, and stops /dev/zero,
 // a trace passed by mistake or a generated monster before it is read whole.
 inline constexpr std::size_t kMaxConfigFileBytes = std::size_t{1} << 20;
@@ -22,7 +26,8 @@ inline constexpr std::size_t kMaxConfigDepth = 64;
 
 // The file's JSON, or nullopt with the reason recorded against the dotted key where
 // the parser stopped: not a regular file (a directory, /dev/zero, a pipe), larger
-// than kMaxConfigFileBytes, nested deeper than kMaxConfigDepth, a number out of
+// than kMaxConfigFileBytes, nested deeper than kMaxConfigDepth, an object of more than
+// kMaxConfigMembers members, a number out of
 // double's range (1e400), ill-formed UTF-8, or any other syntax error. what names the
 // file's role in messages ("variant config", "cluster file", "threshold file").
 std::optional<json> read_config_json(const std::filesystem::path& file, const std::string& what,
