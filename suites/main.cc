@@ -16,6 +16,7 @@
 #include "common/utf8.h"
 #include "config/cluster.h"
 #include "config/shipped.h"
+#include "config/variant_cluster.h"
 #include "config/variant_loader.h"
 #include "fixtures/lifecycle.h"
 #include "fixtures/session.h"
@@ -303,6 +304,9 @@ int run_suite(const cli::Options& o, const char* argv0) {
     if (!from_job) return usage_error(from_job.error().describe());
     cluster = *from_job;
   }
+  auto misfit = config::check_variant_for_cluster(*variant.variant, cluster->nodes.size());
+  for (const auto& e : misfit) std::cerr << "aorta_suite: configuration error (nothing was run): " << e.describe() << "\n";
+  if (!misfit.empty()) return kExitUsage;
   auto kind = pick_suite(filter, cluster->nodes.size(), error);
   if (!kind) return usage_error(*job ? error + " (Slurm job " + (*job)->id + " has " +
                                            std::to_string(cluster->nodes.size()) + " node(s))"

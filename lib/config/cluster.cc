@@ -1,11 +1,11 @@
 #include "config/cluster.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "config/json_fields.h"
+#include "config/json_file.h"
 #include "config/placeholders.h"
 
 namespace aorta::config {
@@ -107,34 +107,21 @@ bool has_agent(const SshSettings& ssh) {
 ClusterLoad load_cluster(const fs::path& file, const std::string& user_id) {
   ClusterLoad result;
   ConfigErrors errors(file.string());
-  std::ifstream in(file);
-  if (!in) {
-    errors.add("", "cluster file cannot be read (does it exist?)");
+  auto parsed = read_config_json(file, "cluster file", errors);
+  if (!parsed) {
     result.errors = errors.list();
     return result;
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  json doc;
-  try {
-    doc = json::parse(text.str());
-  } catch (const json::parse_error& e) {
-    errors.add("", std::string("is not valid JSON: ") + e.what());
-    result.errors = errors.list();
-    return result;
-  }
-  if (!doc.is_object()) {
-    errors.add("", "must hold a JSON object at the top level");
-    result.errors = errors.list();
-    return result;
-  }
-  resolve_placeholders(doc, {user_id, ""});
+  json& doc = *parsed;
+  resolve_placeholders(doc, {user_id, ""}, errors);
 
   Cluster c;
   c.file = file;
   if (!doc.contains("username")) errors.add("username", "Field required");
   read_string(doc, "username", "", c.username, errors);
-  if (c.username.find("<changeme>") != std::string::npos || c.username.find("<CHANGEME>") != std::string::npos)
+  std::string lower_user = c.username;
+  std::transform(lower_user.begin(), lower_user.end(), lower_user.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  if (lower_user.find("<changeme>") != std::string::npos)  // any case, as the variant check (<ChangeMe> too)
     errors.add("username", "Unresolved configuration placeholder: '" + c.username + "'");
   read_string(doc, "priv_key_file", "", c.priv_key_file, errors);
   if (doc.contains("password")) {

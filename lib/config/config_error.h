@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "common/utf8.h"
+
 namespace aorta::config {
 
 struct ConfigError {
@@ -23,7 +25,7 @@ class ConfigErrors {
  public:
   explicit ConfigErrors(std::string file) : file_(std::move(file)) {}
   void add(std::string key, std::string message) {
-    errors_.push_back({file_, std::move(key), std::move(message)});
+    errors_.push_back({file_, clip(std::move(key), 200), clip(std::move(message), 1000)});
   }
   void append(const std::vector<ConfigError>& more) { errors_.insert(errors_.end(), more.begin(), more.end()); }
   bool empty() const { return errors_.empty(); }
@@ -32,6 +34,13 @@ class ConfigErrors {
   void set_file(std::string file) { file_ = std::move(file); }
 
  private:
+  // A hostile file can make a key or a quoted value a megabyte long; the message
+  // still has to fit on a screen.
+  static std::string clip(std::string text, size_t max) {
+    if (text.size() <= max) return text;
+    return std::string(utf8_prefix(text, max)) + "... (" + std::to_string(text.size()) + " bytes)";
+  }
+
   std::string file_;
   std::vector<ConfigError> errors_;
 };

@@ -38,6 +38,9 @@ void read_string_list(const json& obj, const char* key, const std::string& prefi
 void read_key_values(const json& obj, const char* key, const std::string& prefix, KeyValues& out,
                      ConfigErrors& errors);
 
+// The value as JSON for an error message: at most 80 characters, never throwing.
+std::string shown(const json& value);
+
 // Lax scalar conversions shared with the validation rules.
 std::optional<long long> as_integer(const json& value);
 std::optional<bool> as_bool(const json& value);

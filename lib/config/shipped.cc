@@ -10,7 +10,8 @@ namespace fs = std::filesystem;
 
 Result<fs::path> shipped_data_dir() {
   if (const char* env = std::getenv("AORTA_SUITE_DATA"); env && *env) {
-    if (fs::is_directory(fs::path(env) / "config")) return fs::path(env);
+    std::error_code ec;
+    if (fs::is_directory(fs::path(env) / "config", ec)) return fs::path(env);
     return Error{ErrorCode::kNotFound, std::string("AORTA_SUITE_DATA=") + env + " has no config/ folder", ""};
   }
   std::error_code ec;
@@ -21,7 +22,7 @@ Result<fs::path> shipped_data_dir() {
     candidates.push_back(exe.parent_path().parent_path() / "share" / "aorta_suite");
   }
   for (const auto& c : candidates)
-    if (fs::is_directory(c / "config")) return c;
+    if (fs::is_directory(c / "config", ec)) return c;
   std::string looked;
   for (const auto& c : candidates) looked += " " + c.string();
   return Error{ErrorCode::kNotFound, "shipped configs not found (looked in:" + looked + "); set AORTA_SUITE_DATA", ""};
@@ -31,8 +32,9 @@ std::vector<std::string> shipped_config_names() {
   std::vector<std::string> names;
   auto dir = shipped_data_dir();
   if (!dir) return names;
-  for (const auto& entry : fs::directory_iterator(*dir / "config"))
-    if (entry.path().extension() == ".json") names.push_back(entry.path().filename().string());
+  std::error_code ec;
+  for (fs::directory_iterator it(*dir / "config", ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".json") names.push_back(it->path().filename().string());
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -42,7 +44,8 @@ Result<fs::path> shipped_config(const std::string& name) {
   if (!dir) return dir.error();
   std::string base = fs::path(name).filename().string();
   fs::path file = *dir / "config" / base;
-  if (base.empty() || !fs::is_regular_file(file)) {
+  std::error_code ec;  // a name the OS cannot take is not a shipped config, not an exception
+  if (base.empty() || !fs::is_regular_file(file, ec)) {
     std::string known;
     for (const auto& n : shipped_config_names()) known += "\n  " + n;
     return Error{ErrorCode::kNotFound, "no shipped config named '" + name + "'; shipped configs:" + known, ""};

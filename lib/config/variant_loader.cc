@@ -1,39 +1,23 @@
 #include "config/variant_loader.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include "config/json_fields.h"
+#include "config/json_file.h"
 #include "config/variant_rules.h"
 
 namespace aorta::config {
 namespace fs = std::filesystem;
 namespace {
 
-std::optional<json> read_json_file(const fs::path& file, ConfigErrors& errors) {
-  std::ifstream in(file);
-  if (!in) {
-    errors.add("", "cannot be read (does the file exist and is it readable?)");
-    return std::nullopt;
+std::optional<json> read_json_file(const fs::path& file, const std::string& what, ConfigErrors& errors) {
+  auto doc = read_config_json(file, what, errors);
+  if (!doc) return std::nullopt;
+  // Top-level keys starting with '_' are comments (e.g. _comment).
+  for (auto it = doc->begin(); it != doc->end();) {
+    if (!it.key().empty() && it.key()[0] == '_') it = doc->erase(it); else ++it;
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  try {
-    json doc = json::parse(text.str());
-    if (!doc.is_object()) {
-      errors.add("", "must hold a JSON object at the top level");
-      return std::nullopt;
-    }
-    // Top-level keys starting with '_' are comments (e.g. _comment).
-    for (auto it = doc.begin(); it != doc.end();) {
-      if (!it.key().empty() && it.key()[0] == '_') it = doc.erase(it); else ++it;
-    }
-    return doc;
-  } catch (const json::parse_error& e) {
-    errors.add("", std::string("is not valid JSON: ") + e.what());
-    return std::nullopt;
-  }
+  return doc;
 }
 
 void require(const json& obj, const char* key, const std::string& prefix, ConfigErrors& errors) {
@@ -45,7 +29,7 @@ const json& block(const json& doc, const char* key, const std::string& prefix, C
   if (!doc.contains(key)) return kEmpty;
   const json& b = doc.at(key);
   if (!b.is_object()) {
-    errors.add(join_key(prefix, key), "must be an object, got " + b.dump());
+    errors.add(join_key(prefix, key), "must be an object, got " + shown(b));
     return kEmpty;
   }
   return b;
@@ -188,8 +172,11 @@ std::optional<fs::path> find_threshold_file(const fs::path& variant_file, const 
                                             ConfigErrors& errors) {
   fs::path dir = variant_file.parent_path().empty() ? fs::path(".") : variant_file.parent_path();
   if (!threshold_json.empty()) {
+    // A path the OS cannot take (NUL byte, too long) is just "not found"; the
+    // throwing overloads of std::filesystem would abort the load instead.
     fs::path p = fs::path(threshold_json).is_absolute() ? fs::path(threshold_json) : dir / threshold_json;
-    if (!fs::is_regular_file(p)) {
+    std::error_code ec;
+    if (threshold_json.find('\0') != std::string::npos || !fs::is_regular_file(p, ec)) {
       errors.add("threshold_json", "threshold_json not found: " + p.string());
       return std::nullopt;
     }
@@ -197,10 +184,13 @@ std::optional<fs::path> find_threshold_file(const fs::path& variant_file, const 
   }
   std::vector<std::string> found;
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (entry.is_regular_file() && name.size() >= 14 && name.compare(name.size() - 14, 14, "threshold.json") == 0)
-      found.push_back(entry.path().string());
+  // The error_code forms throughout: a folder that cannot be listed means no
+  // threshold file, not an exception.
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    std::error_code entry_ec;
+    if (it->is_regular_file(entry_ec) && name.size() >= 14 && name.compare(name.size() - 14, 14, "threshold.json") == 0)
+      found.push_back(it->path().string());
   }
   std::sort(found.begin(), found.end());
   if (found.empty()) {
@@ -219,17 +209,18 @@ std::optional<fs::path> find_threshold_file(const fs::path& variant_file, const 
 VariantLoad load_variant(const fs::path& file, const PlaceholderValues& values) {
   VariantLoad result;
   ConfigErrors errors(file.string());
-  if (!fs::exists(file)) {
+  std::error_code ec;
+  if (!fs::exists(file, ec)) {
     errors.add("", "variant config not found: " + file.string());
     result.errors = errors.list();
     return result;
   }
-  auto doc = read_json_file(file, errors);
+  auto doc = read_json_file(file, "variant config", errors);
   if (!doc) {
     result.errors = errors.list();
     return result;
   }
-  resolve_placeholders(*doc, values);
+  resolve_placeholders(*doc, values, errors);
   check_unresolved(*doc, "", errors);
 
   Variant v;
@@ -243,8 +234,8 @@ VariantLoad load_variant(const fs::path& file, const PlaceholderValues& values) 
   if (auto tfile = find_threshold_file(file, threshold_json, errors)) {
     v.threshold_file = *tfile;
     threshold_errors.set_file(tfile->string());
-    if (auto tdoc = read_json_file(*tfile, threshold_errors)) {
-      resolve_placeholders(*tdoc, values);
+    if (auto tdoc = read_json_file(*tfile, "threshold file", threshold_errors)) {
+      resolve_placeholders(*tdoc, values, threshold_errors);
       check_unresolved(*tdoc, "", threshold_errors);
       read_thresholds(*tdoc, v.enforce_thresholds, v.thresholds, threshold_errors);
     }

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <regex>
+#include <cctype>
 #include <set>
 #include <sstream>
 
@@ -72,6 +72,19 @@ void check_int_range(const KeyValues& env, const std::string& key, long long lo,
   }
 }
 
+// [A-Za-z0-9_.-]+ and [A-Za-z_][A-Za-z0-9_]*, checked by hand: std::regex_match
+// recurses once per character and a long key overflowed the stack.
+bool is_override_key(const std::string& key) {
+  return !key.empty() && std::all_of(key.begin(), key.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '_' || c == '.' || c == '-';
+  });
+}
+
+bool is_env_name(const std::string& key) {
+  auto word = [](unsigned char c) { return std::isalnum(c) || c == '_'; };
+  return !key.empty() && !std::isdigit(static_cast<unsigned char>(key[0])) && std::all_of(key.begin(), key.end(), word);
+}
+
 }  // namespace
 
 void validate_variant(const Variant& v, const json& raw_args, ConfigErrors& errors) {
@@ -119,16 +132,14 @@ void validate_variant(const Variant& v, const json& raw_args, ConfigErrors& erro
     errors.add("multi_node.master_launch_mode", "must be one of auto, script, torchrun; got '" + mn.master_launch_mode + "'");
   if (mn.nproc_per_node < 0) errors.add("multi_node.nproc_per_node", "must be >= 0 (0 = gpus_per_node)");
 
-  static const std::regex kOverrideKey(R"([A-Za-z0-9_.-]+)");
   for (const auto& [key, value] : v.training_overrides)
-    if (!std::regex_match(key, kOverrideKey))
+    if (!is_override_key(key))
       errors.add("training_overrides." + key, "Invalid training override key: '" + key + "'");
 
-  static const std::regex kEnvKey(R"([A-Za-z_][A-Za-z0-9_]*)");
   KeyValues merged = v.container.env;
   merged.insert(merged.end(), mn.extra_env.begin(), mn.extra_env.end());
   for (const auto& [key, value] : merged)
-    if (!std::regex_match(key, kEnvKey)) errors.add("container.env/multi_node.extra_env." + key, "Invalid environment entry: '" + key + "'");
+    if (!is_env_name(key)) errors.add("container.env/multi_node.extra_env." + key, "Invalid environment entry: '" + key + "'");
   check_int_range(merged, "NCCL_MAX_NCHANNELS", 1, 256, "NCCL_MAX_NCHANNELS must be in 1..256", errors);
   check_int_range(merged, "NCCL_MAX_P2P_NCHANNELS", 1, 256, "NCCL_MAX_P2P_NCHANNELS must be in 1..256", errors);
   check_int_range(merged, "TORCH_NCCL_HIGH_PRIORITY", 0, 1, "TORCH_NCCL_HIGH_PRIORITY must be 0 or 1", errors);
