@@ -55,6 +55,7 @@ void AortaListener::OnTestEnd(const ::testing::TestInfo& info) {
     if (stage.outcome == "skipped" && stage.skip_reason.empty())
       for (int i = 0; i < result.total_part_count(); ++i)
         if (result.GetTestPartResult(i).skipped()) stage.skip_reason = result.GetTestPartResult(i).message();
+    redact_stage(stage);  // gtest's own failure texts too, not only what the stage reported
     record_.stages.push_back(valid_text(std::move(stage)));
   } catch (const std::exception& e) {
     // gtest does not catch what a listener throws: it would end the process.

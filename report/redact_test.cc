@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "report/benchmark_report.h"
 #include "tests/temp_dir.h"
 
 namespace aorta::report {
@@ -125,6 +126,30 @@ TEST(Redact, InputCopiesRedactByShapeToo) {
   // Hostile copies are refused, not crashed on: deep nesting, 1e400.
   EXPECT_FALSE(redacted_json(dir.write("deep.json", std::string(100000, '[') + std::string(100000, ']'))));
   EXPECT_FALSE(redacted_json(dir.write("big.json", R"({"a": 1e400})")));
+}
+
+}  // namespace
+}  // namespace aorta::report
+
+namespace aorta::report {
+namespace {
+
+// The JSON report's free-text fields come from node output and config values: a token
+// there must not reach aorta_benchmark_report.json.
+TEST(Redact, BenchmarkReportTextCarriesNoSecret) {
+  job::RunState state;
+  state.run_id = std::string(32, 'a');
+  state.error_message = "git clone https://me:ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/x failed";
+  state.collection_errors.emplace_back("node1", "export HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyzABCDEF");
+  config::Variant v;
+  v.rccl.branch = "https://user:s3cr3tPassw0rd@git.example/rccl";
+  config::Cluster c;
+  c.nodes.push_back({"node1", "10.0.0.1", ""});
+  std::string text = benchmark_report(state, v, c, false).dump();
+  for (const char* secret : {"ghp_abcdefghijklmnopqrstuvwxyz0123456789", "hf_abcdefghijklmnopqrstuvwxyzABCDEF",
+                             "s3cr3tPassw0rd"})
+    EXPECT_EQ(text.find(secret), std::string::npos) << secret << " in " << text;
+  EXPECT_NE(text.find("github.com/x failed"), std::string::npos) << "the rest of the text is kept: " << text;
 }
 
 }  // namespace

@@ -7,10 +7,15 @@
 
 #include "common/utf8.h"
 #include "common/version.h"
+#include "report/redact.h"
 #include "report/report_writer.h"
 
 namespace aorta::report {
 namespace {
+
+// A config value as a report may show it: valid UTF-8, secrets redacted (an image
+// reference or model id can carry a token: registry.example/x?token=...).
+std::string shown(const std::string& value) { return valid_utf8(redact_text(value)); }
 
 // The deck's tiers and the threshold each one is gated by (reference §4.6.3).
 struct Tier {
@@ -137,13 +142,13 @@ ordered_json run_deck_json(const DeckInput& in) {
   auto row = [&](const std::string& label, const std::string& value, bool link = false) {
     card.push_back({label, value, link});
   };
-  row("Workload", in.variant->model_id.empty() ? "—" : in.variant->model_id);
+  row("Workload", in.variant->model_id.empty() ? "—" : shown(in.variant->model_id));
   row("Framework", "Aorta");
-  row("Image", in.variant->container.image.empty() ? "—" : in.variant->container.image);
+  row("Image", in.variant->container.image.empty() ? "—" : shown(in.variant->container.image));
   row("Nodes", std::to_string(in.nodes));
   row("GPUs/node", std::to_string(in.gpus_per_node));
   row("NCCL channels", std::to_string(in.nccl_channels));
-  row("RCCL branch", in.variant->rccl.branch);
+  row("RCCL branch", shown(in.variant->rccl.branch));
   row("Metrics source", metrics_source(in.result));
   row("Thresholds", state);
   for (const auto& t : in.variant->thresholds) {
@@ -179,7 +184,7 @@ ordered_json run_deck_json(const DeckInput& in) {
   if (in.result) {
     ordered_json values = ordered_json::object();
     for (const auto& key : metric_keys()) values["training." + key] = number_or_null(metric(in.result, key));
-    cells.push_back({{"id", in.variant->model_id.empty() ? "default" : in.variant->model_id},
+    cells.push_back({{"id", in.variant->model_id.empty() ? "default" : shown(in.variant->model_id)},
                      {"dimensions", {{"nodes", std::to_string(in.nodes)}, {"gpus_per_node", std::to_string(in.gpus_per_node)},
                                      {"nccl_channels", std::to_string(in.nccl_channels)}, {"rccl_branch", in.variant->rccl.branch}}},
                      {"metrics", values}});
