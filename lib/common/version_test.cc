@@ -25,7 +25,8 @@ TEST(Version, NamesTheCommitTheBuildWasMadeFrom) {
   std::string head = git_head();
   if (head.empty()) GTEST_SKIP() << "not built from a git checkout";
   std::string commit = git_commit();
-  EXPECT_TRUE(commit == head || commit == head + "-dirty") << commit << " vs git's " << head;
+  EXPECT_TRUE(commit == head || commit == head + "-dirty")
+      << commit << " vs git's " << head << " (a commit since the last build? rebuild first)";
   EXPECT_EQ(version_line(), std::string("aorta_suite ") + version() + " (commit " + commit + ")");
 }
 
