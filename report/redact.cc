@@ -146,9 +146,12 @@ void redact_json(json& value, std::string_view key) {
 }  // namespace
 
 bool is_secret_key(std::string_view key) {
-  const std::string k = lower(key);
+  // --wandb-api-key and wandb.api.key name the same secret as WANDB_API_KEY.
+  std::string k = lower(key);
+  std::replace(k.begin(), k.end(), '-', '_');
+  std::replace(k.begin(), k.end(), '.', '_');
   for (const char* word : {"password", "passwd", "passphrase", "token", "secret", "api_key", "apikey", "access_key",
-                           "private_key", "credential"})
+                           "private_key", "credential", "authorization"})
     if (k.find(word) != std::string::npos) return true;
   return false;
 }
@@ -215,6 +218,12 @@ std::string redact_text(std::string_view text) {
       size_t start = i + 1;
       while (c == ':' && start < text.size() && text[start] == ' ') ++start;
       size_t end = value_end(text, start);
+      // "Authorization: Bearer <token>": the scheme is a word, the secret is the next one.
+      std::string scheme = lower(text.substr(start, end - start));
+      if ((scheme == "bearer" || scheme == "basic" || scheme == "token") && end + 1 < text.size() && text[end] == ' ') {
+        start = end + 1;
+        end = value_end(text, start);
+      }
       if (end > start) {
         out.append(text.substr(i, start - i));
         out.append(kRedacted);

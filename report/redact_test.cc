@@ -134,6 +134,17 @@ TEST(Redact, InputCopiesRedactByShapeToo) {
 namespace aorta::report {
 namespace {
 
+// Flags and headers name secrets their own way: --wandb-api-key=..., X-Api-Key: ...,
+// Authorization: Bearer ....
+TEST(Redact, SecretFlagsAndHeaders) {
+  EXPECT_EQ(redact_text("train.py --wandb-api-key=0123456789abcdef0123456789abcdef01234567 --steps 8"),
+            "train.py --wandb-api-key=<redacted> --steps 8");
+  EXPECT_EQ(redact_text("X-Api-Key: 9f8e7d6c5b4a39281706f5e4d3c2b1a0 sent"), "X-Api-Key: <redacted> sent");
+  EXPECT_EQ(redact_text("Authorization: Bearer abc.def-ghi_jkl done"), "Authorization: Bearer <redacted> done");
+  EXPECT_TRUE(is_secret_key("wandb.api.key"));
+  EXPECT_FALSE(is_secret_key("--max-steps"));
+}
+
 // The JSON report's free-text fields come from node output and config values: a token
 // there must not reach aorta_benchmark_report.json.
 TEST(Redact, BenchmarkReportTextCarriesNoSecret) {

@@ -1,5 +1,11 @@
 // aorta_suite's entry point: its own subcommands (list, config, analyze), then the
 // config checks that must pass before any node is touched, then GoogleTest.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -205,12 +211,23 @@ int check_slurm_job(const slurm::SlurmJob& job, const config::Cluster& cluster, 
   // everywhere, like /tmp, would not).
   std::filesystem::path marker = std::filesystem::path(v.aorta_path).parent_path() / (".aorta_suite_shared_" + job.id);
   std::error_code ec;
+  // Private from the start (the working folder's rule), and the marker is a new file:
+  // O_EXCL|O_NOFOLLOW never writes through a link someone planted at its name.
+  mode_t old_mask = ::umask(077);
   std::filesystem::create_directories(marker.parent_path(), ec);
-  std::ofstream(marker) << "written by aorta_suite on the job's first node\n";
+  ::umask(old_mask);
+  int fd = ::open(marker.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return usage_error("cannot create " + marker.string() + " (" + std::strerror(errno) +
+                       "): aorta_path's folder must be yours and hold no such file");
+  static constexpr char kText[] = "written by aorta_suite on the job's first node\n";
+  bool written = ::write(fd, kText, sizeof kText - 1) == static_cast<ssize_t>(sizeof kText - 1);
+  ::close(fd);
   struct RemoveMarker {
     std::filesystem::path path;
     ~RemoveMarker() { std::error_code ignored; std::filesystem::remove(path, ignored); }
   } remove_marker{marker};
+  if (!written) return usage_error("cannot write " + marker.string() + ": " + std::strerror(errno));
   std::string check;
   for (const auto& path : {std::filesystem::absolute(config_file).string(), std::filesystem::absolute(v.threshold_file).string(),
                            marker.string()})

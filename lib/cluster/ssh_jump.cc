@@ -120,7 +120,7 @@ awaitable<Result<int>> SshJump::open_tunnel(std::string host, int port, Deadline
         } else {
           wake();
         }
-        co_await done.async_wait(kTuple);  // cancelled by the pump once the result is in
+        co_await done.async_wait(kTuple);  // expired by the pump once the result is in
         result = std::move(request.result);
       },
       asio::use_awaitable);
@@ -298,7 +298,10 @@ awaitable<void> SshJump::pump() {
       Request* r = requests_.front();
       requests_.pop_front();
       r->result = co_await open(*r);
-      r->done->cancel();
+      // An expiry in the past, not cancel(): the pump may finish before the caller
+      // starts waiting (co_spawn can run it inline), and a wait begun after a
+      // cancel() would never end.
+      r->done->expires_at(asio::steady_timer::time_point::min());
     }
     if (stopping_) break;
     bool moved = false;
@@ -312,7 +315,7 @@ awaitable<void> SshJump::pump() {
   drop_all();
   for (Request* r : requests_) {
     r->result = Error{ErrorCode::kIo, name() + " is shut down", r->host};
-    r->done->cancel();
+    r->done->expires_at(asio::steady_timer::time_point::min());
   }
   requests_.clear();
   pumping_ = false;

@@ -65,7 +65,10 @@ StageOutcome launch_container(StageContext& ctx) {
     std::getline(lines, uid);
     std::getline(lines, gid);
     std::getline(lines, render);
-    if (!uid.empty() && !gid.empty()) ctx.state.host_owner[r.host] = uid + ":" + gid;
+    // Digits only: teardown hands the repository back with this as chown's argument,
+    // and a node's shell may print a banner before id's output.
+    auto numeric = [](const std::string& s) { return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos; };
+    if (numeric(uid) && numeric(gid)) ctx.state.host_owner[r.host] = uid + ":" + gid;
     if (!render.empty() && render.find_first_not_of("0123456789") == std::string::npos &&
         std::find(groups.begin(), groups.end(), render) == groups.end())
       groups.push_back(render);
@@ -373,7 +376,8 @@ StageOutcome teardown(StageContext& ctx) {
       auto owner = state.host_owner.find(host);
       chowns.push_back(owner == state.host_owner.end()
                            ? "true"
-                           : "chown -R " + owner->second + " " + shell_quote(exec.variant().node_repo_path()));
+                           : "chown -R " + shell_quote(owner->second) + " " +
+                                 shell_quote(exec.variant().node_repo_path()));
     }
     auto restored = exec.in_containers_each(chowns, seconds(120));
     if (!cluster::all_succeeded(restored)) errors.push_back("chown failed: " + cluster::describe_failures(restored));

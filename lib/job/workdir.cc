@@ -15,6 +15,7 @@ namespace {
 constexpr const char* kUnsafe = "UNSAFE ";
 constexpr const char* kBusy = "BUSY ";
 constexpr const char* kLockPid = "CVS_AORTA_LOCK=";
+constexpr const char* kLockFail = "LOCKFAIL ";
 
 std::string lock_dir(const config::Variant& v) { return v.aorta_path + "/.cvs-aorta"; }
 
@@ -96,7 +97,15 @@ std::string workdir_check_command(const std::string& path, int strict_levels) {
          "walk " + p + " " + std::to_string(strict_levels) + "\n"
          // A link in the path (owned by you or root) may still lead somewhere unsafe.
          "r=$(realpath -m -- " + p + ") || unsafe \"cannot resolve \"" + p + "\n"
-         "if [ \"$r\" != " + p + " ]; then walk \"$r\" " + std::to_string(strict_levels) + "; fi\n";
+         "if [ \"$r\" != " + p + " ]; then walk \"$r\" " + std::to_string(strict_levels) + "; fi\n"
+         // Inside an existing checkout too: its scripts are what runs, so a file or folder
+         // someone else owns or may write is as dangerous as a planted checkout.
+         "if [ -d \"$r\" ]; then\n"
+         "  b=$(find \"$r\" -xdev ! -user \"$me\" ! -user 0 -print -quit 2>/dev/null)\n"
+         "  [ -z \"$b\" ] || unsafe \"$b (inside aorta_path) belongs to uid $(stat -c %u -- \"$b\"), not to you (uid $me) or root\"\n"
+         "  b=$(find \"$r\" -xdev ! -type l -perm /022 -print -quit 2>/dev/null)\n"
+         "  [ -z \"$b\" ] || unsafe \"$b (inside aorta_path) is writable by group or others (mode $(stat -c %04a -- \"$b\"))\"\n"
+         "fi\n";
 }
 
 Status check_workdir(NodeExec& exec) {
@@ -124,7 +133,7 @@ Status check_workdir(NodeExec& exec) {
   return Error{ErrorCode::kCommandFailed,
                "aorta_path " + v.aorta_path + " is not safe to run from: " + errors +
                    ". Whoever can write there runs their scripts as you on the node. Remove or fix it "
-                   "(chown/chmod go-w), choose an aorta_path only you can write to, or set \"trust_aorta_path\": "
+                   "(chown, chmod -R go-w), choose an aorta_path only you can write to, or set \"trust_aorta_path\": "
                    "true in the config to use it anyway",
                ""};
 }
@@ -153,6 +162,10 @@ Status acquire_workdir_locks(NodeExec& exec, RunState& state) {
         "  kill -0 \"$pid\" 2>/dev/null || break\n"
         "  sleep 0.05\n"
         "done\n"
+        // A holder that ended by itself without the lock being busy (flock or setsid
+        // missing, no room for the owner line) is a failure of its own, not a busy folder.
+        "if ! kill -0 \"$pid\" 2>/dev/null; then wait \"$pid\"; rc=$?; if [ \"$rc\" != 75 ]; then "
+        "echo; echo \"" + std::string(kLockFail) + "the lock holder (setsid flock) ended with status $rc\"; exit 1; fi; fi\n"
         "kill -TERM -- -\"$pid\" 2>/dev/null\n"
         "sleep 0.2\n"
         "owner=$(cat -- \"$l.owner\" 2>/dev/null)\n"
@@ -171,6 +184,8 @@ Status acquire_workdir_locks(NodeExec& exec, RunState& state) {
     std::string reason;
     if (!r.result.ok())
       reason = r.result.error().message;
+    else if (auto failed = line_after(r.result->output, kLockFail))
+      reason = "could not take the lock: " + *failed + " (are flock and setsid installed, is the disk full?)";
     else if (auto busy = line_after(r.result->output, kBusy))
       reason = "in use by another run (" + *busy + "). Wait for it to finish, end it, or give this run its own aorta_path";
     else

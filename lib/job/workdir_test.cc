@@ -95,6 +95,32 @@ TEST_F(Workdir, WritableByOthersIsRefusedUnlessAnAncestorIsSticky) {
   EXPECT_EQ(check(repo, 2).exit_code, 3);
 }
 
+// The checkout is yours and private, but what runs is inside it: a script someone
+// else may write, or a folder someone else owns, is refused by name.
+TEST_F(Workdir, ContentInsideTheCheckoutIsCheckedToo) {
+  fs::path repo = dir_.path() / "repo";
+  fs::create_directories(repo / "scripts");
+  std::ofstream(repo / "scripts" / "launch.sh") << "echo hi\n";
+  fs::permissions(repo, fs::perms::owner_all, fs::perm_options::replace);
+  EXPECT_EQ(check(repo, 1).exit_code, 0);
+  fs::permissions(repo / "scripts" / "launch.sh", static_cast<fs::perms>(0666), fs::perm_options::replace);
+  auto r = check(repo, 1);
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find((repo / "scripts" / "launch.sh").string() +
+                          " (inside aorta_path) is writable by group or others (mode 0666)"),
+            std::string::npos)
+      << r.output;
+  fs::permissions(repo / "scripts" / "launch.sh", fs::perms::owner_read | fs::perms::owner_write,
+                  fs::perm_options::replace);
+  if (geteuid() != 0) return;  // chown to another user needs root
+  ASSERT_EQ(chown((repo / "scripts").c_str(), kNobody, kNobody), 0);
+  r = check(repo, 1);
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find((repo / "scripts").string() + " (inside aorta_path) belongs to uid 65534"),
+            std::string::npos)
+      << r.output;
+}
+
 TEST_F(Workdir, LinkToAFolderOfAnotherUserIsRefused) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to chown to nobody";
   fs::path theirs = dir_.path() / "theirs";

@@ -1,5 +1,7 @@
 #include "metrics/trace_set.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -131,6 +133,17 @@ TraceSet analyze_found(const fs::path& dir, AnalyzeOptions options) {
   };
   int jobs = options.jobs > 0 ? options.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   jobs = std::clamp(jobs, 1, static_cast<int>(files.size()));
+  // The budget is per file and the workers read files at once: by default no more of
+  // them than the machine's memory holds at a full budget each, so a folder of
+  // hostile files meets the per-file error, not the kernel's OOM killer.
+  if (options.jobs <= 0) {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0) {
+      const uint64_t memory = static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
+      const uint64_t fit = std::max<uint64_t>(1, memory / std::max<uint64_t>(1, options.limits->total_bytes));
+      jobs = static_cast<int>(std::min<uint64_t>(static_cast<uint64_t>(jobs), fit));
+    }
+  }
   std::vector<std::thread> threads;
   for (int t = 1; t < jobs; ++t) {
     try {
