@@ -10,13 +10,6 @@
 namespace aorta::cluster {
 namespace {
 
-std::string read_file(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::string base64_decode(const std::string& text) {
   static const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;
@@ -37,10 +30,17 @@ std::string base64_decode(const std::string& text) {
 
 }  // namespace
 
+std::string read_key_file(const std::filesystem::path& key_file) {
+  std::ifstream in(key_file);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 std::string openssh_key_blob(const std::string& armored_body) { return base64_decode(armored_body); }
 
 std::string private_key_type(const std::filesystem::path& key_file) {
-  std::string text = read_file(key_file);
+  std::string text = read_key_file(key_file);
   if (text.find("BEGIN RSA PRIVATE KEY") != std::string::npos) return "ssh-rsa";
   if (text.find("BEGIN EC PRIVATE KEY") != std::string::npos) return "ecdsa-sha2";
   const std::string begin = "-----BEGIN OPENSSH PRIVATE KEY-----";

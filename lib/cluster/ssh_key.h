@@ -9,6 +9,9 @@
 
 namespace aorta::cluster {
 
+// The key file's text ("" when it cannot be read): the other checks decide what that means.
+std::string read_key_file(const std::filesystem::path& key_file);
+
 // "ssh-ed25519", "ssh-rsa", "ecdsa-sha2-nistp256", ... or "" when the file does not say.
 std::string private_key_type(const std::filesystem::path& key_file);
 

@@ -14,13 +14,6 @@
 namespace aorta::cluster {
 namespace {
 
-std::string read_text(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // One line from the terminal with echo off; the terminal's settings are restored
 // before returning. nullopt when the terminal cannot be read.
 std::optional<std::string> ask_on_terminal(const std::string& prompt) {
@@ -41,7 +34,7 @@ std::optional<std::string> ask_on_terminal(const std::string& prompt) {
 }  // namespace
 
 bool private_key_encrypted(const std::filesystem::path& key_file) {
-  std::string text = read_text(key_file);
+  std::string text = read_key_file(key_file);
   const std::string begin = "-----BEGIN OPENSSH PRIVATE KEY-----";
   size_t start = text.find(begin);
   size_t end = text.find("-----END OPENSSH PRIVATE KEY-----");
