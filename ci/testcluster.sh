@@ -211,12 +211,22 @@ CONF
 }
 
 slurm_down() {
+  local pids=()
   for f in "$BASE"/pids/slurmd-*.pid "$BASE/pids/slurmctld.pid" "$BASE/pids/munged.pid"; do
     [ -f "$f" ] || continue
-    kill "$(cat "$f")" 2>/dev/null || true
+    pids+=("$(cat "$f")")
+    kill "${pids[-1]}" 2>/dev/null || true
     rm -f "$f"
   done
-  rm -rf "$BASE/slurm/state"
+  # slurmctld saves its state as it stops: removing the folder before it has gone
+  # races with that write ("Directory not empty").
+  for _ in $(seq 50); do
+    local alive=0
+    for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+    [ "$alive" = 0 ] && break
+    sleep 0.1
+  done
+  rm -rf "$BASE/slurm/state" 2>/dev/null || { sleep 1; rm -rf "$BASE/slurm/state"; }
 }
 
 status() {

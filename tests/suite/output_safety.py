@@ -149,7 +149,10 @@ def signal_during_benchmark(*signals):
 # character and followed by a byte that is never UTF-8; a file name that is not UTF-8.
 MANGLE = r'''
 import glob, os, sys
-root = os.path.join(sys.argv[1], "artifacts", "local_cpu", "torch_profiler")
+# The run's own output folder (<repo>/.cvs-aorta/<run-id>/output): the newest
+# torch_profiler folder under the repository, hidden folders included.
+found = [os.path.join(d, "torch_profiler") for d, subdirs, _ in os.walk(sys.argv[1]) if "torch_profiler" in subdirs]
+root = max(found, key=os.path.getmtime)
 rank0 = sorted(glob.glob(os.path.join(root, "rank0", "*.pt.trace.json")), key=os.path.getmtime)[-1]
 data = open(rank0, "rb").read()
 assert b'"name": "' in data, "no event name to mangle"
