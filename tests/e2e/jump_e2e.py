@@ -8,6 +8,7 @@ machine's.
 
 Usage: jump_e2e.py AORTA_SUITE     (BASE, default /tmp/aorta-tc: ci/testcluster.sh's files)
 """
+import json
 import os
 import re
 import sys
@@ -34,7 +35,8 @@ def log_sizes():
 
 
 with tempfile.TemporaryDirectory() as work:
-    hosts = write_inputs(work, 3, edit_cluster=through_bastion)
+    write_inputs(work, 3, edit_cluster=through_bastion)
+    hosts = list(json.load(open(os.path.join(work, "cluster.json")))["node_dict"])
     expect(hosts == ["10.211.0.12", "10.211.0.13"], f"cluster nodes {hosts}")
     before = log_sizes()
     p, stages, report = run(binary, work, "--cluster_file", os.path.join(work, "cluster.json"), "--config_file",
