@@ -95,9 +95,9 @@ int analyze(const cli::Options& o) {
       doc["per_rank_summary"] = report::per_rank_json(*run);
       report::write_summary_table(*run, table);
     }
-    // Every string in doc is valid UTF-8 already (TraceSet's contract); replace is
-    // the second guard, so a byte that slips through can never cost the output.
-    const std::string text = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    // Every string in doc is valid UTF-8 already (TraceSet's contract); json_text's
+    // replacement is the second guard, so a byte that slips through never costs the output.
+    const std::string text = report::json_text(doc);
     if (o.output.empty()) {
       std::cout << text;
     } else {
