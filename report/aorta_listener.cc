@@ -46,13 +46,15 @@ void AortaListener::OnTestEnd(const ::testing::TestInfo& info) {
     if (details_)
       if (auto known = details_(info.name())) stage = *known;
     stage.name = info.name();
+    if (stage.stage.empty()) stage.stage = stage.name;
     stage.seconds = result.elapsed_time() / 1000.0;
-    stage.outcome = result.Failed() ? "failed" : result.Skipped() ? "skipped" : "passed";
+    // gtest's verdict is the one every report shows, so they all agree with its console.
+    stage.outcome = result.Failed() ? job::Outcome::kFailed : result.Skipped() ? job::Outcome::kSkipped : job::Outcome::kPassed;
     // Failures gtest saw but the stage did not report itself (a broken fixture, say).
-    if (stage.outcome == "failed" && stage.failures.empty())
+    if (stage.outcome == job::Outcome::kFailed && stage.failures.empty())
       for (int i = 0; i < result.total_part_count(); ++i)
         if (result.GetTestPartResult(i).failed()) stage.failures.push_back(result.GetTestPartResult(i).message());
-    if (stage.outcome == "skipped" && stage.skip_reason.empty())
+    if (stage.outcome == job::Outcome::kSkipped && stage.skip_reason.empty())
       for (int i = 0; i < result.total_part_count(); ++i)
         if (result.GetTestPartResult(i).skipped()) stage.skip_reason = result.GetTestPartResult(i).message();
     redact_stage(stage);  // gtest's own failure texts too, not only what the stage reported

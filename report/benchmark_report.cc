@@ -10,7 +10,7 @@ namespace aorta::report {
 ordered_json benchmark_report(const job::RunState& state, const config::Variant& variant,
                               const config::Cluster& cluster, bool validation_passed) {
   ordered_json r;
-  r["status"] = state.status;
+  r["status"] = job::run_status_name(state.status);
   r["validation_passed"] = validation_passed;
   r["error_message"] = valid_utf8(redact_text(state.error_message));
   ordered_json errors = ordered_json::object();

@@ -20,17 +20,14 @@ void write_testcase(const RunRecord& run, const StageResult& stage, std::ostream
       out << "        <property name=\"cvs_aorta_subtest\" value=\"" << escape_xml(t.summary()) << "\"/>\n";
     out << "      </properties>\n";
   }
-  if (stage.outcome == "failed") {
+  // One <failure> per failed testcase: consumers show only the first.
+  if (stage.outcome == job::Outcome::kFailed) {
     std::string all;
     for (const auto& f : stage.failures) all += (all.empty() ? "" : "\n") + f;
     std::string first = stage.failures.empty() ? "stage failed" : stage.failures.front();
     out << "      <failure message=\"" << escape_xml(first) << "\" type=\"failure\">" << escape_xml(all)
         << "</failure>\n";
-    for (const auto& t : stage.subtests)
-      if (!t.passed)
-        out << "      <failure message=\"" << escape_xml(t.label + ": " + t.message) << "\" type=\"subtest\">"
-            << escape_xml(t.summary()) << "</failure>\n";
-  } else if (stage.outcome == "skipped") {
+  } else if (stage.outcome == job::Outcome::kSkipped) {
     out << "      <skipped message=\"" << escape_xml(stage.skip_reason) << "\"/>\n";
   }
   if (!stage.log.empty()) {
@@ -44,10 +41,10 @@ void write_testcase(const RunRecord& run, const StageResult& stage, std::ostream
 }  // namespace
 
 void JunitWriter::write(const RunRecord& run, std::ostream& out) const {
-  int tests = static_cast<int>(run.stages.size()) + run.subtest_count();
-  int failures = run.failed_stages() + run.failed_subtests();
-  std::string counts = fmt::format("tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"{}\"", tests,
-                                   failures, run.skipped_stages(), seconds(run.seconds));
+  // The header counts are the testcases' own: one testcase per gtest test.
+  std::string counts = fmt::format("tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"{}\"",
+                                   run.stages.size(), run.count(job::Outcome::kFailed),
+                                   run.count(job::Outcome::kSkipped), seconds(run.seconds));
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out << "<testsuites name=\"aorta_suite\" " << counts << ">\n";
   out << "  <testsuite name=\"" << escape_xml(run.suite) << "\" " << counts << " timestamp=\""

@@ -262,6 +262,7 @@ void redact_stage(StageResult& stage) {
   for (auto& line : stage.log) line = redact_text(line);
   stage.skip_reason = redact_text(stage.skip_reason);
   for (auto& t : stage.subtests) t.message = redact_text(t.message);
+  if (stage.subtest) stage.subtest->message = redact_text(stage.subtest->message);
 }
 
 std::optional<std::string> redacted_json(const std::filesystem::path& file) {

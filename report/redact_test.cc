@@ -98,11 +98,13 @@ TEST(Redact, StageTextGoesThroughRedaction) {
   StageResult stage;
   stage.failures = {"git clone https://u:pw@host/r.git: exit 128"};
   stage.log = {std::string("env: WANDB_API_KEY=") + kWandb};
-  stage.subtests = {{"[trace collection] (host=n1)", false, std::string("token ") + kHf, {}, {}, ""}};
+  stage.subtests = {{job::SubTestKind::kTraceCollection, "host", "n1", job::Outcome::kFailed, std::string("token ") + kHf}};
+  stage.subtest = stage.subtests[0];
   redact_stage(stage);
   EXPECT_EQ(stage.failures[0], "git clone https://<redacted>@host/r.git: exit 128");
   EXPECT_EQ(stage.log[0], "env: WANDB_API_KEY=<redacted>");
   EXPECT_EQ(stage.subtests[0].message, "token <redacted>");
+  EXPECT_EQ(stage.subtest->message, "token <redacted>");
 }
 
 // The bundle copies: the old key list let all of these through.

@@ -73,7 +73,7 @@ std::string metrics_source(const metrics::RunMetrics* r) {
 std::string threshold_state(const DeckInput& in) {
   if (!in.variant->enforce_thresholds) return "record-only";
   const StageResult* gate = stage(*in.run, "test_validate_thresholds");
-  bool ran = gate && (gate->outcome == "passed" || gate->outcome == "failed") && in.result;
+  bool ran = gate && gate->outcome != job::Outcome::kSkipped && in.result;
   return ran ? "enforced" : "not evaluated";
 }
 
@@ -104,7 +104,7 @@ ordered_json run_deck_json(const DeckInput& in) {
                     {"headline_metric", "training.avg_iteration_time_ms"}};
   ordered_json lifecycle = ordered_json::object();
   for (const auto& s : run.stages)
-    if (!s.label.empty() && s.outcome != "skipped") lifecycle[s.label] = s.seconds;
+    if (!s.label.empty() && !s.is_subtest() && s.outcome != job::Outcome::kSkipped) lifecycle[s.label] = s.seconds;
   deck["lifecycle"] = lifecycle;
 
   // Thresholds: one verdict per configured (non-null) key, from the same gate the
@@ -169,7 +169,7 @@ ordered_json run_deck_json(const DeckInput& in) {
     std::string limit = fmt::format("{:g}{}", t.value.value(), ms ? " ms" : "");
     row(t.key, fmt::format("{} · {} (limit {} {})", status, shown, max ? "≤" : "≥", limit));
   }
-  bool all_passed = run.failed_stages() == 0;
+  bool all_passed = run.count(job::Outcome::kFailed) == 0;
   row("Pytest stages", all_passed ? "all passed" : "failures — see pytest report");
   row("Pytest report", valid_utf8(in.pytest_html), true);
   row("Log", valid_utf8(in.log_file), true);

@@ -3,6 +3,7 @@
 #include "report/run_deck.h"
 
 #include <sstream>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -19,8 +20,14 @@ struct Fixture {
   metrics::RunMetrics result = metrics::aggregate({rank_metrics(1, 12000, 9000, 4000), rank_metrics(0, 10000, 8000, 3000)}).value();
   Fixture() {
     run.suite = "aorta_single";
-    run.stages = {{"test_run_benchmark", "passed", 1.5, "", {}, {}, {}, "benchmark"},
-                  {"test_validate_thresholds", "passed", 0.1, "", {}, {}, {}, "thresholds"}};
+    for (auto [name, seconds, label] : {std::tuple{"test_run_benchmark", 1.5, "benchmark"},
+                                        std::tuple{"test_validate_thresholds", 0.1, "thresholds"}}) {
+      StageResult stage;
+      stage.name = stage.stage = name;
+      stage.seconds = seconds;
+      stage.label = label;
+      run.stages.push_back(stage);
+    }
     variant.model_id = "test";
     variant.thresholds = {{"max_avg_iteration_ms", 20.0}, {"min_compute_ratio", 0.5}, {"min_overlap_ratio", std::nullopt}};
   }
@@ -57,7 +64,7 @@ TEST(RunDeck, StatesFollowTheGate) {
   Fixture f;
   f.variant.thresholds[0].value = 1;  // 11 ms > 1 ms
   EXPECT_EQ(run_deck_json(f.input())["overall_status"], "fail");
-  f.run.stages[1].outcome = "skipped";  // an earlier failure: gate not run
+  f.run.stages[1].outcome = job::Outcome::kSkipped;  // an earlier failure: gate not run
   EXPECT_EQ(threshold_state(f.input()), "not evaluated");
   EXPECT_EQ(run_deck_json(f.input())["overall_status"], "record");
   f.variant.enforce_thresholds = false;

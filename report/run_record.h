@@ -6,29 +6,25 @@
 #include <string>
 #include <vector>
 
+#include "job/outcome.h"
+
 namespace aorta::report {
 
-struct SubTestRecord {
-  std::string label;  // [threshold] (metric=max_avg_iteration_ms), [trace collection] (host=n1)
-  bool passed = true;
-  std::string message;           // failure text
-  std::optional<double> actual;  // thresholds: measured value
-  std::optional<double> limit;   // thresholds: gate
-  std::string gate;              // max | min
-
-  // "<label>: passed|failed[ (actual A, max L)][ - message]", the property value.
-  std::string summary() const;
-};
-
+// One gtest test: a lifecycle stage (test_collect_traces), or one sub-test of a
+// stage registered as a test of its own (test_validate_thresholds/min_compute_ratio).
 struct StageResult {
-  std::string name;     // test_launch_container ...
-  std::string outcome;  // passed | failed | skipped
+  std::string name;  // the gtest test name
+  job::Outcome outcome = job::Outcome::kPassed;
   double seconds = 0;
   std::string skip_reason;
   std::vector<std::string> failures;  // the stage's own failure messages
   std::vector<std::string> log;       // captured notes of the stage
-  std::vector<SubTestRecord> subtests;
-  std::string label;  // the Run Deck's lifecycle label (container_launch ...)
+  std::vector<job::SubTest> subtests; // a stage's sub-tests (also the original's cvs_aorta_subtest properties)
+  std::string label;                  // the Run Deck's lifecycle label (container_launch ...)
+  std::optional<job::SubTest> subtest;  // set: this test is that sub-test of the stage named `stage`
+  std::string stage;                    // the stage test this belongs to (its own name for a stage)
+
+  bool is_subtest() const { return subtest.has_value(); }
 };
 
 struct RunRecord {
@@ -37,11 +33,13 @@ struct RunRecord {
   std::string timestamp;  // ISO 8601 start, local time
   std::string hostname;
   double seconds = 0;
-  std::vector<StageResult> stages;  // run order
+  std::vector<StageResult> stages;  // every test, in run order (sub-tests after their stage)
   std::string deck_link;            // relative link to the Run Deck, when one was written
 
-  int failed_stages() const;
-  int skipped_stages() const;
+  // Counts over every test (stage or sub-test): what JUnit's header and the
+  // summaries say, so they always equal the testcases written.
+  int count(job::Outcome outcome) const;
+  // Counts over the sub-test tests only.
   int subtest_count() const;
   int failed_subtests() const;
 };

@@ -34,6 +34,7 @@
 #include "report/summary_table.h"
 #include "slurm/job.h"
 #include "suites/cli.h"
+#include "suites/suites.h"
 
 namespace {
 
@@ -56,7 +57,7 @@ int list_suites(const std::string& only) {
     found = true;
     std::cout << fixtures::suite_name(kind) << "\n";
     int n = 1;
-    for (const auto& s : fixtures::suite_stages(kind)) std::cout << "  " << n++ << ". " << s.test_name << "\n";
+    for (const auto& s : suites::suite_stages(kind)) std::cout << "  " << n++ << ". " << s.test_name << "\n";
   }
   if (!found) return usage_error("unknown suite '" + only + "'; suites are aorta_single and aorta_distributed");
   return kExitOk;
@@ -123,12 +124,14 @@ int analyze(const cli::Options& o) {
 }
 
 // The suite the run selects, or an error (exit 2).
-std::optional<SuiteKind> pick_suite(const std::optional<std::string>& filter, size_t nodes, std::string& error) {
+std::optional<SuiteKind> pick_suite(const std::optional<std::string>& filter, const config::Variant& variant,
+                                    const std::vector<std::string>& hosts, std::string& error) {
+  size_t nodes = hosts.size();
   std::vector<SuiteKind> selected;
   for (SuiteKind kind : {SuiteKind::kSingle, SuiteKind::kDistributed}) {
     bool any = !filter;
-    for (const auto& s : fixtures::suite_stages(kind))
-      if (filter && cli::filter_matches(*filter, std::string(fixtures::suite_name(kind)) + "." + s.test_name)) any = true;
+    for (const auto& t : suites::planned_tests(kind, &variant, hosts))
+      if (filter && cli::filter_matches(*filter, std::string(fixtures::suite_name(kind)) + "." + t.name())) any = true;
     if (any) selected.push_back(kind);
   }
   if (selected.empty()) {
@@ -157,8 +160,7 @@ report::AortaListener* install_reports(fixtures::Session& session, const cli::Op
   auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
   delete listeners.Release(listeners.default_xml_generator());
   auto details = [s = &session](const std::string& test_name) -> std::optional<report::StageResult> {
-    for (const auto& r : s->records())
-      if (fixtures::stage_spec(r.stage).test_name == test_name) return fixtures::stage_result(r);
+    if (const auto* r = s->find_record(test_name)) return *r;
     return std::nullopt;
   };
   std::vector<std::pair<std::string, std::filesystem::path>> inputs;
@@ -324,7 +326,9 @@ int run_suite(const cli::Options& o, const char* argv0) {
   auto misfit = config::check_variant_for_cluster(*variant.variant, cluster->nodes.size());
   for (const auto& e : misfit) std::cerr << "aorta_suite: configuration error (nothing was run): " << e.describe() << "\n";
   if (!misfit.empty()) return kExitUsage;
-  auto kind = pick_suite(filter, cluster->nodes.size(), error);
+  std::vector<std::string> hosts;
+  for (const auto& n : cluster->nodes) hosts.push_back(n.name);
+  auto kind = pick_suite(filter, *variant.variant, hosts, error);
   if (!kind) return usage_error(*job ? error + " (Slurm job " + (*job)->id + " has " +
                                            std::to_string(cluster->nodes.size()) + " node(s))"
                                      : error);
@@ -334,13 +338,9 @@ int run_suite(const cli::Options& o, const char* argv0) {
   std::vector<std::string> gtest_args = {argv0};
   for (const auto& a : o.gtest_args)
     if (a.rfind("--gtest_filter=", 0) != 0) gtest_args.push_back(a);
-  // Only one suite fits the cluster's node count; keep the other out even when the
-  // user's filter would match it.
+  // Only the suite that fits the cluster's node count is registered.
   std::string suite = fixtures::suite_name(*kind);
-  std::string other = fixtures::suite_name(*kind == SuiteKind::kSingle ? SuiteKind::kDistributed : SuiteKind::kSingle);
-  std::string final_filter = filter ? *filter : suite + ".*";
-  if (filter) final_filter += std::string(filter->find('-') == std::string::npos ? "-" : ":") + other + ".*";
-  gtest_args.push_back("--gtest_filter=" + final_filter);
+  if (filter) gtest_args.push_back("--gtest_filter=" + *filter);
 
   std::filesystem::path output_dir = o.output_dir.empty() ? variant.variant->output_dir : o.output_dir;
   auto session = std::make_unique<fixtures::Session>(*kind, *variant.variant, *cluster,
@@ -364,6 +364,7 @@ int run_suite(const cli::Options& o, const char* argv0) {
   int gtest_argc = static_cast<int>(gtest_argv.size());
   ::testing::InitGoogleTest(&gtest_argc, gtest_argv.data());
   auto* s = fixtures::Session::current();
+  suites::register_suite_tests(*kind, &s->variant(), hosts);
   report::AortaListener* listener = install_reports(*s, o, suite);
   install_interrupt_handlers();
   int rc = RUN_ALL_TESTS();
@@ -378,6 +379,7 @@ int run_main(int argc, char** argv) {
   for (const auto& a : args)
     if (a == "--gtest_list_tests" || a.rfind("--gtest_list_tests=", 0) == 0) {
       ::testing::InitGoogleTest(&argc, argv);
+      for (SuiteKind kind : {SuiteKind::kSingle, SuiteKind::kDistributed}) suites::register_suite_tests(kind, nullptr, {});
       return RUN_ALL_TESTS();
     }
   cli::Options o = cli::parse(args);

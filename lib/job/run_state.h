@@ -15,10 +15,24 @@
 
 namespace aorta::job {
 
+enum class RunStatus { kPending, kRunning, kCompleted, kFailed, kTimeout };
+
+// "pending" | "running" | "completed" | "failed" | "timeout", as the JSON report says it.
+inline const char* run_status_name(RunStatus status) {
+  switch (status) {
+    case RunStatus::kPending: return "pending";
+    case RunStatus::kRunning: return "running";
+    case RunStatus::kCompleted: return "completed";
+    case RunStatus::kFailed: return "failed";
+    case RunStatus::kTimeout: return "timeout";
+  }
+  return "failed";
+}
+
 struct RunState {
   std::string run_id;                   // 32 hex digits, new per invocation
   std::filesystem::path output_root;    // <output_dir>/<run-id>
-  std::string status = "pending";       // pending | running | completed | failed | timeout
+  RunStatus status = RunStatus::kPending;
   std::string error_message;
   std::optional<std::chrono::system_clock::time_point> started_at;
   std::optional<std::chrono::system_clock::time_point> ended_at;

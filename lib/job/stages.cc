@@ -221,15 +221,15 @@ StageOutcome run_benchmark(StageContext& ctx) {
 
   snapshot_existing_traces(exec, state);
   state.started_at = std::chrono::system_clock::now();
-  state.status = "running";
+  state.status = RunStatus::kRunning;
   state.benchmark_started = true;
   Status run = start_phase(exec, state, "benchmark", commands, rdzv, &run_v);
   if (run) run = wait_for_phase(exec, state, "benchmark", seconds(v.timeout_seconds), ctx.log);
   state.ended_at = std::chrono::system_clock::now();
   if (run) {
-    state.status = "completed";
+    state.status = RunStatus::kCompleted;
   } else {
-    state.status = run.error().code == ErrorCode::kTimeout ? "timeout" : "failed";
+    state.status = run.error().code == ErrorCode::kTimeout ? RunStatus::kTimeout : RunStatus::kFailed;
     state.error_message = run.error().message;
     out.failures.push_back(run.error().message);
   }
@@ -256,27 +256,33 @@ StageOutcome run_benchmark(StageContext& ctx) {
   return out;
 }
 
+bool collects_every_node(const config::Variant& v, size_t nodes) {
+  return launch_mode(v, nodes) == LaunchMode::kTorchrun && v.multi_node.collect_traces;
+}
+
+std::vector<std::string> collecting_hosts(const config::Variant& v, const std::vector<std::string>& hosts) {
+  if (collects_every_node(v, hosts.size()) || hosts.empty()) return hosts;
+  return {hosts.front()};
+}
+
 StageOutcome collect_traces_stage(StageContext& ctx) {
   StageOutcome out;
   const auto& v = ctx.exec.variant();
-  bool combined = launch_mode(v, ctx.exec.hosts().size()) == LaunchMode::kTorchrun && v.multi_node.collect_traces;
-  out.notes = collect_traces(ctx.exec, ctx.state, combined);
+  out.notes = collect_traces(ctx.exec, ctx.state, collects_every_node(v, ctx.exec.hosts().size()));
   for (const auto& w : collect_logs(ctx.exec, ctx.state)) out.notes.push_back(w);
-  size_t attempted = combined ? ctx.exec.hosts().size() : 1;
-  for (size_t i = 0; i < attempted; ++i) {
-    const std::string& host = ctx.exec.hosts()[i];
-    SubTest t{"trace collection", "host", host, true, "", std::nullopt, std::nullopt, ""};
+  for (const auto& host : collecting_hosts(v, ctx.exec.hosts())) {
+    SubTest t{SubTestKind::kTraceCollection, "host", host};
     for (const auto& [h, message] : ctx.state.collection_errors)
       if (h == host) {
-        t.passed = false;
+        t.outcome = Outcome::kFailed;
         t.message = "Trace collection on " + host + ": " + message;
         out.failures.push_back(t.message);
       }
     out.subtests.push_back(t);
   }
   if (!ctx.state.artifacts.count("torch_traces")) {
-    SubTest t{"trace collection", "artifact", "torch_traces", false, "No fresh torch_traces artifact was collected",
-              std::nullopt, std::nullopt, ""};
+    SubTest t{SubTestKind::kTraceCollection, "artifact", "torch_traces", Outcome::kFailed,
+              "No fresh torch_traces artifact was collected"};
     out.failures.push_back(t.message);
     out.subtests.push_back(t);
   }
@@ -318,7 +324,7 @@ StageOutcome analyze(StageContext& ctx) {
 StageOutcome parse_results(StageContext& ctx) {
   StageOutcome out;
   auto& state = ctx.state;
-  if (state.status != "completed" && state.status != "pending")
+  if (state.status != RunStatus::kCompleted && state.status != RunStatus::kPending)
     out.notes.push_back("Run did not succeed: " + state.error_message);
   auto traces = state.artifacts.find("torch_traces");
   if (traces == state.artifacts.end() || !std::filesystem::is_directory(traces->second)) {
@@ -342,11 +348,26 @@ StageOutcome parse_results(StageContext& ctx) {
   return out;
 }
 
+SubTest threshold_subtest(const metrics::ThresholdCheck& check) {
+  SubTest t{SubTestKind::kThreshold, "metric", check.key, check.passed ? Outcome::kPassed : Outcome::kFailed,
+            check.message, check.actual, check.limit, check.kind == metrics::ThresholdKind::kMax ? Gate::kMax : Gate::kMin};
+  t.unit = check.key == "max_avg_iteration_ms" ? "ms" : "";
+  return t;
+}
+
 StageOutcome validate_thresholds(StageContext& ctx) {
   StageOutcome out;
   const auto& v = ctx.exec.variant();
   if (!v.enforce_thresholds) {
+    // Recorded, not enforced: each threshold's sub-test still shows its value and limit.
     out.skip_reason = kSkipThresholds;
+    if (ctx.state.result)
+      for (const auto& check : metrics::check_thresholds(*ctx.state.result, v.thresholds)) {
+        SubTest t = threshold_subtest(check);
+        t.message = check.passed ? kSkipThresholds : std::string(kSkipThresholds) + " (would fail: " + check.message + ")";
+        t.outcome = Outcome::kSkipped;
+        out.subtests.push_back(t);
+      }
     return out;
   }
   if (!ctx.state.result) {
@@ -354,10 +375,8 @@ StageOutcome validate_thresholds(StageContext& ctx) {
     return out;
   }
   for (const auto& check : metrics::check_thresholds(*ctx.state.result, v.thresholds)) {
-    SubTest t{"threshold", "metric", check.key, check.passed, check.message, check.actual, check.limit,
-              check.kind == metrics::ThresholdKind::kMax ? "max" : "min"};
     if (!check.passed) out.failures.push_back(check.message);
-    out.subtests.push_back(t);
+    out.subtests.push_back(threshold_subtest(check));
   }
   return out;
 }

@@ -8,38 +8,21 @@
 #include <vector>
 
 #include "job/node_exec.h"
+#include "job/outcome.h"
 #include "job/phase.h"
 #include "job/run_state.h"
 
 namespace aorta::job {
 
-// A sub-test of a stage: one threshold, or one host's trace collection.
-struct SubTest {
-  std::string kind;   // threshold | trace collection
-  std::string key;    // metric | host | artifact
-  std::string value;  // the metric key, host name or artifact name
-  bool passed = true;
-  std::string message;             // failure text
-  std::optional<double> actual;    // thresholds: the measured value
-  std::optional<double> limit;     // thresholds: the gate
-  std::string gate;                // thresholds: max | min
-  std::string label() const { return "[" + kind + "] (" + key + "=" + value + ")"; }
-};
-
-struct StageOutcome {
-  std::vector<std::string> failures;  // any failure fails the stage
-  std::string skip_reason;            // set: skipped by configuration
-  std::vector<SubTest> subtests;
-  std::vector<std::string> notes;     // shown in the stage's log
-  bool failed() const { return !failures.empty(); }
-  bool skipped() const { return !skip_reason.empty(); }
-};
-
 struct StageContext {
   NodeExec& exec;
   RunState& state;
   ProgressFn log;
+  bool prior_failure = false;  // an earlier stage failed (the report says so)
 };
+
+// A stage body: runs on the cluster through ctx and returns what happened.
+using StageBody = StageOutcome (*)(StageContext& ctx);
 
 StageOutcome launch_container(StageContext& ctx);
 StageOutcome clone_aorta(StageContext& ctx);
@@ -51,6 +34,14 @@ StageOutcome analyze(StageContext& ctx);
 StageOutcome parse_results(StageContext& ctx);
 StageOutcome validate_thresholds(StageContext& ctx);
 StageOutcome teardown(StageContext& ctx);
+
+// The hosts whose traces collection fetches: every node when torchrun collects
+// from all of them, otherwise the head node only. One trace-collection sub-test each.
+bool collects_every_node(const config::Variant& v, size_t nodes);
+std::vector<std::string> collecting_hosts(const config::Variant& v, const std::vector<std::string>& hosts);
+
+// A threshold check as a sub-test (unit, gate and outcome typed).
+SubTest threshold_subtest(const metrics::ThresholdCheck& check);
 
 // The entry points a node must have for this config (reference §1.5.1).
 std::vector<std::string> required_entry_points(const config::Variant& v, size_t nodes);

@@ -1,0 +1,47 @@
+#include "job/outcome.h"
+
+#include <cctype>
+
+#include <fmt/format.h>
+
+namespace aorta::job {
+
+const char* outcome_name(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::kPassed: return "passed";
+    case Outcome::kFailed: return "failed";
+    case Outcome::kSkipped: return "skipped";
+  }
+  return "failed";
+}
+
+std::string SubTest::label() const {
+  return fmt::format("[{}] ({}={})", kind == SubTestKind::kThreshold ? "threshold" : "trace collection", key, value);
+}
+
+std::string SubTest::measured() const {
+  if (!actual) return "";
+  std::string u = unit.empty() ? "" : " " + unit;
+  std::string s = fmt::format("actual {:.6g}{}", *actual, u);
+  if (limit) s += fmt::format(", {} {:.6g}{}", gate == Gate::kMin ? "min" : "max", *limit, u);
+  return s;
+}
+
+std::string SubTest::summary() const {
+  // A skipped sub-test is a threshold that enforce_thresholds=false only records.
+  std::string s = label() + ": " + (outcome == Outcome::kSkipped ? "recorded" : outcome_name(outcome));
+  if (actual) s += " (" + measured() + ")";
+  if (outcome != Outcome::kPassed && !message.empty()) s += " - " + message;
+  return s;
+}
+
+std::string test_name_part(const std::string& value) {
+  std::string out = value;
+  for (char& c : out)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.')) c = '_';
+  return out.empty() ? "_" : out;
+}
+
+std::string SubTest::test_suffix() const { return test_name_part(value); }
+
+}  // namespace aorta::job

@@ -1,0 +1,57 @@
+// What a stage body returns, typed from the body to every report: the stage's
+// outcome and its sub-tests (one per threshold, one per collecting node).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace aorta::job {
+
+enum class Outcome { kPassed, kFailed, kSkipped };
+
+// "passed" | "failed" | "skipped": the words reports and the JSON use.
+const char* outcome_name(Outcome outcome);
+
+enum class SubTestKind { kThreshold, kTraceCollection };
+enum class Gate { kMax, kMin };
+
+// One sub-test of a stage. Each is also a gtest test of its own
+// (<stage>/<test_suffix()>), so gtest's printers, filters and listeners see it.
+struct SubTest {
+  SubTestKind kind = SubTestKind::kThreshold;
+  std::string key;    // metric | host | artifact
+  std::string value;  // the metric key, host name or artifact name
+  Outcome outcome = Outcome::kPassed;
+  std::string message;            // failure text, or why it was only recorded
+  std::optional<double> actual;   // thresholds: the measured value
+  std::optional<double> limit;    // thresholds: the gate
+  std::optional<Gate> gate;       // thresholds: max | min
+  std::string unit;               // thresholds: ms, or empty for fractions
+
+  bool passed() const { return outcome != Outcome::kFailed; }
+  // "[threshold] (metric=max_avg_iteration_ms)", the original's sub-test label.
+  std::string label() const;
+  // "<label>: passed|failed|recorded[ (actual A, max L)][ - message]", the property value.
+  std::string summary() const;
+  // "actual 835.2 ms, max 60000 ms" (empty without a value).
+  std::string measured() const;
+  // The gtest test name's part after "<stage>/": the value with every character
+  // outside [A-Za-z0-9_.] made '_' (gtest filters give '-', ':', '*', '?' meaning).
+  std::string test_suffix() const;
+};
+
+struct StageOutcome {
+  std::vector<std::string> failures;  // any failure fails the stage
+  std::string skip_reason;            // set: skipped by configuration
+  std::vector<SubTest> subtests;
+  std::vector<std::string> notes;     // shown in the stage's log
+  bool failed() const { return !failures.empty(); }
+  bool skipped() const { return !skip_reason.empty(); }
+  Outcome outcome() const { return failed() ? Outcome::kFailed : skipped() ? Outcome::kSkipped : Outcome::kPassed; }
+};
+
+// The gtest-name form of any value (see SubTest::test_suffix).
+std::string test_name_part(const std::string& value);
+
+}  // namespace aorta::job

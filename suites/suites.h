@@ -1,0 +1,38 @@
+// The two suites as gtest sees them: each suite's stages in run order (one file
+// per suite), and the registration of its tests: one per stage, plus one per
+// sub-test (per configured threshold, per node whose traces are collected) right
+// after its stage, so gtest's printers, filters and every listener see them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "config/variant.h"
+#include "fixtures/lifecycle.h"
+
+namespace aorta::suites {
+
+std::vector<fixtures::Stage> aorta_single_stages();
+std::vector<fixtures::Stage> aorta_distributed_stages();
+
+// The suite's stages in run order.
+std::vector<fixtures::StageSpec> suite_stages(fixtures::SuiteKind kind);
+
+// A test this process can register: the stage, and the sub-test's suffix
+// (empty for the stage itself). "test_validate_thresholds/max_avg_iteration_ms".
+struct PlannedTest {
+  fixtures::Stage stage;
+  std::string subtest;  // SubTest::test_suffix(), empty for the stage test
+  std::string name() const;
+};
+
+// Every test of the suite in run order. Without a variant: the stage tests only
+// (what --gtest_list_tests shows without a config).
+std::vector<PlannedTest> planned_tests(fixtures::SuiteKind kind, const config::Variant* variant,
+                                       const std::vector<std::string>& hosts);
+
+// Registers planned_tests with gtest (before RUN_ALL_TESTS). Idempotent per suite.
+void register_suite_tests(fixtures::SuiteKind kind, const config::Variant* variant,
+                          const std::vector<std::string>& hosts);
+
+}  // namespace aorta::suites
