@@ -46,7 +46,8 @@ void write_subtests(const StageResult& stage, std::ostream& out) {
 
 std::string stage_log_path(const RunRecord& run, const StageResult& stage) {
   size_t h = std::hash<std::string>()(run.run_id + "/" + stage.name);
-  return fmt::format("{}_html/{}_{:012x}.html", run.suite, stage.name, h & 0xffffffffffffULL);
+  // A sub-test's name has a '/': the page stays in the one folder.
+  return fmt::format("{}_html/{}_{:012x}.html", run.suite, job::test_name_part(stage.name), h & 0xffffffffffffULL);
 }
 
 void HtmlWriter::write(const RunRecord& run, std::ostream& out) const {

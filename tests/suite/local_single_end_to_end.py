@@ -20,11 +20,18 @@ binary = os.path.abspath(sys.argv[1])
 with tempfile.TemporaryDirectory() as work:
     p, stages, report = run(binary, work, "--gtest_filter=*single*")
     expect(p.returncode == 0, f"exit status {p.returncode}", p)
+    # Every gtest test in run order: each threshold and the collecting node are tests of their own.
     expected = {"test_launch_container": "passed", "test_clone_aorta": "passed", "test_build_rccl": "skipped",
-                "test_run_benchmark": "passed", "test_collect_traces": "passed", "test_analyze": "skipped",
+                "test_run_benchmark": "passed", "test_collect_traces": "passed",
+                "test_collect_traces/localhost": "passed", "test_analyze": "skipped",
                 "test_parse_results": "passed", "test_validate_thresholds": "passed",
+                "test_validate_thresholds/max_avg_iteration_ms": "passed",
+                "test_validate_thresholds/max_time_variance_ratio": "passed",
                 "test_generate_report": "passed", "test_teardown": "passed"}
-    expect({k: v[0] for k, v in stages.items()} == expected, f"stages {stages}", p)
+    expect({k: v[0] for k, v in stages.items()} == expected and list(stages) == list(expected), f"stages {stages}", p)
+    for key in ("max_avg_iteration_ms", "max_time_variance_ratio"):
+        expect(f"[ RUN      ] aorta_single.test_validate_thresholds/{key}\n  {key}: actual " in p.stdout,
+               f"gtest's console names {key} with its actual value", p)
     expect(stages["test_build_rccl"][1].strip().endswith("skip_rccl_build=true"), str(stages["test_build_rccl"]))
     expect(stages["test_analyze"][1].strip().endswith("Optional TraceLens/GEMM analysis is disabled"),
            str(stages["test_analyze"]))
@@ -38,7 +45,7 @@ with tempfile.TemporaryDirectory() as work:
     expect(all(": passed (actual" in t for t in subtests), str(subtests))
     import xml.etree.ElementTree as ET
     suite = ET.parse(run.last_xml).getroot().find("testsuite")
-    expect(suite.get("tests") == str(10 + 3) and suite.get("skipped") == "2" and suite.get("failures") == "0",
+    expect(suite.get("tests") == str(len(expected)) and suite.get("skipped") == "2" and suite.get("failures") == "0",
            f"testsuite counts {suite.attrib}")
     expect(report["status"] == "completed" and report["validation_passed"] is True, json.dumps(report)[:500])
     # The build that made the reports: what --version says, in the JSON report and the JUnit properties.
@@ -71,7 +78,7 @@ with tempfile.TemporaryDirectory() as work:
     expect(all(r["cells"]["col-links"] == "Full Log" for r in rows), "Full Log link on every row")
     expect(not missing, f"links to missing files: {missing}")
     expect("Skipped: skip_rccl_build=true" in rows[2]["extra"], rows[2]["extra"])
-    threshold_row = rows[7]
+    threshold_row = [r for r in rows if r["cells"]["col-name"].endswith("::test_validate_thresholds")][0]
     expect([(t["result"], t["label"]) for t in threshold_row["subtests"]] ==
            [("Passed", "[threshold] (metric=max_avg_iteration_ms)"),
             ("Passed", "[threshold] (metric=max_time_variance_ratio)")], str(threshold_row["subtests"]))
