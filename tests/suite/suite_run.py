@@ -23,8 +23,14 @@ def run(binary, workdir, *args, timeout=900):
     return p, stages, report
 
 
+def test_name(case):
+    """A testcase's gtest test name: test_validate_thresholds/max_avg_iteration_ms for a sub-test."""
+    return case.get("name")
+
+
 def results(workdir):
-    """The stages of the JUnit file (validated) and the JSON report (schema-checked)."""
+    """The stage tests of the JUnit file (validated) and the JSON report (schema-checked).
+    Every testcase, sub-tests included, is in results.tests and run.tests (run order)."""
     xml = os.path.join(workdir, "gtest.xml")
     stages = {}
     if os.path.exists(xml):
@@ -39,13 +45,15 @@ def results(workdir):
             text = (skipped.get("message") if skipped is not None else
                     failure.get("message") if failure is not None else "")
             props = [p.get("value") for p in case.iter("property") if p.get("name") == "cvs_aorta_subtest"]
-            stages[case.get("name")] = (outcome, text or "", props, len(case.findall("failure")))
+            stages[test_name(case)] = (outcome, text or "", props, len(case.findall("failure")))
     reports = glob.glob(os.path.join(workdir, "out", "*", "aorta_benchmark_report.json"))
     report = json.load(open(reports[0])) if reports else None
     if report is not None:
         problems = json_schema.errors(report, json.load(open(REPORT_SCHEMA)))
         expect(not problems, "aorta_benchmark_report.json breaks its schema: " + "; ".join(problems))
     run.last_xml = xml
+    run.tests = results.tests = dict(stages)
+    stages = {k: v for k, v in stages.items() if "/" not in k}
     return stages, report
 
 
