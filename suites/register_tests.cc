@@ -24,17 +24,19 @@ std::vector<PlannedTest> planned_tests(fixtures::SuiteKind kind, const config::V
                                        const std::vector<std::string>& hosts) {
   std::vector<PlannedTest> tests;
   for (const auto& spec : suite_stages(kind)) {
-    tests.push_back({spec.stage, ""});
+    tests.push_back({spec.stage, "", ""});
     if (!variant) continue;
-    std::vector<std::string> parts;
-    if (spec.stage == Stage::kCollectTraces)
-      for (const auto& host : job::collecting_hosts(*variant, hosts)) parts.push_back(job::test_name_part(host));
+    std::vector<std::string> values;
+    if (spec.stage == Stage::kCollectTraces) values = job::collecting_hosts(*variant, hosts);
     if (spec.stage == Stage::kValidateThresholds)
       for (const auto& t : variant->thresholds)
-        if (t.value) parts.push_back(job::test_name_part(t.key));  // a null threshold is never checked
-    std::set<std::string> seen;
-    for (const auto& part : parts)
-      if (seen.insert(part).second) tests.push_back({spec.stage, part});
+        if (t.value) values.push_back(t.key);  // a null threshold is never checked
+    std::set<std::string> taken;
+    for (const auto& value : values) {
+      std::string part = job::test_name_part(value);
+      for (int n = 2; !taken.insert(part).second; ++n) part = job::test_name_part(value) + "_" + std::to_string(n);
+      tests.push_back({spec.stage, part, value});
+    }
   }
   return tests;
 }
@@ -47,7 +49,7 @@ void register_suite_tests(fixtures::SuiteKind kind, const config::Variant* varia
     std::string name = planned.name();
     ::testing::RegisterTest(fixtures::suite_name(kind), name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
                             [planned]() -> fixtures::StageTest* {
-                              return new fixtures::StageTest(planned.stage, planned.subtest);
+                              return new fixtures::StageTest(planned.stage, planned.subtest, planned.value);
                             });
   }
 }

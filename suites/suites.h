@@ -22,12 +22,15 @@ std::vector<fixtures::StageSpec> suite_stages(fixtures::SuiteKind kind);
 // (empty for the stage itself). "test_validate_thresholds/max_avg_iteration_ms".
 struct PlannedTest {
   fixtures::Stage stage;
-  std::string subtest;  // SubTest::test_suffix(), empty for the stage test
+  std::string subtest;  // the name's part after "<stage>/", empty for the stage test
+  std::string value;    // the sub-test's SubTest::value (host or threshold key)
   std::string name() const;
 };
 
 // Every test of the suite in run order. Without a variant: the stage tests only
-// (what --gtest_list_tests shows without a config).
+// (what --gtest_list_tests shows without a config). A sub-test's name part is its
+// value made filter-safe (job::test_name_part); should two values make the same
+// part (hosts n-1 and n_1), the later gets _2, _3, ... so each keeps a test.
 std::vector<PlannedTest> planned_tests(fixtures::SuiteKind kind, const config::Variant* variant,
                                        const std::vector<std::string>& hosts);
 

@@ -42,6 +42,4 @@ std::string test_name_part(const std::string& value) {
   return out.empty() ? "_" : out;
 }
 
-std::string SubTest::test_suffix() const { return test_name_part(value); }
-
 }  // namespace aorta::job

@@ -17,7 +17,7 @@ enum class SubTestKind { kThreshold, kTraceCollection };
 enum class Gate { kMax, kMin };
 
 // One sub-test of a stage. Each is also a gtest test of its own
-// (<stage>/<test_suffix()>), so gtest's printers, filters and listeners see it.
+// (<stage>/<test_name_part(value)>), so gtest's printers, filters and listeners see it.
 struct SubTest {
   SubTestKind kind = SubTestKind::kThreshold;
   std::string key;    // metric | host | artifact
@@ -36,9 +36,6 @@ struct SubTest {
   std::string summary() const;
   // "actual 835.2 ms, max 60000 ms" (empty without a value).
   std::string measured() const;
-  // The gtest test name's part after "<stage>/": the value with every character
-  // outside [A-Za-z0-9_.] made '_' (gtest filters give '-', ':', '*', '?' meaning).
-  std::string test_suffix() const;
 };
 
 struct StageOutcome {
@@ -51,7 +48,8 @@ struct StageOutcome {
   Outcome outcome() const { return failed() ? Outcome::kFailed : skipped() ? Outcome::kSkipped : Outcome::kPassed; }
 };
 
-// The gtest-name form of any value (see SubTest::test_suffix).
+// The gtest-name form of a value: every character outside [A-Za-z0-9_.] made '_'
+// (gtest filters give '-', ':', '*', '?' meaning).
 std::string test_name_part(const std::string& value);
 
 }  // namespace aorta::job

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "cluster/local_transport.h"
+#include "tests/rank_fixture.h"
 #include "tests/temp_dir.h"
 
 namespace aorta::job {
@@ -29,6 +30,45 @@ TEST(Stages, ScriptModeOnTwoNodesIsAFailedStage) {
             "master_launch_mode \"script\" starts the workload on one node, but the cluster has 2: use \"torchrun\" "
             "or \"auto\"");
   EXPECT_FALSE(state.benchmark_started);
+}
+
+// Thresholds typed end to end: gate, unit and outcome; with enforce_thresholds false
+// each is recorded (value and limit kept) and skipped, never failed.
+TEST(Stages, ThresholdsAreTypedSubTestsAndRecordedWhenNotEnforced) {
+  cluster::LocalTransport local;
+  config::Variant v;
+  v.thresholds = {{"max_avg_iteration_ms", 5.0}, {"min_compute_ratio", 0.5}, {"min_overlap_ratio", std::nullopt}};
+  config::Cluster c = config::local_cluster("tester");
+  NodeExec exec(local, v, c);
+  RunState state;
+  // 12 ms per iteration on one rank, compute 9/12 = 0.75.
+  state.result = metrics::aggregate({aorta::testing::rank_metrics(0, 12000, 9000, 3000)}).value();
+  StageContext ctx{exec, state, [](const std::string&) {}};
+  StageOutcome out = validate_thresholds(ctx);
+  ASSERT_EQ(out.subtests.size(), 2u);  // the null threshold is not checked
+  const SubTest& time = out.subtests[0];
+  EXPECT_EQ(time.outcome, Outcome::kFailed);
+  EXPECT_EQ(time.gate, Gate::kMax);
+  EXPECT_EQ(time.unit, "ms");
+  EXPECT_DOUBLE_EQ(*time.actual, 12.0);
+  EXPECT_EQ(time.measured(), "actual 12 ms, max 5 ms");
+  EXPECT_EQ(out.subtests[1].outcome, Outcome::kPassed);
+  EXPECT_EQ(out.subtests[1].measured(), "actual 0.75, min 0.5");
+  EXPECT_EQ(out.outcome(), Outcome::kFailed);
+  ASSERT_EQ(out.failures.size(), 1u);
+
+  v.enforce_thresholds = false;
+  NodeExec record_only(local, v, c);
+  StageContext ctx2{record_only, state, [](const std::string&) {}};
+  out = validate_thresholds(ctx2);
+  EXPECT_EQ(out.outcome(), Outcome::kSkipped);
+  EXPECT_EQ(out.skip_reason, kSkipThresholds);
+  ASSERT_EQ(out.subtests.size(), 2u);
+  EXPECT_EQ(out.subtests[0].outcome, Outcome::kSkipped);
+  EXPECT_DOUBLE_EQ(*out.subtests[0].actual, 12.0);
+  EXPECT_NE(out.subtests[0].message.find("would fail"), std::string::npos) << out.subtests[0].message;
+  EXPECT_EQ(out.subtests[0].summary().rfind("[threshold] (metric=max_avg_iteration_ms): recorded (actual 12 ms, max 5 ms)", 0), 0u)
+      << out.subtests[0].summary();
 }
 
 }  // namespace
