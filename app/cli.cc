@@ -72,6 +72,7 @@ std::string text(const po::variables_map& vm, const char* name) {
 }
 
 void parse_run(const std::vector<std::string>& args, Options& o) {
+  if (o.help) return;
   Parsed p = parse_with(args, run_options());
   o.cluster_file = text(p.vm, "cluster_file");
   o.config_file = text(p.vm, "config_file");
@@ -141,6 +142,17 @@ void parse_config(const std::vector<std::string>& args, Options& o) {
   else if (p.positional.size() > 1) o.error = "unknown argument: " + p.positional[1];
   else if (o.output.empty()) o.error = "config copy needs --output FILE";
 }
+
+// Each parser leaves the options alone when o.help is set (the command's help is printed).
+struct Subcommand {
+  const char* word;
+  Command command;
+  void (*parse)(const std::vector<std::string>&, Options&);
+};
+constexpr Subcommand kSubcommands[] = {{"run", Command::kRun, parse_run},
+                                       {"list", Command::kList, parse_list},
+                                       {"config", Command::kConfigCopy, parse_config},
+                                       {"analyze", Command::kAnalyze, parse_analyze}};
 
 // "--help" or "-h" among the words after the command, before a "--".
 bool asks_help(const std::vector<std::string>& args) {
@@ -264,25 +276,18 @@ Options parse(const std::vector<std::string>& args) {
   try {
     if (command == "help") {
       o.command = Command::kHelp;
-    } else if (command == "list") {
-      o.command = Command::kList;
-      o.help = asks_help(rest);
-      parse_list(rest, o);
-    } else if (command == "config") {
-      o.help = asks_help(rest);
-      parse_config(rest, o);
-    } else if (command == "analyze") {
-      o.command = Command::kAnalyze;
-      o.help = asks_help(rest);
-      parse_analyze(rest, o);
-    } else if (command == "run") {
-      o.help = asks_help(rest);
-      if (!o.help) parse_run(rest, o);
-    } else if (asks_help(args)) {
-      o.command = Command::kHelp;
-    } else {
-      parse_run(args, o);
+      return o;
     }
+    for (const auto& sub : kSubcommands)
+      if (command == sub.word) {
+        o.command = sub.command;
+        o.help = asks_help(rest);
+        sub.parse(rest, o);
+        return o;
+      }
+    // No command word: a run, or the whole usage for --help.
+    if (asks_help(args)) o.command = Command::kHelp;
+    else parse_run(args, o);
   } catch (const po::error& e) {
     o.error = e.what();  // names the option, e.g. "the required argument for option '--jobs' is missing"
   }
