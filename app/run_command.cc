@@ -196,7 +196,7 @@ int run_suite(const cli::Options& o, const char* argv0) {
     if (int code = load_plan(o, *flags, *plan); code != kExitOk) return code;
   }
   init_gtest(argv0, *flags, plan ? suite_filter(flags->filter, plan->kind) : flags->filter.value_or("*"));
-  // REGISTER-TESTS-HERE
+  // REGISTER-TESTS-HERE: per-threshold tests from plan->variant (no plan: listing without a config)
   if (flags->list_tests) return RUN_ALL_TESTS() == 0 ? kExitOk : kExitFailed;
 
   auto transport = make_transport(plan->cluster, plan->job);
