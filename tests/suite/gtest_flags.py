@@ -8,6 +8,7 @@ Usage: gtest_flags.py AORTA_SUITE
 import json
 import os
 import pty
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -140,6 +141,22 @@ with tempfile.TemporaryDirectory() as work:
            and "aorta_single." not in p.stdout, "a broken config is reported, not listed", p)
     p = suite(work, "--cluster_file", os.path.join(work, "missing.json"), "--config_file", cfg, "--gtest_list_tests")
     expect(p.returncode == 2 and "missing.json" in p.stderr, "a missing cluster file is reported when listing", p)
+    expect(made(work) == [], f"listing must create nothing; found {made(work)}", p)
+    # Two nodes over SSH at addresses nobody answers: listing reads the files only.
+    e2e = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e")
+    for name in ("cpu_docker.json", "cpu_docker_threshold.json"):
+        shutil.copy(os.path.join(e2e, name), os.path.join(work, name))
+    key = os.path.join(work, "key.json")  # the key file is only checked for its mode
+    open(key, "w").close()
+    os.chmod(key, 0o600)
+    cluster = os.path.join(work, "cluster.json")
+    json.dump({"username": "u", "priv_key_file": key,
+               "node_dict": {"n1": {"vpc_ip": "192.0.2.1"}, "n2": {"vpc_ip": "192.0.2.2"}}}, open(cluster, "w"))
+    p = suite(work, "--cluster_file", cluster, "--config_file", os.path.join(work, "cpu_docker.json"), "--output_dir",
+              out, "--gtest_list_tests")
+    listed = [l.strip() for l in p.stdout.splitlines() if l.startswith("  ")]
+    expect(p.returncode == 0 and p.stdout.startswith("aorta_distributed.\n") and len(listed) == 11
+           and "aorta_single." not in p.stdout, "a two-node cluster file lists aorta_distributed only", p)
     expect(made(work) == [], f"listing must create nothing; found {made(work)}", p)
 print("ok: --gtest_list_tests lists both suites without a config, goes through the config checks with one")
 
