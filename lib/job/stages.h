@@ -1,5 +1,5 @@
 // The bodies of the lifecycle stages (reference §1.5). Each returns its outcome as a
-// value; only suites/ turns outcomes into gtest results, and the gating between
+// value; only fixtures/ turns outcomes into gtest results, and the gating between
 // stages lives in fixtures/.
 #pragma once
 

@@ -1,7 +1,7 @@
-// aorta_suite's own command line, parsed before GoogleTest sees the rest.
+// aorta_suite's own command line (Boost.Program_options), parsed before GoogleTest
+// sees the rest: the --gtest_* words are collected for app/gtest_flags.h.
 #pragma once
 
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,12 +11,13 @@ enum class Command { kRun, kHelp, kVersion, kList, kConfigCopy, kConfigList, kAn
 
 struct Options {
   Command command = Command::kRun;
+  bool help = false;  // --help after a command: that command's help
   std::string error;  // set: a usage error (exit 2)
   // run
   std::string cluster_file;
   std::string config_file;
   std::string output_dir;
-  std::vector<std::string> gtest_args;  // --gtest_* flags, passed through
+  std::vector<std::string> gtest_args;  // --gtest_* flags, as given
   // list
   std::string suite;
   // config copy
@@ -30,10 +31,9 @@ struct Options {
 
 Options parse(const std::vector<std::string>& args);
 
+// The whole usage (aorta_suite --help), or one command's (aorta_suite run --help).
 std::string usage();
-
-// The --gtest_filter value among gtest_args, or nothing.
-std::optional<std::string> gtest_filter(const std::vector<std::string>& gtest_args);
+std::string command_help(Command command);
 
 // GoogleTest filter semantics (':'-separated globs, optional '-' negative part)
 // applied to a full test name such as aorta_single.test_teardown.

@@ -1,0 +1,74 @@
+#include "app/analyze_command.h"
+
+#include <iostream>
+
+#include "app/exit_codes.h"
+#include "common/atomic_file.h"
+#include "common/utf8.h"
+#include "metrics/trace_set.h"
+#include "report/metrics_json.h"
+#include "report/summary_table.h"
+
+namespace aorta::app {
+
+// analyze's exit status: 0 every trace parsed; 3 partial (the files and folders
+// in parse.errors were not analyzed, the other ranks' numbers are reported); 1
+// nothing parsed, or the output could not be written; 2 usage (also a bad
+// AORTA_TRACE_MEMORY_LIMIT). Scripts can tell a partial parse without the JSON.
+int analyze(const cli::Options& o) {
+  constexpr int kExitPartial = 3;
+  // The boundary for everything below: running out of memory outside a trace's own
+  // budget, or any other exception, is a message and exit 1, never an abort.
+  try {
+    auto limits = trace::trace_limits_from_environment();
+    if (!limits) return usage_error(limits.error().describe(), cli::Command::kAnalyze);
+    metrics::AnalyzeOptions options;
+    options.jobs = o.jobs;
+    options.limits = *limits;
+    options.selection = o.include_unlinked ? trace::KernelSelection::kIncludeUnlinked : trace::KernelSelection::kLinkedOnly;
+    metrics::TraceSet set = metrics::analyze_traces(o.trace_dir, options);
+    for (const auto& w : set.warnings) std::cerr << "warning: " << w << "\n";
+    for (const auto& e : set.errors) std::cerr << "error: " << e << "\n";
+    report::ordered_json doc;
+    doc["trace_dir"] = valid_utf8(o.trace_dir);
+    doc["kernel_selection"] = o.include_unlinked ? "include_unlinked" : "linked_only";
+    doc["parse"] = report::parse_json(set);
+    std::ostream& table = o.output.empty() ? std::cerr : std::cout;
+    if (!set.ranks.empty()) {
+      auto run = metrics::aggregate(set.ranks);
+      if (!run) {
+        std::cerr << "error: " << run.error().message << "\n";
+        return kExitFailed;
+      }
+      doc["performance"] = report::performance_json(*run);
+      doc["per_rank_summary"] = report::per_rank_json(*run);
+      report::write_summary_table(*run, table);
+    }
+    // Every string in doc is valid UTF-8 already (TraceSet's contract); json_text's
+    // replacement is the second guard, so a byte that slips through never costs the output.
+    const std::string text = report::json_text(doc);
+    if (o.output.empty()) {
+      std::cout << text;
+    } else {
+      // Whole or not at all: an earlier output survives a failed write.
+      if (Status written = write_file_atomically(o.output, text); !written) {
+        std::cerr << "error: " << written.error().describe() << "\n";
+        return kExitFailed;
+      }
+      std::cout << "wrote " << o.output << " (" << metrics::status_name(set.status) << ")\n";
+    }
+    switch (set.status) {
+      case metrics::ParseStatus::kSuccess: return kExitOk;
+      case metrics::ParseStatus::kPartial: return kExitPartial;
+      case metrics::ParseStatus::kFailed: return kExitFailed;
+    }
+    return kExitFailed;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "aorta_suite analyze: out of memory (lower " << trace::kMemoryLimitVariable << " or --jobs)\n";
+  } catch (const std::exception& e) {
+    std::cerr << "aorta_suite analyze: " << e.what() << "\n";
+  }
+  return kExitFailed;
+}
+
+}  // namespace aorta::app

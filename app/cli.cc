@@ -1,0 +1,305 @@
+#include "app/cli.h"
+
+#include <charconv>
+#include <sstream>
+
+#include <boost/program_options.hpp>
+
+namespace aorta::cli {
+namespace po = boost::program_options;
+namespace {
+
+// Long options as written (--name value or --name=value); no abbreviations, so a
+// shortened or misspelt flag is an error, never a guess.
+constexpr int kStyle = po::command_line_style::unix_style ^ po::command_line_style::allow_guessing;
+
+po::options_description run_options() {
+  po::options_description d("Options");
+  d.add_options()
+      ("cluster_file", po::value<std::string>()->value_name("FILE"),
+       "the nodes and how to reach them; without it, this machine (no SSH)")
+      ("config_file", po::value<std::string>()->value_name("FILE"),
+       "the benchmark config; without it, the shipped local_cpu_single.json")
+      ("output_dir", po::value<std::string>()->value_name("DIR"), "where the run's folder goes (default: the config's)")
+      ("help,h", "print this help")
+      ("version", "print the version and git commit");
+  return d;
+}
+
+po::options_description analyze_options() {
+  po::options_description d("Options");
+  d.add_options()
+      ("output", po::value<std::string>()->value_name("FILE"), "write the JSON here (default: standard output)")
+      ("jobs", po::value<std::string>()->value_name("N"), "read N traces at once (default: one per core)")
+      ("include-unlinked-kernels", "also count GPU events no ac2g flow links to a launch (as Aorta's scripts do)")
+      ("help,h", "print this help")
+      ("version", "print the version and git commit");
+  return d;
+}
+
+po::options_description plain_options() {
+  po::options_description d("Options");
+  d.add_options()("help,h", "print this help")("version", "print the version and git commit");
+  return d;
+}
+
+po::options_description config_copy_options() {
+  po::options_description d = plain_options();
+  d.add_options()("output", po::value<std::string>()->value_name("FILE"), "the copy (never overwritten)");
+  return d;
+}
+
+struct Parsed {
+  po::variables_map vm;
+  std::vector<std::string> positional;
+  std::vector<std::string> unknown;  // unregistered options
+};
+
+// Registered options into vm; positional words and unknown options kept apart, in order.
+Parsed parse_with(const std::vector<std::string>& args, const po::options_description& d) {
+  Parsed out;
+  auto parsed = po::command_line_parser(args).options(d).style(kStyle).allow_unregistered().run();
+  po::store(parsed, out.vm);
+  for (const auto& opt : parsed.options) {
+    if (opt.position_key != -1) out.positional.push_back(opt.value.front());
+    else if (opt.unregistered) out.unknown.insert(out.unknown.end(), opt.original_tokens.begin(), opt.original_tokens.end());
+  }
+  return out;
+}
+
+std::string text(const po::variables_map& vm, const char* name) {
+  return vm.count(name) ? vm[name].as<std::string>() : "";
+}
+
+void parse_run(const std::vector<std::string>& args, Options& o) {
+  if (o.help) return;
+  Parsed p = parse_with(args, run_options());
+  o.cluster_file = text(p.vm, "cluster_file");
+  o.config_file = text(p.vm, "config_file");
+  o.output_dir = text(p.vm, "output_dir");
+  for (const auto& a : p.unknown) {
+    if (a.rfind("--gtest_", 0) == 0) o.gtest_args.push_back(a);
+    else if (o.error.empty()) o.error = "unknown argument: " + a + " (see --help)";
+  }
+  if (o.error.empty() && !p.positional.empty()) o.error = "unknown argument: " + p.positional.front() + " (see --help)";
+}
+
+void parse_analyze(const std::vector<std::string>& args, Options& o) {
+  if (o.help) return;
+  Parsed p = parse_with(args, analyze_options());
+  o.output = text(p.vm, "output");
+  o.include_unlinked = p.vm.count("include-unlinked-kernels") > 0;
+  if (!p.unknown.empty()) {
+    o.error = "unknown argument: " + p.unknown.front();
+    return;
+  }
+  if (p.positional.size() > 1) {
+    o.error = "unknown argument: " + p.positional[1];
+    return;
+  }
+  if (std::string jobs = text(p.vm, "jobs"); p.vm.count("jobs")) {
+    auto [end, ec] = std::from_chars(jobs.data(), jobs.data() + jobs.size(), o.jobs);
+    if (ec != std::errc() || end != jobs.data() + jobs.size() || o.jobs < 1) {
+      o.error = "--jobs needs a whole number >= 1";
+      return;
+    }
+  }
+  if (p.positional.empty()) o.error = "analyze needs TRACE_DIR";
+  else o.trace_dir = p.positional.front();
+}
+
+void parse_list(const std::vector<std::string>& args, Options& o) {
+  if (o.help) return;
+  Parsed p = parse_with(args, plain_options());
+  if (!p.unknown.empty()) o.error = "unknown argument: " + p.unknown.front();
+  else if (p.positional.size() > 1) o.error = "list takes at most one suite name";
+  else if (!p.positional.empty()) o.suite = p.positional.front();
+}
+
+void parse_config(const std::vector<std::string>& args, Options& o) {
+  o.command = Command::kConfigCopy;
+  std::vector<std::string> rest(args.begin() + (args.empty() ? 0 : 1), args.end());
+  if (o.help) return;
+  if (!args.empty() && args[0] == "list") {
+    o.command = Command::kConfigList;
+    Parsed p = parse_with(rest, plain_options());
+    if (!p.unknown.empty() || !p.positional.empty())
+      o.error = "unknown argument: " + (p.unknown.empty() ? p.positional : p.unknown).front();
+    return;
+  }
+  if (args.empty() || args[0] != "copy") {
+    o.error = "usage: aorta_suite config copy NAME --output FILE";
+    return;
+  }
+  Parsed p = parse_with(rest, config_copy_options());
+  if (p.positional.empty()) {
+    o.error = "usage: aorta_suite config copy NAME --output FILE";
+    return;
+  }
+  o.config_name = p.positional.front();
+  o.output = text(p.vm, "output");
+  if (!p.unknown.empty()) o.error = "unknown argument: " + p.unknown.front();
+  else if (p.positional.size() > 1) o.error = "unknown argument: " + p.positional[1];
+  else if (o.output.empty()) o.error = "config copy needs --output FILE";
+}
+
+// Each parser leaves the options alone when o.help is set (the command's help is printed).
+struct Subcommand {
+  const char* word;
+  Command command;
+  void (*parse)(const std::vector<std::string>&, Options&);
+};
+constexpr Subcommand kSubcommands[] = {{"run", Command::kRun, parse_run},
+                                       {"list", Command::kList, parse_list},
+                                       {"config", Command::kConfigCopy, parse_config},
+                                       {"analyze", Command::kAnalyze, parse_analyze}};
+
+// "--help" or "-h" among the words after the command, before a "--".
+bool asks_help(const std::vector<std::string>& args) {
+  for (const auto& a : args) {
+    if (a == "--") return false;
+    if (a == "--help" || a == "-h") return true;
+  }
+  return false;
+}
+
+bool glob_match(const char* pattern, const char* text) {
+  if (*pattern == '\0') return *text == '\0';
+  if (*pattern == '*') return glob_match(pattern + 1, text) || (*text && glob_match(pattern, text + 1));
+  if (*text && (*pattern == '?' || *pattern == *text)) return glob_match(pattern + 1, text + 1);
+  return false;
+}
+
+bool any_match(const std::string& patterns, const std::string& name) {
+  std::stringstream in(patterns);
+  std::string p;
+  while (std::getline(in, p, ':'))
+    if (!p.empty() && glob_match(p.c_str(), name.c_str())) return true;
+  return false;
+}
+
+}  // namespace
+
+std::string usage() {
+  return R"(aorta_suite - the Aorta training benchmark for GPU clusters, as GoogleTest suites
+
+Usage:
+  aorta_suite [run] [--cluster_file FILE] [--config_file FILE] [--output_dir DIR] [gtest flags]
+      Run a suite. Without --cluster_file the cluster is this machine (no SSH);
+      without --config_file the config is the shipped local_cpu_single.json.
+      Without --gtest_filter the suite follows the node count: aorta_single for one
+      node, aorta_distributed for more. Examples:
+        aorta_suite --gtest_filter=*single*
+        aorta_suite --cluster_file cluster.json --config_file aorta_distributed.json --gtest_filter=*distributed*
+  aorta_suite list [aorta_single|aorta_distributed]
+      Print the suites and their stages in run order.
+  aorta_suite config list
+      Print the shipped config and threshold files.
+  aorta_suite config copy NAME --output FILE
+      Copy a shipped file, e.g. mi3xx_aorta_profile_overlap_2gpu_single.json; copy its
+      threshold file next to it too.
+  aorta_suite analyze TRACE_DIR [--output FILE] [--include-unlinked-kernels] [--jobs N]
+      Compute per-rank and run metrics from the profiler traces under TRACE_DIR,
+      reading N traces at once (default: one per core).
+  aorta_suite COMMAND --help
+      One command's options (run, list, config, analyze).
+  aorta_suite --help
+  aorta_suite --version
+      Print the version and the git commit this binary was built from.
+
+Exit status: 0 every selected stage passed or was skipped by configuration;
+1 a stage failed; 2 usage or configuration error.
+)";
+}
+
+std::string command_help(Command command) {
+  std::ostringstream out;
+  switch (command) {
+    case Command::kRun:
+      out << "Usage: aorta_suite run [--cluster_file FILE] [--config_file FILE] [--output_dir DIR] [gtest flags]\n\n"
+             "Runs one suite's stages, in order, as one session (one run id, one folder of reports).\n"
+             "run is the default command: the word may be left out.\n\n"
+          << run_options()
+          << "\nGoogleTest flags (GoogleTest 1.12):\n"
+             "  --gtest_filter=PATTERNS    stages to run; also picks the suite when no cluster decides it\n"
+             "  --gtest_list_tests         list the tests (with --config_file/--cluster_file: the tests that\n"
+             "                             config would run; no node is touched, no folder created)\n"
+             "  --gtest_output=xml[:PATH]  the JUnit file: xml alone writes test_detail.xml here, xml:DIR/\n"
+             "                             writes DIR/<suite>.xml; json is refused\n"
+             "  --gtest_color, --gtest_brief, --gtest_print_time, --gtest_fail_fast, ... as in gtest;\n"
+             "                             NO_COLOR (non-empty) means --gtest_color=no unless one is given\n"
+             "  Refused (exit 2): --gtest_repeat=N other than 1 and --gtest_shuffle (a run is one session of\n"
+             "  stages in order; run the command again instead), --gtest_flagfile, --gtest_internal_*, and\n"
+             "  any flag GoogleTest does not know. GTEST_REPEAT, GTEST_SHUFFLE, GTEST_OUTPUT and GTEST_COLOR\n"
+             "  count as their flags.\n"
+             "\nExit status: 0 every selected stage passed or was skipped by configuration; 1 a stage failed;\n"
+             "2 usage or configuration error.\n";
+      break;
+    case Command::kAnalyze:
+      out << "Usage: aorta_suite analyze TRACE_DIR [--output FILE] [--include-unlinked-kernels] [--jobs N]\n\n"
+             "Computes per-rank and run metrics from the profiler traces under TRACE_DIR.\n\n"
+          << analyze_options()
+          << "\nExit status: 0 every trace parsed; 3 partial (the rest reported); 1 nothing parsed or the output\n"
+             "could not be written; 2 usage error (also a bad AORTA_TRACE_MEMORY_LIMIT).\n";
+      break;
+    case Command::kList:
+      out << "Usage: aorta_suite list [aorta_single|aorta_distributed]\n\n"
+             "Prints the suites and their stages in run order.\n\n"
+          << plain_options();
+      break;
+    case Command::kConfigCopy:
+    case Command::kConfigList:
+      out << "Usage: aorta_suite config list\n"
+             "       aorta_suite config copy NAME --output FILE\n\n"
+             "Lists the shipped config and threshold files, or copies one (never over an existing file).\n\n"
+          << config_copy_options();
+      break;
+    case Command::kHelp:
+    case Command::kVersion:
+      return usage();
+  }
+  return out.str();
+}
+
+Options parse(const std::vector<std::string>& args) {
+  Options o;
+  // --version anywhere, as most tools take it.
+  for (const auto& a : args) {
+    if (a == "--") break;
+    if (a == "--version") {
+      o.command = Command::kVersion;
+      return o;
+    }
+  }
+  std::string command = args.empty() ? "" : args[0];
+  std::vector<std::string> rest(args.begin() + (args.empty() ? 0 : 1), args.end());
+  try {
+    if (command == "help") {
+      o.command = Command::kHelp;
+      return o;
+    }
+    for (const auto& sub : kSubcommands)
+      if (command == sub.word) {
+        o.command = sub.command;
+        o.help = asks_help(rest);
+        sub.parse(rest, o);
+        return o;
+      }
+    // No command word: a run, or the whole usage for --help.
+    if (asks_help(args)) o.command = Command::kHelp;
+    else parse_run(args, o);
+  } catch (const po::error& e) {
+    o.error = e.what();  // names the option, e.g. "the required argument for option '--jobs' is missing"
+  }
+  return o;
+}
+
+bool filter_matches(const std::string& filter, const std::string& test_name) {
+  size_t dash = filter.find('-');
+  std::string positive = dash == std::string::npos ? filter : filter.substr(0, dash);
+  std::string negative = dash == std::string::npos ? "" : filter.substr(dash + 1);
+  if (positive.empty()) positive = "*";
+  return any_match(positive, test_name) && !any_match(negative, test_name);
+}
+
+}  // namespace aorta::cli

@@ -1,0 +1,93 @@
+#include "app/cli.h"
+
+#include <tuple>
+
+#include <gtest/gtest.h>
+
+namespace aorta::cli {
+namespace {
+
+TEST(Cli, RunOptionsAndGtestPassThrough) {
+  Options o = parse({"--cluster_file", "c.json", "--config_file=v.json", "--output_dir", "out", "--gtest_filter=*single*"});
+  EXPECT_TRUE(o.error.empty()) << o.error;
+  EXPECT_EQ(o.command, Command::kRun);
+  EXPECT_EQ(o.cluster_file, "c.json");
+  EXPECT_EQ(o.config_file, "v.json");
+  EXPECT_EQ(o.output_dir, "out");
+  EXPECT_EQ(o.gtest_args, std::vector<std::string>{"--gtest_filter=*single*"});
+  EXPECT_FALSE(parse({"--bogus"}).error.empty());
+  EXPECT_FALSE(parse({"--cluster_file"}).error.empty());
+}
+
+TEST(Cli, VersionAnywhere) {
+  EXPECT_EQ(parse({"--version"}).command, Command::kVersion);
+  EXPECT_EQ(parse({"--gtest_filter=*", "--version"}).command, Command::kVersion);
+  EXPECT_EQ(parse({"analyze", "t", "--version"}).command, Command::kVersion);
+  EXPECT_EQ(parse({"config", "copy", "--version"}).command, Command::kVersion);
+}
+
+// Each command's --help is that command's, with its own options listed.
+TEST(Cli, PerCommandHelp) {
+  for (auto [word, command, option] : {std::tuple{"run", Command::kRun, "--cluster_file"},
+                                       std::tuple{"analyze", Command::kAnalyze, "--include-unlinked-kernels"},
+                                       std::tuple{"list", Command::kList, "--help"},
+                                       std::tuple{"config", Command::kConfigCopy, "--output"}}) {
+    Options o = parse({word, "--help"});
+    EXPECT_TRUE(o.help) << word;
+    EXPECT_TRUE(o.error.empty()) << word << ": " << o.error;
+    EXPECT_EQ(o.command, command) << word;
+    EXPECT_NE(command_help(o.command).find(option), std::string::npos) << word;
+    EXPECT_NE(command_help(o.command).find(std::string("aorta_suite ") + word), std::string::npos) << word;
+  }
+  EXPECT_TRUE(parse({"analyze", "-h"}).help);
+  EXPECT_EQ(parse({"--gtest_filter=x", "--help"}).command, Command::kHelp);
+  EXPECT_EQ(parse({"help"}).command, Command::kHelp);
+}
+
+// Usage errors name the flag; no abbreviation is taken for a flag.
+TEST(Cli, UsageErrorsNameTheFlag) {
+  EXPECT_NE(parse({"--cluster_file"}).error.find("--cluster_file"), std::string::npos);
+  EXPECT_NE(parse({"--cluster"}).error.find("unknown argument: --cluster"), std::string::npos);
+  EXPECT_NE(parse({"--config_file", "a", "--config_file", "b"}).error.find("--config_file"), std::string::npos);
+  EXPECT_NE(parse({"analyze", "t", "--jobs"}).error.find("--jobs"), std::string::npos);
+  EXPECT_NE(parse({"analyze", "t", "--jobs", "4x"}).error.find("--jobs"), std::string::npos);
+  EXPECT_NE(parse({"analyze", "t", "--bogus"}).error.find("--bogus"), std::string::npos);
+  EXPECT_NE(parse({"analyze", "t", "u"}).error.find("unknown argument: u"), std::string::npos);
+  EXPECT_NE(parse({"list", "a", "b"}).error.find("at most one suite"), std::string::npos);
+  EXPECT_NE(parse({"config", "copy", "x", "--output"}).error.find("--output"), std::string::npos);
+  EXPECT_NE(parse({"stray"}).error.find("unknown argument: stray"), std::string::npos);
+  Options run = parse({"run", "--config_file", "v.json", "--gtest_brief=1"});
+  EXPECT_TRUE(run.error.empty()) << run.error;
+  EXPECT_EQ(run.config_file, "v.json");
+  EXPECT_EQ(run.gtest_args, std::vector<std::string>{"--gtest_brief=1"});
+}
+
+TEST(Cli, Subcommands) {
+  EXPECT_EQ(parse({"list", "aorta_single"}).suite, "aorta_single");
+  EXPECT_EQ(parse({"config", "list"}).command, Command::kConfigList);
+  Options copy = parse({"config", "copy", "x.json", "--output", "y.json"});
+  EXPECT_EQ(copy.command, Command::kConfigCopy);
+  EXPECT_EQ(copy.output, "y.json");
+  EXPECT_FALSE(parse({"config", "copy", "x.json"}).error.empty());
+  Options a = parse({"analyze", "traces", "--jobs", "4", "--include-unlinked-kernels", "--output=o.json"});
+  EXPECT_TRUE(a.error.empty());
+  EXPECT_EQ(a.jobs, 4);
+  EXPECT_TRUE(a.include_unlinked);
+  EXPECT_EQ(a.trace_dir, "traces");
+  EXPECT_FALSE(parse({"analyze"}).error.empty());
+  EXPECT_FALSE(parse({"analyze", "t", "--jobs", "0"}).error.empty());
+  EXPECT_EQ(parse({"analyze", "t"}).jobs, 0);  // one per core
+  EXPECT_EQ(parse({"--help"}).command, Command::kHelp);
+}
+
+TEST(Cli, GtestFilterSemantics) {
+  EXPECT_TRUE(filter_matches("*distributed*", "aorta_distributed.test_setup_rdma"));
+  EXPECT_FALSE(filter_matches("*distributed*", "aorta_single.test_teardown"));
+  EXPECT_TRUE(filter_matches("aorta_single.*:aorta_x.*", "aorta_single.test_teardown"));
+  EXPECT_FALSE(filter_matches("*-*teardown", "aorta_single.test_teardown"));
+  EXPECT_TRUE(filter_matches("-*teardown", "aorta_single.test_analyze"));
+  EXPECT_TRUE(filter_matches("aorta_single.test_?nalyze", "aorta_single.test_analyze"));
+}
+
+}  // namespace
+}  // namespace aorta::cli

@@ -1,0 +1,107 @@
+#include "app/gtest_flags.h"
+
+#include <map>
+
+#include <gtest/gtest.h>
+
+namespace aorta::app {
+namespace {
+
+// An environment of exactly these variables.
+Getenv env(std::map<std::string, std::string> vars = {}) {
+  return [vars = std::move(vars)](const char* name) -> const char* {
+    auto it = vars.find(name);
+    return it == vars.end() ? nullptr : it->second.c_str();
+  };
+}
+
+std::string error_of(const std::vector<std::string>& args, Getenv e = env()) {
+  auto r = check_gtest_flags(args, e);
+  return r ? "" : r.error().describe();
+}
+
+TEST(GtestFlags, KnownFlagsPassThroughFilterAndOutputAreTakenOut) {
+  auto r = check_gtest_flags({"--gtest_filter=a.*", "--gtest_brief=1", "--gtest_print_time=0", "--gtest_color=yes",
+                              "--gtest_also_run_disabled_tests", "--gtest_random_seed=7", "--gtest_fail_fast",
+                              "--gtest_output=xml:j.xml", "--gtest_repeat=1", "--gtest_shuffle=0",
+                              "--gtest_filter=b.*"},
+                             env({{"NO_COLOR", "1"}}));
+  ASSERT_TRUE(r) << r.error().describe();
+  EXPECT_EQ(*r->filter, "b.*");  // the last one, as gtest
+  EXPECT_EQ(r->pass_through,
+            (std::vector<std::string>{"--gtest_brief=1", "--gtest_print_time=0", "--gtest_color=yes",
+                                      "--gtest_also_run_disabled_tests", "--gtest_random_seed=7", "--gtest_fail_fast",
+                                      "--gtest_repeat=1", "--gtest_shuffle=0"}));
+  EXPECT_EQ(r->junit->file_for("aorta_single"), "j.xml");
+  EXPECT_FALSE(r->list_tests);
+}
+
+TEST(GtestFlags, RepeatOtherThanOneIsRefused) {
+  for (const char* flag : {"--gtest_repeat=2", "--gtest_repeat=-1", "--gtest_repeat=0"}) {
+    std::string e = error_of({flag});
+    EXPECT_NE(e.find(std::string(flag) + " is refused"), std::string::npos) << e;
+    EXPECT_NE(e.find("run the command N times"), std::string::npos) << e;
+  }
+  EXPECT_NE(error_of({"--gtest_repeat=x"}).find("--gtest_repeat=x: not a whole number"), std::string::npos);
+  EXPECT_NE(error_of({"--gtest_repeat"}).find("--gtest_repeat needs a value"), std::string::npos);
+  EXPECT_NE(error_of({}, env({{"GTEST_REPEAT", "3"}})).find("GTEST_REPEAT=3 is refused"), std::string::npos);
+  EXPECT_EQ(error_of({"--gtest_repeat=1"}, env({{"GTEST_REPEAT", "1"}})), "");
+}
+
+TEST(GtestFlags, ShuffleIsRefused) {
+  for (const char* flag : {"--gtest_shuffle", "--gtest_shuffle=1", "--gtest_shuffle=true"})
+    EXPECT_NE(error_of({flag}).find(std::string(flag) + " is refused: the stages run in order"), std::string::npos)
+        << flag;
+  EXPECT_EQ(error_of({"--gtest_shuffle=false"}), "");
+  EXPECT_NE(error_of({}, env({{"GTEST_SHUFFLE", "1"}})).find("GTEST_SHUFFLE=1 is refused"), std::string::npos);
+  EXPECT_EQ(error_of({}, env({{"GTEST_SHUFFLE", "0"}})), "");
+}
+
+TEST(GtestFlags, UnknownInternalAndFlagfileAreRefusedByName) {
+  EXPECT_NE(error_of({"--gtest_filtr=x"}).find("unknown GoogleTest flag --gtest_filtr"), std::string::npos);
+  EXPECT_NE(error_of({"--gtest_list_test"}).find("unknown GoogleTest flag --gtest_list_test"), std::string::npos);
+  EXPECT_NE(error_of({"--gtest_internal_run_death_test=x"}).find("--gtest_internal_run_death_test is GoogleTest-internal"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--gtest_flagfile=f"}).find("--gtest_flagfile is not supported"), std::string::npos);
+  EXPECT_NE(error_of({"--gtest_filter"}).find("--gtest_filter needs a value"), std::string::npos);
+}
+
+TEST(GtestFlags, NoColorMeansColorNoUnlessColorIsChosen) {
+  auto has_no = [](const Result<GtestFlags>& r) {
+    for (const auto& a : r->pass_through)
+      if (a == "--gtest_color=no") return true;
+    return false;
+  };
+  EXPECT_TRUE(has_no(check_gtest_flags({}, env({{"NO_COLOR", "1"}}))));
+  EXPECT_TRUE(has_no(check_gtest_flags({}, env({{"NO_COLOR", "anything"}}))));
+  EXPECT_FALSE(has_no(check_gtest_flags({}, env({{"NO_COLOR", ""}}))));  // empty: not set, per no-color.org
+  EXPECT_FALSE(has_no(check_gtest_flags({}, env())));
+  EXPECT_FALSE(has_no(check_gtest_flags({"--gtest_color=yes"}, env({{"NO_COLOR", "1"}}))));
+  EXPECT_FALSE(has_no(check_gtest_flags({}, env({{"NO_COLOR", "1"}, {"GTEST_COLOR", "yes"}}))));
+}
+
+TEST(GtestFlags, OutputFollowsGtestsNaming) {
+  auto junit = [](const std::string& value, Getenv e = env()) {
+    auto r = check_gtest_flags({"--gtest_output=" + value}, e);
+    return r && r->junit ? r->junit->file_for("aorta_single").string() : "";
+  };
+  EXPECT_EQ(junit("xml"), "test_detail.xml");  // gtest's default, in the current folder
+  EXPECT_EQ(junit("xml:out/j.xml"), "out/j.xml");
+  EXPECT_EQ(junit("xml:out/"), "out/aorta_single.xml");
+  EXPECT_NE(error_of({"--gtest_output=json"}).find("--gtest_output=json is not supported"), std::string::npos);
+  EXPECT_NE(error_of({"--gtest_output=json:x.json"}).find("not supported"), std::string::npos);
+  EXPECT_NE(error_of({"--gtest_output=html:x"}).find("unknown format 'html'"), std::string::npos);
+  auto from_env = check_gtest_flags({}, env({{"GTEST_OUTPUT", "xml:e.xml"}}));
+  EXPECT_EQ(from_env->junit->file_for("s"), "e.xml");
+  EXPECT_NE(error_of({}, env({{"GTEST_OUTPUT", "json"}})).find("GTEST_OUTPUT=json is not supported"), std::string::npos);
+  EXPECT_FALSE(check_gtest_flags({}, env())->junit);
+}
+
+TEST(GtestFlags, ListTestsReadsLikeGtest) {
+  EXPECT_TRUE(check_gtest_flags({"--gtest_list_tests"}, env())->list_tests);
+  EXPECT_TRUE(check_gtest_flags({"--gtest_list_tests=1"}, env())->list_tests);
+  EXPECT_FALSE(check_gtest_flags({"--gtest_list_tests=0"}, env())->list_tests);
+}
+
+}  // namespace
+}  // namespace aorta::app

@@ -1,0 +1,77 @@
+// aorta_suite's entry point: the exception boundary and the dispatch to a command.
+#include <iostream>
+
+#include "app/analyze_command.h"
+#include "app/cli.h"
+#include "app/exit_codes.h"
+#include "app/run_command.h"
+#include "common/utf8.h"
+#include "common/version.h"
+#include "config/shipped.h"
+#include "fixtures/lifecycle.h"
+#include "suites/suites.h"
+
+namespace {
+
+using namespace aorta;
+using namespace aorta::app;
+using fixtures::SuiteKind;
+
+int list_suites(const std::string& only) {
+  bool found = false;
+  for (SuiteKind kind : {SuiteKind::kSingle, SuiteKind::kDistributed}) {
+    if (!only.empty() && only != fixtures::suite_name(kind)) continue;
+    found = true;
+    std::cout << fixtures::suite_name(kind) << "\n";
+    int n = 1;
+    for (const auto& s : suites::suite_stages(kind)) std::cout << "  " << n++ << ". " << s.test_name << "\n";
+  }
+  if (!found)
+    return usage_error("unknown suite '" + only + "'; suites are aorta_single and aorta_distributed", cli::Command::kList);
+  return kExitOk;
+}
+
+int run_main(int argc, char** argv) {
+  cli::Options o = cli::parse(std::vector<std::string>(argv + 1, argv + argc));
+  if (!o.error.empty()) return usage_error(o.error, o.command);
+  if (o.help) {
+    std::cout << cli::command_help(o.command);
+    return kExitOk;
+  }
+  switch (o.command) {
+    case cli::Command::kHelp:
+      std::cout << cli::usage();
+      return kExitOk;
+    case cli::Command::kVersion:
+      std::cout << version_line() << "\n";
+      return kExitOk;
+    case cli::Command::kList:
+      return list_suites(o.suite);
+    case cli::Command::kConfigList:
+      for (const auto& n : config::shipped_config_names()) std::cout << n << "\n";
+      return kExitOk;
+    case cli::Command::kConfigCopy:
+      if (Status s = config::copy_shipped_config(o.config_name, o.output); !s) return usage_error(s.error().message);
+      std::cout << "copied " << o.config_name << " to " << o.output << "\n";
+      return kExitOk;
+    case cli::Command::kAnalyze:
+      return analyze(o);
+    case cli::Command::kRun:
+      return run_suite(o, argv[0]);
+  }
+  return kExitUsage;
+}
+
+}  // namespace
+
+// Nothing escapes main: an exception is a bug, reported with its text, exit 1.
+int main(int argc, char** argv) {
+  try {
+    return run_main(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "aorta_suite: internal error: " << aorta::valid_utf8(e.what()) << "\n";
+  } catch (...) {
+    std::cerr << "aorta_suite: internal error: an exception that is not a std::exception\n";
+  }
+  return kExitFailed;
+}

@@ -1,0 +1,237 @@
+#include "app/run_command.h"
+
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "app/exit_codes.h"
+#include "app/gtest_flags.h"
+#include "app/slurm_preflight.h"
+#include "app/transport_choice.h"
+#include "common/atomic_file.h"
+#include "common/interrupt.h"
+#include "config/cluster.h"
+#include "config/shipped.h"
+#include "config/variant_cluster.h"
+#include "config/variant_loader.h"
+#include "fixtures/lifecycle.h"
+#include "fixtures/session.h"
+#include "job/launch.h"
+#include "report/aorta_listener.h"
+#include "report/metrics_json.h"
+#include "report/run_deck.h"
+#include "slurm/job.h"
+#include "suites/suites.h"
+
+namespace aorta::app {
+namespace {
+
+using fixtures::SuiteKind;
+
+std::vector<std::string> host_names(const config::Cluster& cluster) {
+  std::vector<std::string> hosts;
+  for (const auto& n : cluster.nodes) hosts.push_back(n.name);
+  return hosts;
+}
+
+// The suite the run selects, or an error (exit 2). The filter may name a sub-test
+// (*max_avg_iteration_ms), so it is matched against every test the config plans.
+std::optional<SuiteKind> pick_suite(const std::optional<std::string>& filter, const config::Variant& variant,
+                                    const std::vector<std::string>& hosts, std::string& error) {
+  const size_t nodes = hosts.size();
+  std::vector<SuiteKind> selected;
+  for (SuiteKind kind : {SuiteKind::kSingle, SuiteKind::kDistributed}) {
+    bool any = !filter;
+    for (const auto& t : suites::planned_tests(kind, &variant, hosts))
+      if (filter && cli::filter_matches(*filter, std::string(fixtures::suite_name(kind)) + "." + t.name())) any = true;
+    if (any) selected.push_back(kind);
+  }
+  if (selected.empty()) {
+    error = "--gtest_filter=" + *filter + " selects no stage of aorta_single or aorta_distributed";
+    return std::nullopt;
+  }
+  for (SuiteKind kind : selected)
+    if (!fixtures::node_count_error(kind, nodes)) return kind;
+  error = *fixtures::node_count_error(selected.front(), nodes);
+  return std::nullopt;
+}
+
+// Our listener writes every report; gtest's own XML printer is released, since two
+// JUnit files that disagree would confuse dashboards. --gtest_output=xml[:PATH] still
+// gets a JUnit file: ours. Returns the listener (gtest owns it).
+report::AortaListener* install_reports(fixtures::Session& session, const cli::Options& o, const GtestFlags& flags,
+                                       const std::string& suite) {
+  std::vector<std::filesystem::path> junit_paths;
+  if (flags.junit) junit_paths.push_back(flags.junit->file_for(suite));
+  auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+  delete listeners.Release(listeners.default_xml_generator());
+  auto details = [s = &session](const std::string& test_name) -> std::optional<report::StageResult> {
+    if (const auto* r = s->find_record(test_name)) return *r;
+    return std::nullopt;
+  };
+  std::vector<std::pair<std::string, std::filesystem::path>> inputs;
+  if (!o.cluster_file.empty()) inputs.emplace_back("cluster", o.cluster_file);
+  inputs.emplace_back("config", session.variant().file);
+  inputs.emplace_back("config", session.variant().threshold_file);
+  auto deck = [s = &session, &o, suite](const report::RunRecord& run) {
+    const auto& v = s->variant();
+    report::DeckInput in{&run, &v, s->cluster().nodes.size(),
+                         v.ranks_per_node(),
+                         job::nccl_channels(v), s->state().result ? &*s->state().result : nullptr,
+                         "../" + suite + ".html", "../" + suite + ".log", o.cluster_file, v.file.string()};
+    auto json = report::run_deck_json(in);
+    std::ostringstream html;
+    report::write_run_deck_html(json, html);
+    return std::vector<std::pair<std::string, std::string>>{{"aorta_run_deck.json", report::json_text(json)},
+                                                            {"aorta_run_deck.html", html.str()}};
+  };
+  auto* listener = new report::AortaListener(session.state().output_root, suite, session.state().run_id, details,
+                                             junit_paths, inputs, deck);
+  listeners.Append(listener);  // gtest owns it
+  return listener;
+}
+
+// An output_dir that cannot take files (an existing file, a read-only or full
+// disk) is found before any node is touched, not after the benchmark: the run's
+// folder is created and a probe file written and removed. The reason, or nothing.
+std::optional<std::string> check_output_root(const std::filesystem::path& root) {
+  std::error_code ec;
+  std::filesystem::create_directories(root, ec);
+  if (ec) return root.string() + ": cannot create the run's output folder: " + ec.message();
+  if (Status s = write_file_atomically(root / ".aorta_suite_probe", "aorta_suite checks that it can write here\n"); !s) {
+    std::filesystem::remove(root, ec);  // only when empty
+    return s.error().describe();
+  }
+  std::filesystem::remove(root / ".aorta_suite_probe", ec);
+  return std::nullopt;
+}
+
+// What the config and cluster files say, checked: only files are read, no node is
+// touched and nothing is created.
+struct Plan {
+  config::Cluster cluster;
+  config::Variant variant;
+  std::string config_file;
+  std::optional<slurm::SlurmJob> job;
+  SuiteKind kind = SuiteKind::kSingle;
+};
+
+// kExitOk with plan filled, or the exit status of errors already reported.
+int load_plan(const cli::Options& o, const GtestFlags& flags, Plan& plan) {
+  std::string user = config::current_user_id();
+  auto data_dir = config::shipped_data_dir();
+  std::string workload = data_dir ? (data_dir.value() / "workload").string() : "";
+
+  std::vector<config::ConfigError> errors;
+  std::optional<config::Cluster> cluster;
+  if (o.cluster_file.empty()) {
+    cluster = config::local_cluster(user);
+  } else {
+    auto loaded = config::load_cluster(o.cluster_file, user);
+    errors.insert(errors.end(), loaded.errors.begin(), loaded.errors.end());
+    cluster = loaded.cluster;
+  }
+  plan.config_file = o.config_file;
+  if (plan.config_file.empty()) {
+    auto shipped = config::shipped_config(config::kDefaultVariant);
+    if (!shipped) return usage_error(shipped.error().message);
+    plan.config_file = shipped->string();
+  }
+  auto variant = config::load_variant(plan.config_file, {cluster ? cluster->username : user, workload});
+  errors.insert(errors.end(), variant.errors.begin(), variant.errors.end());
+  if (!errors.empty()) {
+    std::cerr << "aorta_suite: configuration errors (nothing was run):\n";
+    for (const auto& e : errors) std::cerr << "  " << e.describe() << "\n";
+    return kExitUsage;
+  }
+  auto job = slurm::job_from_environment([](const char* name) -> const char* { return std::getenv(name); });
+  if (!job) return usage_error(job.error().describe());
+  if (*job) {
+    // Inside a Slurm job: the job's nodes, reached through srun.
+    auto from_job = slurm::cluster_from_job(**job, user, o.cluster_file.empty() ? nullptr : &*cluster);
+    if (!from_job) return usage_error(from_job.error().describe());
+    cluster = *from_job;
+  }
+  auto misfit = config::check_variant_for_cluster(*variant.variant, cluster->nodes.size());
+  for (const auto& e : misfit) std::cerr << "aorta_suite: configuration error (nothing was run): " << e.describe() << "\n";
+  if (!misfit.empty()) return kExitUsage;
+  std::string error;
+  auto kind = pick_suite(flags.filter, *variant.variant, host_names(*cluster), error);
+  if (!kind) return usage_error(*job ? error + " (Slurm job " + (*job)->id + " has " +
+                                           std::to_string(cluster->nodes.size()) + " node(s))"
+                                     : error);
+  plan.cluster = std::move(*cluster);
+  plan.variant = std::move(*variant.variant);
+  plan.job = *job;
+  plan.kind = *kind;
+  return kExitOk;
+}
+
+// GoogleTest gets the checked pass-through flags and the filter; never an output
+// flag (our listener writes the JUnit file).
+void init_gtest(const char* argv0, const GtestFlags& flags, const std::string& filter) {
+  std::vector<std::string> args = {argv0};
+  args.insert(args.end(), flags.pass_through.begin(), flags.pass_through.end());
+  args.push_back("--gtest_filter=" + filter);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int argc = static_cast<int>(args.size());
+  ::testing::InitGoogleTest(&argc, argv.data());
+  GTEST_FLAG_SET(output, "");  // a GTEST_OUTPUT variable is ours too (GtestFlags::junit)
+}
+
+}  // namespace
+
+int run_suite(const cli::Options& o, const char* argv0) {
+  auto flags = check_gtest_flags(o.gtest_args, [](const char* name) -> const char* { return std::getenv(name); });
+  if (!flags) return usage_error(flags.error().describe(), cli::Command::kRun);
+  // Listing without a config lists both suites; with one, what that config would run.
+  const bool configured = !o.config_file.empty() || !o.cluster_file.empty();
+  std::optional<Plan> plan;
+  if (!flags->list_tests || configured) {
+    plan.emplace();
+    if (int code = load_plan(o, *flags, *plan); code != kExitOk) return code;
+  }
+  init_gtest(argv0, *flags, flags->filter.value_or("*"));
+  // Only the suite that fits the cluster is registered, with a test per threshold
+  // and per collecting node; listing without a config shows both suites' stages.
+  if (plan)
+    suites::register_suite_tests(plan->kind, &plan->variant, host_names(plan->cluster));
+  else
+    for (SuiteKind kind : {SuiteKind::kSingle, SuiteKind::kDistributed}) suites::register_suite_tests(kind, nullptr, {});
+  if (flags->list_tests) return RUN_ALL_TESTS() == 0 ? kExitOk : kExitFailed;
+
+  auto transport = make_transport(plan->cluster, plan->job);
+  if (!transport) return usage_error(transport.error().describe());
+  std::filesystem::path output_dir = o.output_dir.empty() ? plan->variant.output_dir : o.output_dir;
+  const std::string suite = fixtures::suite_name(plan->kind);
+  auto session = std::make_unique<fixtures::Session>(plan->kind, plan->variant, plan->cluster,
+                                                     std::move(*transport), output_dir);
+  if (auto problem = check_output_root(session->state().output_root)) {
+    std::cerr << "aorta_suite: output_dir cannot be used (nothing was run): " << *problem << "\n";
+    return kExitUsage;
+  }
+  if (plan->job)
+    if (int code = check_slurm_job(*plan->job, plan->cluster, plan->variant, plan->config_file); code != kExitOk) {
+      std::error_code ec;
+      std::filesystem::remove(session->state().output_root, ec);  // only when empty
+      return code;
+    }
+  std::cout << "aorta_suite: " << suite << " on " << plan->cluster.nodes.size() << " node(s), config "
+            << plan->config_file << ", run " << session->state().run_id << "\n";
+  fixtures::Session::install(std::move(session));
+
+  auto* s = fixtures::Session::current();
+  report::AortaListener* listener = install_reports(*s, o, *flags, suite);
+  install_interrupt_handlers();
+  int rc = RUN_ALL_TESTS();
+  if (interrupt_signal()) std::cerr << "aorta_suite: interrupted by " << interrupt_name() << "; cleaned up and reported\n";
+  if (s->state().report_file) std::cout << "aorta_suite: report " << s->state().report_file->string() << "\n";
+  if (listener->write_failed()) return kExitFailed;
+  return rc == 0 && !interrupt_signal() ? kExitOk : kExitFailed;
+}
+
+}  // namespace aorta::app
