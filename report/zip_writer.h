@@ -1,5 +1,7 @@
-// A minimal zip writer (stored entries, CRC-32 from zlib) for the report bundle:
-// every entry is small text, so compression would buy little and cost a dependency.
+// The report bundle through libzip (Debian's libzip-dev): each entry deflated at
+// level 9 and read from its file while the archive is written (no copy in memory),
+// zip64 where sizes need it. The archive appears whole or not at all: libzip
+// writes a temporary file beside it and renames it into place.
 #pragma once
 
 #include <filesystem>
@@ -11,7 +13,8 @@
 
 namespace aorta::report {
 
-// entries: (name inside the archive, file on disk), written in this order.
+// entries: (name inside the archive, file on disk), written in this order. A file
+// that is not a regular file (a link someone placed, a folder) is refused, naming it.
 Status write_zip(const std::filesystem::path& zip,
                  const std::vector<std::pair<std::string, std::filesystem::path>>& entries);
 

@@ -40,7 +40,8 @@ mount -t overlay overlay -o "lowerdir=$base,upperdir=$work/upper,workdir=$work/o
 mount -t proc proc "$root/proc"
 
 # The root must really lack what the binary was built against.
-for lib in libfmt.so.9 libsimdjson.so.14 libssh2.so.1 libboost_filesystem.so.1.81.0 libcrypto.so.3; do
+for lib in libfmt.so.9 libsimdjson.so.14 libssh2.so.1 libboost_filesystem.so.1.81.0 libboost_program_options.so.1.81.0 \
+           libzip.so.4 libcrypto.so.3; do
   if chroot "$root" /sbin/ldconfig -p | grep -q "$lib"; then fail "the bare root already has $lib"; fi
 done
 if chroot "$root" dpkg-query -W -f '${Package}\n' | grep -- '-dev$'; then fail "the bare root has -dev packages"; fi
