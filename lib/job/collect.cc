@@ -1,6 +1,7 @@
 #include "job/collect.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <set>
@@ -128,8 +129,12 @@ void snapshot_existing_traces(NodeExec& exec, RunState& state) {
   }
 }
 
-std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool combined) {
+std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool combined, const ProgressFn& progress) {
   std::vector<std::string> notes;
+  const auto started = std::chrono::steady_clock::now();
+  auto since = [](std::chrono::steady_clock::time_point from) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
+  };
   const auto& v = exec.variant();
   const auto& hosts = exec.hosts();
   state.collection_errors.clear();
@@ -190,6 +195,9 @@ std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool co
     fs::path dest_root = combined ? artifact / ("node_" + std::to_string(i)) : artifact;
     std::vector<std::string> trees;
     std::string error;
+    const auto node_started = std::chrono::steady_clock::now();
+    uintmax_t bytes = 0;
+    size_t fetched = 0;
     for (const auto& f : files) {
       fs::path dest = dest_root / f.path;
       std::error_code ec;
@@ -203,8 +211,18 @@ std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool co
         error = "download of " + f.path + " failed: " + s.error().message;
         break;
       }
+      std::error_code size_ec;
+      bytes += fs::file_size(dest, size_ec);
+      ++fetched;
       std::string tree = trace_tree(f.path);
       if (std::find(trees.begin(), trees.end(), tree) == trees.end()) trees.push_back(tree);
+    }
+    if (progress) {
+      double seconds = since(node_started);
+      progress(fmt::format("[collect] {}/{} nodes: {} {}/{} file(s), {:.1f} MB in {:.1f} s ({:.1f} MB/s){}; elapsed {:.1f} s",
+                           i + 1, nodes, host, fetched, files.size(), bytes / 1e6, seconds,
+                           seconds > 0 ? bytes / 1e6 / seconds : 0.0, error.empty() ? "" : ", stopped by a failure",
+                           since(started)));
     }
     if (!error.empty()) {
       fail(error);

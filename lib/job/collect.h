@@ -8,6 +8,7 @@
 
 #include "common/result.h"
 #include "job/node_exec.h"
+#include "job/phase.h"
 #include "job/run_state.h"
 
 namespace aorta::job {
@@ -35,15 +36,18 @@ bool is_safe_relative_path(const std::string& path);
 // twice. Returns the paths dropped.
 std::vector<std::string> keep_newest_per_directory(std::vector<FreshFile>& files);
 
-// Lists state.trace_dir (the run's own output folder; the repository when empty).
-// Collects traces into state.output_root (combined_traces/node_<i>/... in torchrun
-// mode with collect_traces, else traces/... from the head's newest tree); fills
-// trace_trees, collection_errors and the torch_traces artifact. Returns notes.
 // Lists the trace files already on every node into state.traces_before; call it
 // just before the benchmark starts.
 void snapshot_existing_traces(NodeExec& exec, RunState& state);
 
-std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool combined);
+// Lists state.trace_dir (the run's own output folder; the repository when empty).
+// Collects traces into state.output_root (combined_traces/node_<i>/... in torchrun
+// mode with collect_traces, else traces/... from the head's newest tree); fills
+// trace_trees, collection_errors and the torch_traces artifact. Returns notes.
+// progress gets one line per node as it finishes: nodes done of N, files, bytes,
+// rate and elapsed time.
+std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool combined,
+                                        const ProgressFn& progress = {});
 
 // Downloads <phase>.log of every launched phase and node to <phase>-node-<i>.log.
 // Returns warnings for logs that could not be fetched.

@@ -268,7 +268,7 @@ std::vector<std::string> collecting_hosts(const config::Variant& v, const std::v
 StageOutcome collect_traces_stage(StageContext& ctx) {
   StageOutcome out;
   const auto& v = ctx.exec.variant();
-  out.notes = collect_traces(ctx.exec, ctx.state, collects_every_node(v, ctx.exec.hosts().size()));
+  out.notes = collect_traces(ctx.exec, ctx.state, collects_every_node(v, ctx.exec.hosts().size()), ctx.log);
   for (const auto& w : collect_logs(ctx.exec, ctx.state)) out.notes.push_back(w);
   for (const auto& host : collecting_hosts(v, ctx.exec.hosts())) {
     SubTest t{SubTestKind::kTraceCollection, "host", host};

@@ -60,6 +60,10 @@ with tempfile.TemporaryDirectory() as work:
     ranks = report["per_rank_summary"]
     expect([r["rank"] for r in ranks] == [0, 1], f"ranks {ranks}")
     expect("[benchmark] 1/1 nodes done" in p.stdout, "no progress line", p)
+    # Collection's progress line: files and bytes as collected (sizes read here).
+    sizes = [os.path.getsize(r["source"]) for r in report["per_rank_summary"]]
+    expect(f"[collect] 1/1 nodes: localhost {len(sizes)}/{len(sizes)} file(s), {sum(sizes) / 1e6:.1f} MB in " in p.stdout,
+           "no collection progress line with files and bytes", p)
     for r in ranks:
         ref = json.loads(subprocess.run([sys.executable, CHECKER, r["source"]], check=True, capture_output=True,
                                         text=True).stdout)
