@@ -8,6 +8,7 @@
 #include "common/result.h"
 #include "config/variant.h"
 #include "metrics/rank_metrics.h"
+#include "metrics/threshold_catalogue.h"
 
 namespace aorta::metrics {
 
@@ -30,12 +31,11 @@ struct RunMetrics {
 // Fails on an empty list or an average ratio outside 0..1.
 Result<RunMetrics> aggregate(std::vector<RankMetrics> per_rank);
 
-enum class ThresholdKind { kMax, kMin };
-
 struct ThresholdCheck {
   std::string key;  // e.g. max_avg_iteration_ms
   ThresholdKind kind = ThresholdKind::kMax;
   double limit = 0;
+  std::string unit;              // ms | fraction (threshold_catalogue.h); empty for an unknown key
   std::optional<double> actual;  // null: not checkable (variance with a zero mean)
   bool passed = true;
   std::string message;  // the original's failure text; empty when passed
@@ -44,7 +44,7 @@ struct ThresholdCheck {
 // One check per non-null threshold, in the order given.
 std::vector<ThresholdCheck> check_thresholds(const RunMetrics& run, const std::vector<config::Threshold>& thresholds);
 
-// The value a threshold key gates, as reported (ms for iteration time, fractions for ratios).
+// The value a threshold key gates, in its catalogue unit; nothing for an unknown key.
 std::optional<double> threshold_actual(const RunMetrics& run, const std::string& key);
 
 }  // namespace aorta::metrics
