@@ -301,6 +301,75 @@ TEST(StageBodies, CollectionWithNoArtifactFailsItsOwnSubtest) {
   EXPECT_EQ(out.failures.size(), 3u);
 }
 
+// Audit J23 (and P2's newest-tree rule): without collect_traces, only the head node
+// is collected, and of its trees only the one with the newest file.
+TEST(StageBodies, CollectionWithoutCombiningKeepsTheHeadsNewestTree) {
+  Harness h;
+  aorta::testing::TempDir dir;
+  h.v.container.runtime = config::RuntimeKind::kNone;
+  h.v.multi_node.collect_traces = false;
+  h.state.output_root = dir.path() / "out";
+  const std::string older = "run_a/torch_profiler/rank0/trace.json", newer = "run_b/torch_profiler/rank0/trace.json";
+  dir.write("fs/scratch/alice/aorta/" + older, "{}");
+  dir.write("fs/scratch/alice/aorta/" + newer, "{}");
+  h.fake.serve_files("n1", dir.path() / "fs");
+  const std::string nul(1, '\0');
+  h.fake.on("n1", "find .", 0, "1700000100\t" + older + nul + "1700000200\t" + newer + nul);
+  StageOutcome out = h.run(collect_traces_stage);
+  EXPECT_FALSE(out.failed()) << joined(out.failures);
+  ASSERT_EQ(out.subtests.size(), 1u);
+  EXPECT_EQ(out.subtests[0].value, "n1");
+  EXPECT_EQ(h.fake.downloads("n1"), std::vector<std::string>{"/scratch/alice/aorta/" + newer});
+  EXPECT_TRUE(h.fake.downloads("n2").empty());
+  EXPECT_EQ(h.state.artifacts.at("torch_traces"), h.state.output_root / "traces/run_b/torch_profiler");
+}
+
+// --- run_benchmark ----------------------------------------------------------
+
+// Audit J3, J19, J28: the head node's probe picks the rendezvous port every node is
+// given; the trace floor is each node's clock less 60 s; a node whose dmesg cannot be
+// read is named, and a kernel error in the run's window fails the stage.
+// 1700000000 is 2023-11-14T22:13:20Z, so the dmesg line below falls in the window.
+TEST(StageBodies, BenchmarkUsesTheHeadsPortAndScansEveryNode) {
+  Harness h;
+  h.v.container.runtime = config::RuntimeKind::kNone;
+  h.v.multi_node.master_port = 0;
+  h.fake.on("n1", "import socket", 0, "29512\n");
+  h.fake.on("n2", "import socket", 0, "31000\n");
+  h.fake.on(kAny, "date +%s.%N", 0, "1700000000.25\n");
+  h.fake.on(kAny, "CVS_AORTA_PID=", 0, "CVS_AORTA_PID=555\n");
+  h.fake.on(kAny, "awk", 0, "CVS_AORTA_EXIT=0\n");
+  h.fake.on("n1", "dmesg --time-format iso", 0, "2023-11-14T22:13:20,500000+00:00 amdgpu: GPU reset begin!\n");
+  h.fake.on("n2", "dmesg --time-format iso", 1, "sudo: a password is required");
+  StageOutcome out = h.run(run_benchmark);
+  EXPECT_EQ(h.state.status, "completed");
+  EXPECT_EQ(h.state.trace_floor, (std::map<std::string, double>{{"n1", 1699999940.25}, {"n2", 1699999940.25}}));
+  for (const char* host : {"n1", "n2"}) {
+    auto scripts = h.fake.commands_with(host, "--master_port=");
+    ASSERT_EQ(scripts.size(), 1u) << host;
+    EXPECT_TRUE(contains(scripts[0], "--master_port=29512")) << scripts[0];
+    EXPECT_TRUE(contains(scripts[0], "--master_addr=" + shell_quote("10.0.0.1"))) << scripts[0];
+    EXPECT_EQ(h.fake.commands_with(host, "benchmark.pid").size(), 2u) << host;  // started, then stopped
+  }
+  EXPECT_EQ(out.failures,
+            (std::vector<std::string>{"Dmesg scan incomplete: failed hosts [n2]. Give the job user passwordless `sudo "
+                                      "dmesg` on those nodes.",
+                                      "ERROR - Failure pattern *** 2023-11-14T22:13:20,500000+00:00 amdgpu: GPU reset "
+                                      "begin! *** seen in Dmesg on node n1"}));
+  EXPECT_EQ(h.state.kernel_log_matches.size(), 1u);
+}
+
+TEST(StageBodies, BenchmarkRefusesABadPortFromTheHead) {
+  Harness h;
+  h.v.container.runtime = config::RuntimeKind::kNone;
+  h.v.multi_node.master_port = 0;
+  h.fake.on("n1", "import socket", 0, "80\n");
+  StageOutcome out = h.run(run_benchmark);
+  EXPECT_EQ(out.failures, std::vector<std::string>{"Invalid rendezvous port returned by head node n1"});
+  EXPECT_FALSE(h.state.benchmark_started);
+  EXPECT_TRUE(h.fake.commands_with("n1", "CVS_AORTA_PID=").empty());
+}
+
 // --- analyze and parse_results ----------------------------------------------
 
 // Audit J24: a missing TraceLens only warns; the raw traces are still the result.
