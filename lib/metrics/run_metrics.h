@@ -35,10 +35,12 @@ struct ThresholdCheck {
   std::string key;  // e.g. max_avg_iteration_ms
   ThresholdKind kind = ThresholdKind::kMax;
   double limit = 0;
-  std::string unit;              // ms | fraction (threshold_catalogue.h); empty for an unknown key
   std::optional<double> actual;  // null: not checkable (variance with a zero mean)
   bool passed = true;
   std::string message;  // the original's failure text; empty when passed
+  // ms | fraction (threshold_catalogue.h); empty for an unknown key. Last, so
+  // positional initialisers written before it still compile.
+  std::string unit;
 };
 
 // One check per non-null threshold, in the order given.
