@@ -7,6 +7,7 @@
 
 #include "common/utf8.h"
 #include "common/version.h"
+#include "metrics/threshold_catalogue.h"
 #include "report/redact.h"
 #include "report/report_writer.h"
 
@@ -16,17 +17,6 @@ namespace {
 // A config value as a report may show it: valid UTF-8, secrets redacted (an image
 // reference or model id can carry a token: registry.example/x?token=...).
 std::string shown(const std::string& value) { return valid_utf8(redact_text(value)); }
-
-// The deck's tiers and the threshold each one is gated by (reference §4.6.3).
-struct Tier {
-  const char* name;
-  const char* metric;
-  const char* threshold;
-};
-const Tier kTiers[] = {{"iteration_time", "avg_iteration_time_ms", "max_avg_iteration_ms"},
-                       {"compute_ratio", "avg_compute_ratio", "min_compute_ratio"},
-                       {"overlap_ratio", "avg_overlap_ratio", "min_overlap_ratio"},
-                       {"rank_balance", "time_variance_ratio", "max_time_variance_ratio"}};
 
 const StageResult* stage(const RunRecord& run, const std::string& name) {
   for (const auto& s : run.stages)
@@ -113,28 +103,29 @@ ordered_json run_deck_json(const DeckInput& in) {
   if (in.result)
     for (const auto& c : metrics::check_thresholds(*in.result, in.variant->thresholds)) verdicts[c.key] = c;
   ordered_json gates = ordered_json::object();
-  for (const auto& tier : kTiers) {
+  // One tier per catalogue key (reference §4.6.3).
+  for (const auto& spec : metrics::threshold_catalogue()) {
     ordered_json g;
-    g["metric"] = std::string("training.") + tier.metric;
-    g["threshold"] = tier.threshold;
-    g["actual"] = number_or_null(metric(in.result, tier.metric));
+    g["metric"] = std::string("training.") + spec.metric;
+    g["threshold"] = spec.key;
+    g["actual"] = number_or_null(in.result ? spec.value(*in.result) : std::nullopt);
     const config::Threshold* t = nullptr;
     for (const auto& th : in.variant->thresholds)
-      if (th.key == tier.threshold && th.value) t = &th;
+      if (th.key == spec.key && th.value) t = &th;
     if (!t) {
       g["status"] = "na";
       g["spec"] = nullptr;
     } else {
-      g["spec"] = {{"kind", std::string(tier.threshold).rfind("max_", 0) == 0 ? "max" : "min"}, {"value", *t->value}};
+      g["spec"] = {{"kind", spec.kind == metrics::ThresholdKind::kMax ? "max" : "min"}, {"value", *t->value}};
       if (state == "enforced") {
-        const auto& v = verdicts.at(tier.threshold);
+        const auto& v = verdicts.at(spec.key);
         g["status"] = v.actual ? (v.passed ? "pass" : "fail") : "na";
         g["reason"] = v.message;
       } else {
         g["status"] = state == "record-only" ? "record" : "not evaluated";
       }
     }
-    gates[tier.name] = g;
+    gates[spec.tier] = g;
   }
   deck["gate_matrix"] = gates;
 
@@ -152,22 +143,15 @@ ordered_json run_deck_json(const DeckInput& in) {
   row("Metrics source", metrics_source(in.result));
   row("Thresholds", state);
   for (const auto& t : in.variant->thresholds) {
-    if (!t.value) continue;
-    bool max = t.key.rfind("max_", 0) == 0;
+    const metrics::ThresholdSpec* spec = metrics::find_threshold(t.key);
+    if (!t.value || !spec) continue;
     std::optional<double> actual;
-    if (in.result) actual = metrics::threshold_actual(*in.result, t.key);
+    if (in.result) actual = spec->value(*in.result);
     std::string status = state == "enforced" ? (verdicts.count(t.key) && !verdicts.at(t.key).passed ? "FAIL" : "PASS")
                          : state == "record-only" ? "RECORD"
                                                   : "NOT EVALUATED";
-    const bool ms = t.key == "max_avg_iteration_ms";
-    std::string shown = "n/a";
-    if (actual) {
-      const double value = *actual;
-      shown = ms ? fmt::format("{:.2f} ms", value) : fmt::format("{:.4f}", value);
-    }
-    // The limit as configured: rounding 0.001 to "0.00" would misstate the gate.
-    std::string limit = fmt::format("{:g}{}", t.value.value(), ms ? " ms" : "");
-    row(t.key, fmt::format("{} · {} (limit {} {})", status, shown, max ? "≤" : "≥", limit));
+    row(t.key, fmt::format("{} · {} (limit {} {})", status, actual ? metrics::format_actual(*spec, *actual) : "n/a",
+                           spec->kind == metrics::ThresholdKind::kMax ? "≤" : "≥", metrics::format_limit(*spec, *t.value)));
   }
   bool all_passed = run.count(job::Outcome::kFailed) == 0;
   row("Pytest stages", all_passed ? "all passed" : "failures — see pytest report");
@@ -293,8 +277,12 @@ void write_run_deck_html(const ordered_json& deck, std::ostream& out) {
          "<th>Actual</th><th>Status</th><th>Reason</th></tr>\n";
   for (const auto& [tier, g] : deck["gate_matrix"].items()) {
     std::string status = g["status"];
-    std::string gate = g["spec"].is_null() ? "n/a"
-                                           : std::string(g["spec"]["kind"] == "max" ? "≤ " : "≥ ") + text(g["spec"]["value"]);
+    // The gate in its own unit (60000 ms, not 6e+04), from the catalogue row.
+    const metrics::ThresholdSpec* spec = metrics::find_threshold(g["threshold"].get<std::string>());
+    std::string gate = g["spec"].is_null() || !spec
+                           ? "n/a"
+                           : std::string(g["spec"]["kind"] == "max" ? "≤ " : "≥ ") +
+                                 metrics::format_limit(*spec, g["spec"]["value"].get<double>());
     out << "<tr><td>" << tier << "</td><td>" << escape_xml(g["metric"]) << "</td><td>" << escape_xml(gate)
         << "</td><td>" << escape_xml(text(g["actual"])) << "</td><td class=\"" << status.substr(0, status.find(' '))
         << "\">" << status << "</td><td>" << escape_xml(g.value("reason", "")) << "</td></tr>\n";

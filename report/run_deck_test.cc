@@ -74,6 +74,48 @@ TEST(RunDeck, StatesFollowTheGate) {
   EXPECT_TRUE(run_deck_json(f.input(false))["cells"].empty());
 }
 
+// Gates print in the unit they are written in: the iteration gate once read
+// `≤ 6e+04` in the HTML table. The fixture's average is 11 ms.
+TEST(RunDeck, GateTextInTheGatesUnit) {
+  Fixture f;
+  f.variant.thresholds = {{"max_avg_iteration_ms", 60000.0}, {"min_compute_ratio", 0.5}, {"max_time_variance_ratio", 0.125}};
+  auto deck = run_deck_json(f.input());
+  std::ostringstream html;
+  write_run_deck_html(deck, html);
+  const std::string page = html.str();
+  for (const char* needle : {"<td>≤ 60000 ms</td>", "<td>≥ 0.5</td>", "<td>≤ 0.125</td>",
+                             "PASS · 11.00 ms (limit ≤ 60000 ms)", "PASS · 0.7750 (limit ≥ 0.5)"})
+    EXPECT_NE(page.find(needle), std::string::npos) << needle;
+  EXPECT_EQ(page.find("6e+04"), std::string::npos);
+  // sqrt(2e6) / 11000 = 0.1286 > 0.125: the variance gate fails.
+  EXPECT_NE(page.find("FAIL · 0.1286 (limit ≤ 0.125)"), std::string::npos);
+  f.variant.thresholds = {{"max_avg_iteration_ms", 835.25}};
+  std::ostringstream fractional;
+  write_run_deck_html(run_deck_json(f.input()), fractional);
+  EXPECT_NE(fractional.str().find("<td>≤ 835.25 ms</td>"), std::string::npos);
+}
+
+// A zero limit fails with its unit (audit D18); record-only and not-evaluated runs
+// show their states and n/a without a result (audit D19).
+TEST(RunDeck, RunCardRowsForEveryState) {
+  Fixture f;
+  f.variant.thresholds = {{"max_avg_iteration_ms", 0.0}};
+  auto card = [&](bool with_result = true) {
+    std::string rows;
+    const auto deck = run_deck_json(f.input(with_result));
+    for (const auto& r : deck["run_card_display"])
+      if (r[0] == "max_avg_iteration_ms") rows += r[1].get<std::string>();
+    return rows;
+  };
+  EXPECT_EQ(card(), "FAIL · 11.00 ms (limit ≤ 0 ms)");
+  f.variant.enforce_thresholds = false;
+  EXPECT_EQ(card(), "RECORD · 11.00 ms (limit ≤ 0 ms)");
+  EXPECT_EQ(card(false), "RECORD · n/a (limit ≤ 0 ms)");
+  f.variant.enforce_thresholds = true;
+  f.run.stages[1].outcome = "skipped";
+  EXPECT_EQ(card(), "NOT EVALUATED · 11.00 ms (limit ≤ 0 ms)");
+}
+
 TEST(RunDeck, OneRankHasNoCharts) {
   Fixture f;
   f.result = metrics::aggregate({rank_metrics(0, 10000, 8000, 3000)}).value();

@@ -5,6 +5,7 @@
 #include "config/json_fields.h"
 #include "config/json_file.h"
 #include "config/variant_rules.h"
+#include "metrics/threshold_catalogue.h"
 
 namespace aorta::config {
 namespace fs = std::filesystem;
@@ -163,8 +164,11 @@ void read_variant_fields(const json& doc, Variant& v, json& raw_args, ConfigErro
 }  // namespace
 
 const std::vector<std::string>& threshold_keys() {
-  static const std::vector<std::string> kKeys = {"max_avg_iteration_ms", "min_compute_ratio", "min_overlap_ratio",
-                                                  "max_time_variance_ratio"};
+  static const std::vector<std::string> kKeys = [] {
+    std::vector<std::string> keys;
+    for (const auto& spec : metrics::threshold_catalogue()) keys.push_back(spec.key);
+    return keys;
+  }();
   return kKeys;
 }
 

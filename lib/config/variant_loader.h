@@ -25,7 +25,7 @@ std::optional<std::filesystem::path> find_threshold_file(const std::filesystem::
                                                          const std::string& threshold_json,
                                                          ConfigErrors& errors);
 
-// The four threshold keys the parser can check, in evaluation order (reference §3.8).
+// The threshold keys the parser can check, in catalogue order (metrics/threshold_catalogue.h).
 const std::vector<std::string>& threshold_keys();
 
 }  // namespace aorta::config

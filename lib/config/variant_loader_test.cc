@@ -2,11 +2,13 @@
 // each checked by the error it must produce.
 #include "config/variant_loader.h"
 
+#include <cmath>
 #include <functional>
 
 #include <gtest/gtest.h>
 
 #include "config/json_fields.h"
+#include "metrics/threshold_catalogue.h"
 #include "tests/temp_dir.h"
 
 namespace aorta::config {
@@ -189,6 +191,30 @@ TEST(VariantLoader, ThresholdRules) {
   expect_error(with("max_time_variance_ratio", true), "max_time_variance_ratio must be a finite non-negative number");
   expect_error(load_with([](json&) {}, [](json& t) { t["extra"] = 1; }),
                "Aorta threshold files must contain an expected_results block");
+}
+
+// Every catalogue key is accepted by the loader with its value and order, and its
+// range is the catalogue's: adding a row is all a new key needs.
+TEST(ThresholdCatalogue, EveryKeyRoundTripsThroughTheLoader) {
+  std::vector<std::string> keys;
+  for (const auto& spec : metrics::threshold_catalogue()) {
+    keys.push_back(spec.key);
+    auto only = [&](json value) {
+      return load_with([](json&) {}, [&](json& t) { t["expected_results"] = {{spec.key, value}}; });
+    };
+    auto loaded = only(0.25);
+    expect_ok(loaded);
+    if (!loaded.load.variant) continue;
+    ASSERT_EQ(loaded.load.variant->thresholds.size(), 1u) << spec.key;
+    EXPECT_EQ(loaded.load.variant->thresholds[0].key, spec.key);
+    EXPECT_EQ(loaded.load.variant->thresholds[0].value, 0.25) << spec.key;
+    if (std::isinf(spec.max_limit))
+      expect_ok(only(1e6));
+    else
+      expect_error(only(spec.max_limit + 0.5), std::string(spec.key) + " must be in 0..1");
+    expect_error(only(-1), std::string(spec.key) + " must be a finite non-negative number");
+  }
+  EXPECT_EQ(threshold_keys(), keys);
 }
 
 TEST(VariantLoader, EnforcedThresholdsNeedAtLeastOne) {

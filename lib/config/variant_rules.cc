@@ -6,6 +6,10 @@
 #include <set>
 #include <sstream>
 
+#include <fmt/format.h>
+
+#include "metrics/threshold_catalogue.h"
+
 namespace aorta::config {
 namespace {
 
@@ -161,8 +165,6 @@ void validate_variant(const Variant& v, const json& raw_args, ConfigErrors& erro
 }
 
 void read_thresholds(const json& doc, bool enforce, std::vector<Threshold>& out, ConfigErrors& errors) {
-  static const std::vector<std::string> kKeys = {"max_avg_iteration_ms", "min_compute_ratio",
-                                                 "min_overlap_ratio", "max_time_variance_ratio"};
   out.clear();
   if (!doc.is_object()) {
     errors.add("", "Aorta threshold files must contain an expected_results block");
@@ -181,7 +183,8 @@ void read_thresholds(const json& doc, bool enforce, std::vector<Threshold>& out,
     }
     for (const auto& [key, value] : block.items()) {
       std::string dotted = "expected_results." + key;
-      if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
+      const metrics::ThresholdSpec* spec = metrics::find_threshold(key);
+      if (!spec) {
         errors.add(dotted, "Unknown Aorta threshold: " + key);
         continue;
       }
@@ -194,8 +197,8 @@ void read_thresholds(const json& doc, bool enforce, std::vector<Threshold>& out,
         continue;
       }
       double limit = value.get<double>();
-      if ((key == "min_compute_ratio" || key == "min_overlap_ratio") && limit > 1) {
-        errors.add(dotted, key + " must be in 0..1");
+      if (limit > spec->max_limit) {
+        errors.add(dotted, fmt::format("{} must be in 0..{:g}", key, spec->max_limit));
         continue;
       }
       out.push_back({key, limit});

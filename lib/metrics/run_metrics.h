@@ -8,6 +8,7 @@
 #include "common/result.h"
 #include "config/variant.h"
 #include "metrics/rank_metrics.h"
+#include "metrics/threshold_catalogue.h"
 
 namespace aorta::metrics {
 
@@ -30,8 +31,6 @@ struct RunMetrics {
 // Fails on an empty list or an average ratio outside 0..1.
 Result<RunMetrics> aggregate(std::vector<RankMetrics> per_rank);
 
-enum class ThresholdKind { kMax, kMin };
-
 struct ThresholdCheck {
   std::string key;  // e.g. max_avg_iteration_ms
   ThresholdKind kind = ThresholdKind::kMax;
@@ -39,12 +38,15 @@ struct ThresholdCheck {
   std::optional<double> actual;  // null: not checkable (variance with a zero mean)
   bool passed = true;
   std::string message;  // the original's failure text; empty when passed
+  // ms | fraction (threshold_catalogue.h); empty for an unknown key. Last, so
+  // positional initialisers written before it still compile.
+  std::string unit;
 };
 
 // One check per non-null threshold, in the order given.
 std::vector<ThresholdCheck> check_thresholds(const RunMetrics& run, const std::vector<config::Threshold>& thresholds);
 
-// The value a threshold key gates, as reported (ms for iteration time, fractions for ratios).
+// The value a threshold key gates, in its catalogue unit; nothing for an unknown key.
 std::optional<double> threshold_actual(const RunMetrics& run, const std::string& key);
 
 }  // namespace aorta::metrics

@@ -1,0 +1,68 @@
+#include "metrics/threshold_catalogue.h"
+
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "metrics/run_metrics.h"
+
+namespace aorta::metrics {
+namespace {
+
+// Python's str() of the JSON number, as the original prints limits: 12000, 0.5.
+std::string limit_text(double v) {
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15) return fmt::format("{}", static_cast<long long>(v));
+  return fmt::format("{}", v);
+}
+
+std::string percent(double v) { return fmt::format("{:.2f}%", v * 100.0); }
+
+constexpr double kUnbounded = std::numeric_limits<double>::infinity();
+
+const ThresholdSpec kCatalogue[] = {
+    {"max_avg_iteration_ms", ThresholdKind::kMax, ThresholdUnit::kMs, "avg iteration time", "iteration_time",
+     "avg_iteration_time_ms", [](const RunMetrics& r) -> std::optional<double> { return r.avg_iteration_time_ms; },
+     kUnbounded,
+     [](double v, double limit) {
+       return fmt::format("Average iteration time {:.2f}ms exceeds threshold {}ms", v, limit_text(limit));
+     }},
+    {"min_compute_ratio", ThresholdKind::kMin, ThresholdUnit::kFraction, "compute ratio", "compute_ratio",
+     "avg_compute_ratio", [](const RunMetrics& r) -> std::optional<double> { return r.avg_compute_ratio; }, 1.0,
+     [](double v, double limit) {
+       return fmt::format("Average compute ratio {} below threshold {}", percent(v), percent(limit));
+     }},
+    {"min_overlap_ratio", ThresholdKind::kMin, ThresholdUnit::kFraction, "overlap ratio", "overlap_ratio",
+     "avg_overlap_ratio", [](const RunMetrics& r) -> std::optional<double> { return r.avg_overlap_ratio; }, 1.0,
+     [](double v, double limit) {
+       return fmt::format("Average overlap ratio {} below threshold {}", percent(v), percent(limit));
+     }},
+    // std/mean may exceed 1 (one slow rank among fast ones), so no upper bound.
+    {"max_time_variance_ratio", ThresholdKind::kMax, ThresholdUnit::kFraction, "time variance", "rank_balance",
+     "time_variance_ratio", [](const RunMetrics& r) { return r.time_variance_ratio; }, kUnbounded,
+     [](double v, double limit) {
+       return fmt::format("Iteration time variance {} exceeds threshold {}", percent(v), percent(limit));
+     }},
+};
+
+}  // namespace
+
+std::span<const ThresholdSpec> threshold_catalogue() { return kCatalogue; }
+
+const ThresholdSpec* find_threshold(std::string_view key) {
+  for (const auto& spec : kCatalogue)
+    if (key == spec.key) return &spec;
+  return nullptr;
+}
+
+const char* unit_name(ThresholdUnit unit) { return unit == ThresholdUnit::kMs ? "ms" : "fraction"; }
+
+std::string format_limit(const ThresholdSpec& spec, double limit) {
+  return spec.unit == ThresholdUnit::kMs ? limit_text(limit) + " ms" : limit_text(limit);
+}
+
+std::string format_actual(const ThresholdSpec& spec, double actual) {
+  return spec.unit == ThresholdUnit::kMs ? fmt::format("{:.2f} ms", actual) : fmt::format("{:.4f}", actual);
+}
+
+}  // namespace aorta::metrics

@@ -1,0 +1,92 @@
+// The threshold catalogue: one row per key, each row's accessor, unit and text.
+// Expected numbers are worked out by hand on the original's two-rank fixture:
+// rank 1 12000/9000/4000 us, rank 0 10000/8000/3000 us (total/compute/comm), so
+// avg iteration 11 ms, compute ratio (0.75 + 0.8) / 2 = 0.775, overlap ratio
+// (1000/4000 + 1000/3000) / 2 = 0.2916..., variance sqrt(2e6) / 11000 = 0.12856...
+#include "metrics/threshold_catalogue.h"
+
+#include <cmath>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "metrics/run_metrics.h"
+#include "tests/rank_fixture.h"
+
+namespace aorta::metrics {
+namespace {
+
+using aorta::testing::rank_metrics;
+
+RunMetrics fixture_run() {
+  return aggregate({rank_metrics(1, 12000, 9000, 4000), rank_metrics(0, 10000, 8000, 3000)}).value();
+}
+
+TEST(ThresholdCatalogue, RowsForTheFourKeys) {
+  std::set<std::string> keys, tiers;
+  for (const auto& spec : threshold_catalogue()) {
+    keys.insert(spec.key);
+    tiers.insert(spec.tier);
+    EXPECT_EQ(find_threshold(spec.key), &spec);
+    // The direction is part of the key's name in every threshold file.
+    EXPECT_EQ(std::string(spec.key).substr(0, 4), spec.kind == ThresholdKind::kMax ? "max_" : "min_");
+  }
+  EXPECT_EQ(keys, (std::set<std::string>{"max_avg_iteration_ms", "min_compute_ratio", "min_overlap_ratio",
+                                         "max_time_variance_ratio"}));
+  EXPECT_EQ(tiers.size(), keys.size());
+  EXPECT_EQ(find_threshold("max_avg_iteration_us"), nullptr);
+}
+
+TEST(ThresholdCatalogue, EachRowReadsItsMetric) {
+  RunMetrics run = fixture_run();
+  EXPECT_DOUBLE_EQ(*find_threshold("max_avg_iteration_ms")->value(run), 11.0);
+  EXPECT_DOUBLE_EQ(*find_threshold("min_compute_ratio")->value(run), 0.775);
+  EXPECT_DOUBLE_EQ(*find_threshold("min_overlap_ratio")->value(run), (0.25 + 1.0 / 3) / 2);
+  EXPECT_NEAR(*find_threshold("max_time_variance_ratio")->value(run), std::sqrt(2e6) / 11000, 1e-12);
+  run.time_variance_ratio.reset();  // a zero mean
+  EXPECT_FALSE(find_threshold("max_time_variance_ratio")->value(run).has_value());
+  EXPECT_FALSE(threshold_actual(run, "unknown").has_value());
+}
+
+TEST(ThresholdCatalogue, UnitsAndRanges) {
+  EXPECT_EQ(find_threshold("max_avg_iteration_ms")->unit, ThresholdUnit::kMs);
+  EXPECT_TRUE(std::isinf(find_threshold("max_avg_iteration_ms")->max_limit));
+  EXPECT_EQ(find_threshold("min_compute_ratio")->max_limit, 1.0);
+  EXPECT_EQ(find_threshold("min_overlap_ratio")->max_limit, 1.0);
+  // std / mean above 1 is a real (if bad) run, so a variance gate above 1 is allowed.
+  EXPECT_TRUE(std::isinf(find_threshold("max_time_variance_ratio")->max_limit));
+  for (const char* key : {"min_compute_ratio", "min_overlap_ratio", "max_time_variance_ratio"})
+    EXPECT_EQ(find_threshold(key)->unit, ThresholdUnit::kFraction) << key;
+}
+
+TEST(ThresholdCatalogue, LimitsPrintInTheGatesUnit) {
+  const ThresholdSpec& ms = *find_threshold("max_avg_iteration_ms");
+  const ThresholdSpec& ratio = *find_threshold("min_compute_ratio");
+  EXPECT_EQ(format_limit(ms, 60000), "60000 ms");
+  EXPECT_EQ(format_limit(ms, 835.25), "835.25 ms");
+  EXPECT_EQ(format_limit(ms, 0), "0 ms");
+  EXPECT_EQ(format_limit(ratio, 0.5), "0.5");
+  EXPECT_EQ(format_limit(ratio, 0.001), "0.001");
+  EXPECT_EQ(format_limit(ratio, 1), "1");
+  EXPECT_EQ(format_actual(ms, 835.2), "835.20 ms");
+  EXPECT_EQ(format_actual(ratio, 0.775), "0.7750");
+}
+
+TEST(ThresholdCatalogue, ChecksCarryTheUnit) {
+  auto checks = check_thresholds(fixture_run(), {{"max_avg_iteration_ms", 10.0}, {"min_compute_ratio", 0.5}});
+  ASSERT_EQ(checks.size(), 2u);
+  EXPECT_EQ(checks[0].unit, "ms");
+  EXPECT_EQ(checks[1].unit, "fraction");
+  EXPECT_FALSE(checks[0].passed);
+  EXPECT_EQ(checks[0].message, "Average iteration time 11.00ms exceeds threshold 10ms");
+  EXPECT_TRUE(checks[1].passed);
+  // A key the loader would refuse, built by hand: kept, unchecked, no unit.
+  auto odd = check_thresholds(fixture_run(), {{"max_unknown", 1.0}});
+  ASSERT_EQ(odd.size(), 1u);
+  EXPECT_TRUE(odd[0].passed);
+  EXPECT_FALSE(odd[0].actual.has_value());
+  EXPECT_EQ(odd[0].unit, "");
+}
+
+}  // namespace
+}  // namespace aorta::metrics

@@ -1,0 +1,123 @@
+// FakeTransport: the one scripted stand-in for cluster::Transport, for unit tests of
+// stage bodies (lib/job/stage_bodies_test.cc). Real transports stay the default
+// everywhere else; this one runs nothing. A test scripts what each command returns
+// (by host and by a substring or regex of the command line), reads back every
+// command each host was sent, and serves download() from a local folder per host.
+#pragma once
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <regex>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "cluster/transport.h"
+
+namespace aorta::testing {
+
+class FakeTransport : public cluster::Transport {
+ public:
+  // Any host (in rules and serve_files).
+  static inline const std::string kAnyHost = "*";
+
+  // Commands on `host` that contain `needle` exit with `exit_code` and print `output`.
+  // Rules added later win over earlier ones; an unmatched command exits 0, silently.
+  FakeTransport& on(const std::string& host, const std::string& needle, int exit_code, std::string output = "") {
+    return add({host, needle, std::nullopt, cluster::CommandResult{exit_code, std::move(output)}});
+  }
+  // The same, matching `pattern` anywhere in the command (std::regex_search).
+  FakeTransport& on_regex(const std::string& host, const std::string& pattern, int exit_code, std::string output = "") {
+    return add({host, "", std::regex(pattern), cluster::CommandResult{exit_code, std::move(output)}});
+  }
+  // Commands that contain `needle` do not run at all: run() returns `error` (a
+  // timeout, an unreachable node).
+  FakeTransport& fail(const std::string& host, const std::string& needle, Error error) {
+    return add({host, needle, std::nullopt, std::move(error)});
+  }
+
+  // download(host, "/a/b", dest) copies <folder>/a/b: the host's file system, rooted at `folder`.
+  void serve_files(const std::string& host, const std::filesystem::path& folder) {
+    std::lock_guard lock(mutex_);
+    roots_[host] = folder;
+  }
+
+  Result<cluster::CommandResult> run(const std::string& host, const std::string& command,
+                                     std::chrono::seconds) override {
+    std::lock_guard lock(mutex_);
+    log_[host].push_back(command);
+    for (auto rule = rules_.rbegin(); rule != rules_.rend(); ++rule) {
+      if (rule->host != kAnyHost && rule->host != host) continue;
+      bool match = rule->pattern ? std::regex_search(command, *rule->pattern) : command.find(rule->needle) != std::string::npos;
+      if (!match) continue;
+      if (const auto* error = std::get_if<Error>(&rule->reply)) return *error;
+      return std::get<cluster::CommandResult>(rule->reply);
+    }
+    return cluster::CommandResult{0, ""};
+  }
+
+  Status download(const std::string& host, const std::string& remote_path,
+                  const std::filesystem::path& local_path) override {
+    std::filesystem::path source;
+    {
+      std::lock_guard lock(mutex_);
+      downloads_[host].push_back(remote_path);
+      auto root = roots_.find(host);
+      if (root == roots_.end()) root = roots_.find(kAnyHost);
+      if (root == roots_.end()) return Error{ErrorCode::kNotFound, "no files served for " + host, host};
+      source = root->second / std::filesystem::path(remote_path).relative_path();
+    }
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(source, ec))
+      return Error{ErrorCode::kNotFound, remote_path + ": no such file", host};
+    std::filesystem::copy_file(source, local_path, std::filesystem::copy_options::overwrite_existing, ec);
+    if (ec) return Error{ErrorCode::kIo, "copy " + remote_path + ": " + ec.message(), host};
+    return ok_status();
+  }
+
+  std::string name() const override { return "fake"; }
+
+  // Every command `host` was sent, in order.
+  std::vector<std::string> commands(const std::string& host) const {
+    std::lock_guard lock(mutex_);
+    auto it = log_.find(host);
+    return it == log_.end() ? std::vector<std::string>{} : it->second;
+  }
+  // Those that contain `needle`.
+  std::vector<std::string> commands_with(const std::string& host, const std::string& needle) const {
+    std::vector<std::string> all = commands(host), found;
+    std::copy_if(all.begin(), all.end(), std::back_inserter(found),
+                 [&](const std::string& c) { return c.find(needle) != std::string::npos; });
+    return found;
+  }
+  // Every remote path `host` was asked for.
+  std::vector<std::string> downloads(const std::string& host) const {
+    std::lock_guard lock(mutex_);
+    auto it = downloads_.find(host);
+    return it == downloads_.end() ? std::vector<std::string>{} : it->second;
+  }
+
+ private:
+  struct Rule {
+    std::string host;
+    std::string needle;
+    std::optional<std::regex> pattern;
+    std::variant<cluster::CommandResult, Error> reply;
+  };
+  FakeTransport& add(Rule rule) {
+    std::lock_guard lock(mutex_);
+    rules_.push_back(std::move(rule));
+    return *this;
+  }
+
+  mutable std::mutex mutex_;
+  std::vector<Rule> rules_;
+  std::map<std::string, std::vector<std::string>> log_;
+  std::map<std::string, std::vector<std::string>> downloads_;
+  std::map<std::string, std::filesystem::path> roots_;
+};
+
+}  // namespace aorta::testing
