@@ -112,7 +112,7 @@ TEST(RunDeck, RunCardRowsForEveryState) {
   EXPECT_EQ(card(), "RECORD · 11.00 ms (limit ≤ 0 ms)");
   EXPECT_EQ(card(false), "RECORD · n/a (limit ≤ 0 ms)");
   f.variant.enforce_thresholds = true;
-  f.run.stages[1].outcome = "skipped";
+  f.run.stages[1].outcome = job::Outcome::kSkipped;
   EXPECT_EQ(card(), "NOT EVALUATED · 11.00 ms (limit ≤ 0 ms)");
 }
 

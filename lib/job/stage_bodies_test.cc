@@ -206,7 +206,10 @@ TEST(StageBodies, ThresholdsRecordOnlyWhenNotEnforced) {
   EXPECT_TRUE(out.skipped());
   EXPECT_EQ(out.skip_reason, "enforce_thresholds=false; metrics are recorded without threshold assertions");
   EXPECT_FALSE(out.failed());
-  EXPECT_TRUE(out.subtests.empty());
+  // Recorded: the threshold keeps its value and limit, skipped rather than failed.
+  ASSERT_EQ(out.subtests.size(), 1u);
+  EXPECT_EQ(out.subtests[0].outcome, Outcome::kSkipped);
+  EXPECT_DOUBLE_EQ(*out.subtests[0].actual, 11.0);
 
   h.v.enforce_thresholds = true;
   out = h.run(validate_thresholds);
@@ -214,7 +217,7 @@ TEST(StageBodies, ThresholdsRecordOnlyWhenNotEnforced) {
   ASSERT_EQ(out.failures, std::vector<std::string>{"Average iteration time 11.00ms exceeds threshold 1ms"});
   ASSERT_EQ(out.subtests.size(), 1u);
   EXPECT_EQ(out.subtests[0].value, "max_avg_iteration_ms");
-  EXPECT_FALSE(out.subtests[0].passed);
+  EXPECT_FALSE(out.subtests[0].passed());
 }
 
 // --- teardown ---------------------------------------------------------------
@@ -274,9 +277,9 @@ TEST(StageBodies, CollectionSubtestsNameTheFailingHost) {
   StageOutcome out = h.run(collect_traces_stage);
   ASSERT_EQ(out.subtests.size(), 2u);
   EXPECT_EQ(out.subtests[0].value, "n1");
-  EXPECT_TRUE(out.subtests[0].passed);
+  EXPECT_TRUE(out.subtests[0].passed());
   EXPECT_EQ(out.subtests[1].value, "n2");
-  EXPECT_FALSE(out.subtests[1].passed);
+  EXPECT_FALSE(out.subtests[1].passed());
   EXPECT_EQ(out.subtests[1].message, "Trace collection on n2: listing traces failed (exit 2): find: '.': Permission denied");
   EXPECT_EQ(out.failures, std::vector<std::string>{out.subtests[1].message});
   EXPECT_EQ(h.fake.downloads("n1"), std::vector<std::string>{"/scratch/alice/aorta/" + trace});
@@ -342,7 +345,7 @@ TEST(StageBodies, BenchmarkUsesTheHeadsPortAndScansEveryNode) {
   h.fake.on("n1", "dmesg --time-format iso", 0, "2023-11-14T22:13:20,500000+00:00 amdgpu: GPU reset begin!\n");
   h.fake.on("n2", "dmesg --time-format iso", 1, "sudo: a password is required");
   StageOutcome out = h.run(run_benchmark);
-  EXPECT_EQ(h.state.status, "completed");
+  EXPECT_EQ(h.state.status, RunStatus::kCompleted);
   EXPECT_EQ(h.state.trace_floor, (std::map<std::string, double>{{"n1", 1699999940.25}, {"n2", 1699999940.25}}));
   for (const char* host : {"n1", "n2"}) {
     auto scripts = h.fake.commands_with(host, "--master_port=");
@@ -390,12 +393,12 @@ TEST(StageBodies, AnalysisFailureOnlyWarns) {
 // Audit R1: a run that did not succeed is still parsed, with a warning naming why.
 TEST(StageBodies, ParseWarnsWhenTheRunFailed) {
   Harness h;
-  h.state.status = "failed";
+  h.state.status = RunStatus::kFailed;
   h.state.error_message = "Aorta command failed on nodes: {n2: 1}";
   StageOutcome out = h.run(parse_results);
   EXPECT_EQ(out.notes, std::vector<std::string>{"Run did not succeed: Aorta command failed on nodes: {n2: 1}"});
   EXPECT_EQ(out.failures, std::vector<std::string>{"No torch_traces artifact; cannot parse benchmark metrics"});
-  h.state.status = "completed";
+  h.state.status = RunStatus::kCompleted;
   EXPECT_TRUE(h.run(parse_results).notes.empty());  // audit R3
 }
 

@@ -351,7 +351,7 @@ StageOutcome parse_results(StageContext& ctx) {
 SubTest threshold_subtest(const metrics::ThresholdCheck& check) {
   SubTest t{SubTestKind::kThreshold, "metric", check.key, check.passed ? Outcome::kPassed : Outcome::kFailed,
             check.message, check.actual, check.limit, check.kind == metrics::ThresholdKind::kMax ? Gate::kMax : Gate::kMin};
-  t.unit = check.key == "max_avg_iteration_ms" ? "ms" : "";
+  t.unit = check.unit == "fraction" ? "" : check.unit;  // fractions print bare: "actual 0.75, min 0.5"
   return t;
 }
 
