@@ -32,14 +32,22 @@ def results(workdir):
         # Jenkins and GitLab, so it must validate against the JUnit schema.
         lint = subprocess.run(["xmllint", "--noout", "--schema", XSD, xml], capture_output=True, text=True)
         expect(lint.returncode == 0, "JUnit XML does not validate: " + lint.stderr)
-        for case in ET.parse(xml).getroot().iter("testcase"):
+        root = ET.parse(xml).getroot()
+        suite_name = root.find("testsuite").get("name") if root.find("testsuite") is not None else ""
+        for case in root.iter("testcase"):
             skipped = case.find("skipped")
             failure = case.find("failure")
             outcome = "failed" if failure is not None else "skipped" if skipped is not None else "passed"
             text = (skipped.get("message") if skipped is not None else
                     failure.get("message") if failure is not None else "")
             props = [p.get("value") for p in case.iter("property") if p.get("name") == "cvs_aorta_subtest"]
-            stages[case.get("name")] = (outcome, text or "", props, len(case.findall("failure")))
+            # A sub-test is testcase <suffix> of class <suite>.<stage>: keyed by its gtest
+            # name, <stage>/<suffix>, as gtest's own XML would have it.
+            name = case.get("name")
+            classname = case.get("classname") or ""
+            if classname.startswith(suite_name + "."):
+                name = classname[len(suite_name) + 1:] + "/" + name
+            stages[name] = (outcome, text or "", props, len(case.findall("failure")))
     reports = glob.glob(os.path.join(workdir, "out", "*", "aorta_benchmark_report.json"))
     report = json.load(open(reports[0])) if reports else None
     if report is not None:
