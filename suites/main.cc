@@ -148,41 +148,35 @@ std::optional<SuiteKind> pick_suite(const std::optional<std::string>& filter, co
 // JUnit files that disagree would confuse dashboards. --gtest_output=xml:PATH still
 // gets a JUnit file: ours. Returns the listener (gtest owns it).
 report::AortaListener* install_reports(fixtures::Session& session, const cli::Options& o, const std::string& suite) {
-  std::vector<std::filesystem::path> junit_paths;
+  report::ReportContext context;
+  context.report_dir = session.state().output_root;
   std::string output = ::testing::GTEST_FLAG(output);
   if (output.rfind("xml:", 0) == 0) {
     std::filesystem::path p = output.substr(4);
-    junit_paths.push_back(output.back() == '/' ? p / (suite + ".xml") : p);
+    context.extra_junit_paths.push_back(output.back() == '/' ? p / (suite + ".xml") : p);
   } else if (!output.empty() && output != "xml") {
     std::cerr << "aorta_suite: --gtest_output=" << output << " is not supported; the JUnit XML is written to "
               << session.state().output_root.string() << "\n";
   }
-  auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
-  delete listeners.Release(listeners.default_xml_generator());
+  auto junit = report::junit_options_from_environment();
+  if (!junit) std::exit(usage_error(junit.error().describe()));  // before any node is touched
+  context.junit = *junit;
+  if (!o.cluster_file.empty()) context.input_files.emplace_back("cluster", o.cluster_file);
+  const auto& v = session.variant();
+  context.input_files.emplace_back("config", v.file);
+  context.input_files.emplace_back("config", v.threshold_file);
+  context.deck = {&v, session.cluster().nodes.size(), v.ranks_per_node(), job::nccl_channels(v), &session.state().result,
+                  o.cluster_file, v.file.string(), ""};
   auto details = [s = &session](const std::string& test_name) -> std::optional<report::StageResult> {
     if (const auto* r = s->find_record(test_name)) return *r;
     return std::nullopt;
   };
-  std::vector<std::pair<std::string, std::filesystem::path>> inputs;
-  if (!o.cluster_file.empty()) inputs.emplace_back("cluster", o.cluster_file);
-  inputs.emplace_back("config", session.variant().file);
-  inputs.emplace_back("config", session.variant().threshold_file);
-  auto deck = [s = &session, &o, suite](const report::RunRecord& run) {
-    const auto& v = s->variant();
-    report::DeckInput in{&run, &v, s->cluster().nodes.size(),
-                         v.ranks_per_node(),
-                         job::nccl_channels(v), s->state().result ? &*s->state().result : nullptr,
-                         "../" + suite + ".html", "../" + suite + ".log", o.cluster_file, v.file.string()};
-    auto json = report::run_deck_json(in);
-    std::ostringstream html;
-    report::write_run_deck_html(json, html);
-    return std::vector<std::pair<std::string, std::string>>{{"aorta_run_deck.json", report::json_text(json)},
-                                                            {"aorta_run_deck.html", html.str()}};
-  };
-  auto* listener = new report::AortaListener(session.state().output_root, suite, session.state().run_id, details,
-                                             junit_paths, inputs, deck);
-  listeners.Append(listener);  // gtest owns it
-  return listener;
+  auto listener = report::AortaListener::create(std::move(context), suite, session.state().run_id, details);
+  if (!listener) std::exit(usage_error(listener.error().describe()));
+  auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+  delete listeners.Release(listeners.default_xml_generator());
+  listeners.Append(listener->get());  // gtest owns it
+  return listener->release();
 }
 
 // Before anything runs in a Slurm job: GPUs per node against GRES, the time limit
