@@ -77,19 +77,21 @@ class HtmlOutput final : public Output {
   }
 };
 
-// <suite>_<timestamp>.zip: the report at the root and every file of <suite>_html/.
+// <suite>_<timestamp>.zip: the report at the root and every file under <suite>_html/.
 class BundleOutput final : public Output {
  public:
   void write(RunRecord& run, const ReportContext&, OutputSink& sink) const override {
     const fs::path dir = sink.report_dir();
     const std::string folder = run.suite + "_html";
     std::vector<std::pair<std::string, fs::path>> entries = {{run.suite + ".html", dir / (run.suite + ".html")}};
+    // Every file, sub-folders too: a sub-test's Full Log page is <suite>_html/<stage>/<suffix>_<hash>.html.
     std::vector<fs::path> files;
     std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(dir / folder, ec))
-      if (entry.is_regular_file()) files.push_back(entry.path());
+    for (auto it = fs::recursive_directory_iterator(dir / folder, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec))
+      if (it->is_regular_file()) files.push_back(fs::relative(it->path(), dir / folder));
     std::sort(files.begin(), files.end());
-    for (const auto& f : files) entries.emplace_back(folder + "/" + f.filename().string(), f);
+    for (const auto& f : files) entries.emplace_back(folder + "/" + f.generic_string(), dir / folder / f);
     std::string stamp = run.timestamp;
     stamp.erase(std::remove(stamp.begin(), stamp.end(), ':'), stamp.end());
     fs::path zip = dir / (run.suite + "_" + stamp + ".zip");

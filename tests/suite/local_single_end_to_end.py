@@ -24,7 +24,11 @@ with tempfile.TemporaryDirectory() as work:
                 "test_run_benchmark": "passed", "test_collect_traces": "passed", "test_analyze": "skipped",
                 "test_parse_results": "passed", "test_validate_thresholds": "passed",
                 "test_generate_report": "passed", "test_teardown": "passed"}
-    expect({k: v[0] for k, v in stages.items()} == expected, f"stages {stages}", p)
+    # Stages, and each sub-test as a testcase of its own (<stage>/<suffix>).
+    expect({k: v[0] for k, v in stages.items() if "/" not in k} == expected, f"stages {stages}", p)
+    expect({k: v[0] for k, v in stages.items() if "/" in k} ==
+           {"test_collect_traces/localhost": "passed", "test_validate_thresholds/max_avg_iteration_ms": "passed",
+            "test_validate_thresholds/max_time_variance_ratio": "passed"}, f"sub-tests {stages}", p)
     expect(stages["test_build_rccl"][1].strip().endswith("skip_rccl_build=true"), str(stages["test_build_rccl"]))
     expect(stages["test_analyze"][1].strip().endswith("Optional TraceLens/GEMM analysis is disabled"),
            str(stages["test_analyze"]))
@@ -66,6 +70,11 @@ with tempfile.TemporaryDirectory() as work:
     for name in ("aorta_single.xml", "aorta_single.log"):
         expect(os.path.exists(os.path.join(run_dir, name)), f"{name} not written to the run folder")
     rows, links, missing = html_report.read(os.path.join(run_dir, "aorta_single.html"))
+    # One row per test: the stages' rows here (a sub-test's row is named <stage>/<suffix>).
+    expect([r["cells"]["col-name"] for r in rows if "/" in r["cells"]["col-name"]] ==
+           ["aorta_single::test_collect_traces/localhost", "aorta_single::test_validate_thresholds/max_avg_iteration_ms",
+            "aorta_single::test_validate_thresholds/max_time_variance_ratio"], str(rows))
+    rows = [r for r in rows if "/" not in r["cells"]["col-name"]]
     expect([r["cells"]["col-name"] for r in rows] == ["aorta_single::" + k for k in expected], str(rows))
     expect([r["class"] for r in rows] == list(expected.values()), str([r["class"] for r in rows]))
     expect(all(r["cells"]["col-links"] == "Full Log" for r in rows), "Full Log link on every row")
@@ -83,7 +92,10 @@ with tempfile.TemporaryDirectory() as work:
     expect(len(bundles) == 1, f"bundles {bundles}")
     names = zipfile.ZipFile(bundles[0]).namelist()
     expect(zipfile.ZipFile(bundles[0]).testzip() is None and names[0] == "aorta_single.html", str(names))
-    expect(sorted(n for n in names[1:]) == sorted("aorta_single_html/" + f for f in os.listdir(html_dir)), str(names))
+    # Every file under aorta_single_html/, the sub-tests' Full Log pages in their stage's folder too.
+    on_disk = [os.path.relpath(os.path.join(d, f), run_dir) for d, _, fs in os.walk(html_dir) for f in fs]
+    expect(sorted(names[1:]) == sorted(on_disk), f"{names} vs {on_disk}")
+    expect(any(n.startswith("aorta_single_html/test_collect_traces/localhost_") for n in names), str(names))
     expect(not any("trace" in n and n.endswith(".json") or "aorta_benchmark_report" in n for n in names),
            "the bundle must not hold traces or the JSON report")
     expect("aorta_single_html/aorta_run_deck.html" in links, "the report links the Run Deck")
