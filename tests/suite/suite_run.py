@@ -24,9 +24,11 @@ def run(binary, workdir, *args, timeout=900):
 
 
 def results(workdir):
-    """The stages of the JUnit file (validated) and the JSON report (schema-checked)."""
+    """The stages of the JUnit file (validated; its sub-tests in run.last_subtests) and
+    the JSON report (schema-checked)."""
     xml = os.path.join(workdir, "gtest.xml")
     stages = {}
+    subtests = {}
     if os.path.exists(xml):
         # The JUnit file is aorta_suite's own (it replaces gtest's): it must load in
         # Jenkins and GitLab, so it must validate against the JUnit schema.
@@ -41,19 +43,21 @@ def results(workdir):
             text = (skipped.get("message") if skipped is not None else
                     failure.get("message") if failure is not None else "")
             props = [p.get("value") for p in case.iter("property") if p.get("name") == "cvs_aorta_subtest"]
-            # A sub-test is testcase <suffix> of class <suite>.<stage>: keyed by its gtest
-            # name, <stage>/<suffix>, as gtest's own XML would have it.
-            name = case.get("name")
+            entry = (outcome, text or "", props, len(case.findall("failure")))
+            # A sub-test is testcase <suffix> of class <suite>.<stage>: it goes to
+            # run.last_subtests under its gtest name, <stage>/<suffix>; stages holds stages.
             classname = case.get("classname") or ""
             if classname.startswith(suite_name + "."):
-                name = classname[len(suite_name) + 1:] + "/" + name
-            stages[name] = (outcome, text or "", props, len(case.findall("failure")))
+                subtests[classname[len(suite_name) + 1:] + "/" + case.get("name")] = entry
+            else:
+                stages[case.get("name")] = entry
     reports = glob.glob(os.path.join(workdir, "out", "*", "aorta_benchmark_report.json"))
     report = json.load(open(reports[0])) if reports else None
     if report is not None:
         problems = json_schema.errors(report, json.load(open(REPORT_SCHEMA)))
         expect(not problems, "aorta_benchmark_report.json breaks its schema: " + "; ".join(problems))
     run.last_xml = xml
+    run.last_subtests = subtests
     return stages, report
 
 
