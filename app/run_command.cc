@@ -20,6 +20,7 @@
 #include "fixtures/session.h"
 #include "job/launch.h"
 #include "report/aorta_listener.h"
+#include "report/junit_writer.h"
 #include "report/metrics_json.h"
 #include "report/run_deck.h"
 #include "slurm/job.h"
@@ -63,34 +64,26 @@ std::optional<SuiteKind> pick_suite(const std::optional<std::string>& filter, co
 // gets a JUnit file: ours. Returns the listener (gtest owns it).
 report::AortaListener* install_reports(fixtures::Session& session, const cli::Options& o, const GtestFlags& flags,
                                        const std::string& suite) {
-  std::vector<std::filesystem::path> junit_paths;
-  if (flags.junit) junit_paths.push_back(flags.junit->file_for(suite));
-  auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
-  delete listeners.Release(listeners.default_xml_generator());
+  report::ReportContext context;
+  context.report_dir = session.state().output_root;
+  if (flags.junit) context.extra_junit_paths.push_back(flags.junit->file_for(suite));
+  context.junit = report::junit_options_from_environment().value();  // checked in run_suite
+  if (!o.cluster_file.empty()) context.input_files.emplace_back("cluster", o.cluster_file);
+  const auto& v = session.variant();
+  context.input_files.emplace_back("config", v.file);
+  context.input_files.emplace_back("config", v.threshold_file);
+  context.deck = {&v, session.cluster().nodes.size(), v.ranks_per_node(), job::nccl_channels(v), &session.state().result,
+                  o.cluster_file, v.file.string(), ""};
   auto details = [s = &session](const std::string& test_name) -> std::optional<report::StageResult> {
     if (const auto* r = s->find_record(test_name)) return *r;
     return std::nullopt;
   };
-  std::vector<std::pair<std::string, std::filesystem::path>> inputs;
-  if (!o.cluster_file.empty()) inputs.emplace_back("cluster", o.cluster_file);
-  inputs.emplace_back("config", session.variant().file);
-  inputs.emplace_back("config", session.variant().threshold_file);
-  auto deck = [s = &session, &o, suite](const report::RunRecord& run) {
-    const auto& v = s->variant();
-    report::DeckInput in{&run, &v, s->cluster().nodes.size(),
-                         v.ranks_per_node(),
-                         job::nccl_channels(v), s->state().result ? &*s->state().result : nullptr,
-                         "../" + suite + ".html", "../" + suite + ".log", o.cluster_file, v.file.string()};
-    auto json = report::run_deck_json(in);
-    std::ostringstream html;
-    report::write_run_deck_html(json, html);
-    return std::vector<std::pair<std::string, std::string>>{{"aorta_run_deck.json", report::json_text(json)},
-                                                            {"aorta_run_deck.html", html.str()}};
-  };
-  auto* listener = new report::AortaListener(session.state().output_root, suite, session.state().run_id, details,
-                                             junit_paths, inputs, deck);
-  listeners.Append(listener);  // gtest owns it
-  return listener;
+  auto listener = report::AortaListener::create(std::move(context), suite, session.state().run_id, details);
+  if (!listener) std::exit(usage_error(listener.error().describe()));
+  auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+  delete listeners.Release(listeners.default_xml_generator());
+  listeners.Append(listener->get());  // gtest owns it
+  return listener->release();
 }
 
 // An output_dir that cannot take files (an existing file, a read-only or full
@@ -188,6 +181,8 @@ void init_gtest(const char* argv0, const GtestFlags& flags, const std::string& f
 int run_suite(const cli::Options& o, const char* argv0) {
   auto flags = check_gtest_flags(o.gtest_args, [](const char* name) -> const char* { return std::getenv(name); });
   if (!flags) return usage_error(flags.error().describe(), cli::Command::kRun);
+  // AORTA_JUNIT_PREFIX / AORTA_JUNIT_FAMILY are checked before anything is created.
+  if (auto junit = report::junit_options_from_environment(); !junit) return usage_error(junit.error().describe());
   // Listing without a config lists both suites; with one, what that config would run.
   const bool configured = !o.config_file.empty() || !o.cluster_file.empty();
   std::optional<Plan> plan;

@@ -18,6 +18,7 @@ packages=(
   iproute2 podman runc conmon netavark catatonit uidmap fuse-overlayfs debootstrap pdsh
   slurm-wlm munge          # Slurm on the test cluster (ctest -L slurm)
   libxml2-utils           # xmllint: the tests validate the JUnit XML against report/junit.xsd
+  python3-junitparser     # a real JUnit consumer for tests/suite/junit_consumers.py
   chromium fonts-dejavu-core  # the report tests render both HTML files headless
 )
 missing=()
@@ -33,3 +34,14 @@ fi
 if ! command -v docker > /dev/null; then
   $sudo apt-get install -y -qq --no-install-recommends docker.io
 fi
+# The npm JUnit consumers of tests/suite/junit_consumers.py (test-results-parser,
+# junit-to-ctrf, xunit-viewer) at the versions tests/junit/package.json pins, in
+# build/npm-consumers (ignored by git). Node comes from Debian unless one is there.
+if ! command -v npm > /dev/null; then
+  $sudo apt-get install -y -qq --no-install-recommends nodejs npm
+fi
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+consumers="$root/build/npm-consumers"
+mkdir -p "$consumers"
+cp "$root/tests/junit/package.json" "$consumers/package.json"
+(cd "$consumers" && npm install --no-audit --no-fund --no-package-lock --loglevel=error)

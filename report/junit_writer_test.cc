@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include <gtest/gtest.h>
+#include <pugixml.hpp>
 
 #include "common/utf8.h"
 #include "report/text_log_writer.h"
@@ -61,33 +62,112 @@ RunRecord sample() {
   return run;
 }
 
+pugi::xml_document parsed(const std::string& xml) {
+  pugi::xml_document doc;
+  EXPECT_TRUE(doc.load_string(xml.c_str())) << xml;
+  return doc;
+}
+
 TEST(JunitWriter, EveryTestIsOneTestcaseAndTheHeaderCountsThem) {
   std::ostringstream out;
   JunitWriter().write(sample(), out);
-  const std::string xml = out.str();
-  // 3 stages + 3 sub-test tests; failed: the stage and its failed sub-test.
-  EXPECT_NE(xml.find("<testsuite name=\"aorta_single\" tests=\"6\" failures=\"2\" errors=\"0\" skipped=\"1\""),
-            std::string::npos)
-      << xml;
-  EXPECT_NE(xml.find("<property name=\"cvs_aorta_subtest\" value=\"[threshold] (metric=max_avg_iteration_ms): failed "
-                     "(actual 11 ms, max 1 ms) - Average iteration time 11.00ms exceeds threshold 1ms\"/>"),
-            std::string::npos)
-      << xml;
-  EXPECT_NE(xml.find("value=\"[threshold] (metric=min_compute_ratio): passed (actual 0.775, min 0.01)\""),
-            std::string::npos);
-  EXPECT_NE(xml.find("<testcase name=\"test_validate_thresholds/max_avg_iteration_ms\""), std::string::npos);
-  size_t testcases = 0, failures = 0;
-  for (size_t at = xml.find("<testcase "); at != std::string::npos; at = xml.find("<testcase ", at + 1)) ++testcases;
-  for (size_t at = xml.find("<failure "); at != std::string::npos; at = xml.find("<failure ", at + 1)) ++failures;
-  EXPECT_EQ(testcases, 6u);
-  EXPECT_EQ(failures, 2u) << "one <failure> per failed testcase";
-  EXPECT_NE(xml.find("<skipped message=\"Optional TraceLens/GEMM analysis is disabled\"/>"), std::string::npos);
-  EXPECT_NE(xml.find("collected &lt;2&gt; files &amp; &quot;more&quot;"), std::string::npos);
+  auto doc = parsed(out.str());
+  // 3 stages + 3 sub-test tests; failed: the stage and its failed sub-test; skipped: test_analyze.
+  for (const char* level : {"/testsuites", "/testsuites/testsuite"}) {
+    auto node = doc.select_node(level).node();
+    EXPECT_STREQ(node.attribute("tests").value(), "6") << level;
+    EXPECT_STREQ(node.attribute("failures").value(), "2") << level;
+    EXPECT_STREQ(node.attribute("errors").value(), "0") << level;
+    EXPECT_STREQ(node.attribute("skipped").value(), "1") << level;
+    EXPECT_STREQ(node.attribute("time").value(), "12.500") << level;
+  }
+  EXPECT_EQ(doc.select_nodes("//testcase").size(), 6u);
+  EXPECT_EQ(doc.select_nodes("//testcase/failure").size(), 2u);
+  EXPECT_EQ(doc.select_nodes("//testcase[count(failure) > 1]").size(), 0u) << "one <failure> per failed testcase";
+  EXPECT_STREQ(doc.select_node("//testcase[@name='test_analyze']/skipped/@message").attribute().value(),
+               "Optional TraceLens/GEMM analysis is disabled");
+  // The stage keeps the original's cvs_aorta_subtest properties.
+  auto stage = doc.select_node("//testcase[@name='test_validate_thresholds']").node();
+  EXPECT_STREQ(stage.attribute("classname").value(), "aorta_single");
+  EXPECT_STREQ(stage.select_node("properties/property[1]/@value").attribute().value(),
+               "[threshold] (metric=max_avg_iteration_ms): failed (actual 11 ms, max 1 ms) - Average iteration time "
+               "11.00ms exceeds threshold 1ms");
+  EXPECT_STREQ(stage.select_node("properties/property[2]/@value").attribute().value(),
+               "[threshold] (metric=min_compute_ratio): passed (actual 0.775, min 0.01)");
+  EXPECT_STREQ(doc.select_node("//testcase[@name='test_collect_traces']/system-out").node().child_value(),
+               "collected <2> files & \"more\"\n");
 }
 
-TEST(JunitWriter, EscapingDropsCharactersXmlCannotHold) {
-  EXPECT_EQ(escape_xml("a\x01" "b\x1b[0m<'>"), "ab[0m&lt;&apos;&gt;");
-  EXPECT_EQ(escape_xml("line\nnext"), "line&#10;next");
+// Jenkins splits classname at its last dot into package and class; GitLab keys a
+// test by suite, classname and name. A sub-test is test <suffix> of class <stage>.
+TEST(JunitWriter, SubTestsAreTestsOfTheirStageAsAClassWithTheirValuesAsProperties) {
+  std::ostringstream out;
+  JunitWriter({"mi300x.nightly", JunitFamily::kLegacy}).write(sample(), out);
+  auto doc = parsed(out.str());
+  EXPECT_STREQ(doc.select_node("/testsuites/testsuite/@name").attribute().value(), "mi300x.nightly.aorta_single");
+  auto slow = doc.select_node("//testcase[@name='max_avg_iteration_ms']").node();
+  ASSERT_TRUE(slow);
+  EXPECT_STREQ(slow.attribute("classname").value(), "mi300x.nightly.aorta_single.test_validate_thresholds");
+  EXPECT_STREQ(slow.select_node("properties/property[@name='actual']/@value").attribute().value(), "11");
+  EXPECT_STREQ(slow.select_node("properties/property[@name='limit']/@value").attribute().value(), "1");
+  EXPECT_STREQ(slow.select_node("properties/property[@name='gate']/@value").attribute().value(), "max");
+  EXPECT_STREQ(slow.select_node("properties/property[@name='unit']/@value").attribute().value(), "ms");
+  EXPECT_STREQ(slow.select_node("failure/@message").attribute().value(),
+               "Average iteration time 11.00ms exceeds threshold 1ms");
+  EXPECT_NE(std::string(slow.child_value("system-out")).find("SUBFAIL [threshold] (metric=max_avg_iteration_ms)"),
+            std::string::npos);
+  auto host = doc.select_node("//testcase[@name='node_a']").node();
+  EXPECT_STREQ(host.attribute("classname").value(), "mi300x.nightly.aorta_single.test_collect_traces");
+  EXPECT_STREQ(doc.select_node("//testcase[@name='test_collect_traces']/@classname").attribute().value(),
+               "mi300x.nightly.aorta_single");
+}
+
+TEST(JunitWriter, Xunit2DropsTestcasePropertiesAndTheTopLevelCounts) {
+  std::ostringstream out;
+  JunitWriter({"", JunitFamily::kXunit2}).write(sample(), out);
+  auto doc = parsed(out.str());
+  EXPECT_EQ(doc.select_nodes("//testcase/properties").size(), 0u);
+  EXPECT_FALSE(doc.child("testsuites").attribute("skipped"));
+  EXPECT_FALSE(doc.child("testsuites").attribute("tests"));
+  EXPECT_STREQ(doc.select_node("/testsuites/testsuite/@skipped").attribute().value(), "1");
+  EXPECT_EQ(doc.select_nodes("/testsuites/testsuite/properties/property").size(), 3u);  // run id, version, commit
+}
+
+TEST(JunitWriter, ControlCharactersXmlCannotHoldAreDropped) {
+  RunRecord run = sample();
+  run.stages[0].log = {"colour \x1b[0m end\x01 \xef\xbf\xbf."};
+  run.stages[2].failures = {"bell\x07 <here>"};
+  std::ostringstream out;
+  JunitWriter().write(run, out);
+  auto doc = parsed(out.str());
+  EXPECT_STREQ(doc.select_node("//testcase[@name='test_collect_traces']/system-out").node().child_value(),
+               "colour [0m end .\n");
+  EXPECT_STREQ(doc.select_node("//testcase[@name='test_validate_thresholds']/failure/@message").attribute().value(),
+               "bell <here>");
+}
+
+TEST(JunitOptions, PrefixAndFamilyAreCheckedWithTheVariableNamed) {
+  EXPECT_EQ(junit_prefix_error(""), "");
+  EXPECT_EQ(junit_prefix_error("mi300x.nightly-2_b"), "");
+  EXPECT_EQ(junit_prefix_error("a b"),
+            "AORTA_JUNIT_PREFIX=\"a b\": byte 0x20 is not allowed; use letters, digits, '_' and '-', in parts joined by "
+            "single dots (e.g. mi300x.nightly)");
+  EXPECT_NE(junit_prefix_error("a/b").find("'/' is not allowed"), std::string::npos);
+  EXPECT_NE(junit_prefix_error(".a").find("an empty part between dots"), std::string::npos);
+  EXPECT_NE(junit_prefix_error("a..b").find("an empty part between dots"), std::string::npos);
+  EXPECT_NE(junit_prefix_error("a.").find("an empty part between dots"), std::string::npos);
+  EXPECT_NE(junit_prefix_error(std::string(129, 'a')).find("longer than 128"), std::string::npos);
+  EXPECT_EQ(junit_prefix_error(std::string(128, 'a')), "");
+  auto ok = junit_options("rack7", "xunit2");
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(ok->prefix, "rack7");
+  EXPECT_EQ(ok->family, JunitFamily::kXunit2);
+  auto defaults = junit_options(nullptr, nullptr);
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(defaults->family, JunitFamily::kLegacy);
+  EXPECT_EQ(junit_options(nullptr, "xunit3").error().message,
+            "AORTA_JUNIT_FAMILY=\"xunit3\": unknown JUnit family; use legacy (the default) or xunit2");
+  EXPECT_FALSE(junit_options("bad prefix", nullptr).ok());
 }
 
 // Node output and file names are bytes: the record holds them as valid UTF-8, so the
@@ -105,6 +185,13 @@ TEST(JunitWriter, BytesThatAreNotUtf8BecomeValidText) {
   EXPECT_TRUE(is_valid_utf8(log.str()));
   EXPECT_NE(xml.str().find("cannot parse h\xEF\xBF\xBDst_1.json near &quot;aten::\xEF\xBF\xBD&quot;"), std::string::npos)
       << xml.str();
+  EXPECT_TRUE(pugi::xml_document().load_string(xml.str().c_str()));
+}
+
+// The HTML writers' escaping (the JUnit XML is built by pugixml).
+TEST(EscapeXml, EscapesAndDropsCharactersXmlCannotHold) {
+  EXPECT_EQ(escape_xml("a\x01" "b\x1b[0m<'>"), "ab[0m&lt;&apos;&gt;");
+  EXPECT_EQ(escape_xml("line\nnext"), "line&#10;next");
 }
 
 TEST(TextLogWriter, StagesSubTestsAndTotals) {

@@ -1,9 +1,5 @@
 #include "report/report_writer.h"
 
-#include "report/html_writer.h"
-#include "report/junit_writer.h"
-#include "report/text_log_writer.h"
-
 namespace aorta::report {
 
 std::string escape_xml(const std::string& text) {
@@ -24,13 +20,6 @@ std::string escape_xml(const std::string& text) {
     }
   }
   return out;
-}
-
-std::unique_ptr<ReportWriter> create_writer(const std::string& format) {
-  if (format == "junit") return std::make_unique<JunitWriter>();
-  if (format == "log") return std::make_unique<TextLogWriter>();
-  if (format == "html") return std::make_unique<HtmlWriter>();
-  return nullptr;
 }
 
 }  // namespace aorta::report

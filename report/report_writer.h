@@ -1,5 +1,6 @@
-// One writer per output format, in Google Benchmark's reporter mould: a writer
-// formats a finished RunRecord onto a stream and never opens files itself.
+// One writer per text format, in Google Benchmark's reporter mould: a writer
+// formats a finished RunRecord onto a stream and never opens files itself
+// (report/outputs.h turns them into the run's files).
 #pragma once
 
 #include <memory>
@@ -18,11 +19,8 @@ class ReportWriter {
   virtual std::string file_name(const std::string& suite) const = 0;
 };
 
-// "junit", "log" or "html"; nullptr for an unknown format name.
-std::unique_ptr<ReportWriter> create_writer(const std::string& format);
-
-// XML text and attribute escaping, the only place it is done; also drops the
-// control characters XML 1.0 cannot hold.
+// XML/HTML text and attribute escaping for the HTML writers (the JUnit XML is a
+// pugixml document); also drops the control characters XML 1.0 cannot hold.
 std::string escape_xml(const std::string& text);
 
 }  // namespace aorta::report

@@ -82,10 +82,14 @@ ordered_json run_deck_json(const DeckInput& in) {
   ordered_json deck;
   deck["schema_version"] = 1;
   deck["suite_id"] = "aorta";
-  std::time_t now = std::time(nullptr);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", std::localtime(&now));
-  deck["generated_at"] = stamp;
+  std::string generated_at = in.generated_at;
+  if (generated_at.empty()) {
+    std::time_t now = std::time(nullptr);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", std::localtime(&now));
+    generated_at = stamp;
+  }
+  deck["generated_at"] = generated_at;
   deck["overall_status"] = overall;
   deck["report"] = {{"title", "Aorta Run Deck"},
                     {"subtitle", fmt::format("Aorta · {} benchmark summary",
@@ -157,12 +161,12 @@ ordered_json run_deck_json(const DeckInput& in) {
   row("Pytest stages", all_passed ? "all passed" : "failures — see pytest report");
   row("Pytest report", valid_utf8(in.pytest_html), true);
   row("Log", valid_utf8(in.log_file), true);
-  row("aorta_suite", version_line().substr(std::string("aorta_suite ").size()));
+  row("aorta_suite", run.version + " (commit " + run.commit + ")");
   deck["run_card_display"] = card;
   // File names come from the command line: bytes, not necessarily UTF-8.
   deck["provenance"] = {{"pytest_html_path", valid_utf8(in.pytest_html)}, {"log_file_path", valid_utf8(in.log_file)},
                         {"cluster_file", valid_utf8(in.cluster_file)}, {"config_file", valid_utf8(in.config_file)},
-                        {"run_id", run.run_id}, {"aorta_suite_version", version()}, {"aorta_suite_commit", git_commit()}};
+                        {"run_id", run.run_id}, {"aorta_suite_version", run.version}, {"aorta_suite_commit", run.commit}};
 
   ordered_json cells = ordered_json::array();
   if (in.result) {

@@ -26,6 +26,7 @@ struct DeckInput {
   std::string log_file;
   std::string cluster_file;
   std::string config_file;
+  std::string generated_at;  // empty: now (set by golden-file tests)
 };
 
 // Threshold state: enforced | not evaluated | record-only.

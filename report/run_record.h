@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/version.h"
 #include "job/outcome.h"
 
 namespace aorta::report {
@@ -35,6 +36,9 @@ struct RunRecord {
   double seconds = 0;
   std::vector<StageResult> stages;  // every test, in run order (sub-tests after their stage)
   std::string deck_link;            // relative link to the Run Deck, when one was written
+  // The build that made the reports; a field so golden-file tests can fix it.
+  std::string version = aorta::version();
+  std::string commit = aorta::git_commit();
 
   // Counts over every test (stage or sub-test): what JUnit's header and the
   // summaries say, so they always equal the testcases written.

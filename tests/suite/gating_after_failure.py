@@ -67,11 +67,11 @@ with tempfile.TemporaryDirectory() as work:
     expect(props[0].startswith("[threshold] (metric=max_avg_iteration_ms): failed (actual ") and
            "exceeds threshold 0.001ms" in props[0], str(props))
     expect(props[1].startswith("[threshold] (metric=max_time_variance_ratio): passed"), str(props))
-    # One <failure> per failed testcase: the stage's, and the failed threshold's own testcase.
+    # One <failure> per failed testcase: the stage's, and the failed sub-test's on its own testcase.
     expect(stages["test_validate_thresholds"][3] == 1, f"failures {stages['test_validate_thresholds']}")
-    sub = run.tests["test_validate_thresholds/max_avg_iteration_ms"]
-    expect(sub[0] == "failed" and "exceeds threshold 0.001ms" in sub[1] and sub[3] == 1, str(sub))
-    expect(run.tests["test_validate_thresholds/max_time_variance_ratio"][0] == "passed", str(run.tests))
+    sub = run.last_subtests["test_validate_thresholds/max_avg_iteration_ms"]
+    expect(sub[0] == "failed" and sub[3] == 1 and "exceeds threshold 0.001ms" in sub[1], f"sub-test {sub}")
+    expect(run.last_subtests["test_validate_thresholds/max_time_variance_ratio"][0] == "passed", str(run.last_subtests))
     html = glob.glob(os.path.join(work, "out", "*", "aorta_single.html"))[0]
     rows, _, missing = html_report.read(html)
     row = [r for r in rows if r["cells"]["col-name"].endswith("test_validate_thresholds")][0]

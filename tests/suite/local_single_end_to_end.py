@@ -20,19 +20,15 @@ binary = os.path.abspath(sys.argv[1])
 with tempfile.TemporaryDirectory() as work:
     p, stages, report = run(binary, work, "--gtest_filter=*single*")
     expect(p.returncode == 0, f"exit status {p.returncode}", p)
-    # Every gtest test in run order: each threshold and the collecting node are tests of their own.
     expected = {"test_launch_container": "passed", "test_clone_aorta": "passed", "test_build_rccl": "skipped",
-                "test_run_benchmark": "passed", "test_collect_traces": "passed",
-                "test_collect_traces/localhost": "passed", "test_analyze": "skipped",
+                "test_run_benchmark": "passed", "test_collect_traces": "passed", "test_analyze": "skipped",
                 "test_parse_results": "passed", "test_validate_thresholds": "passed",
-                "test_validate_thresholds/max_avg_iteration_ms": "passed",
-                "test_validate_thresholds/max_time_variance_ratio": "passed",
                 "test_generate_report": "passed", "test_teardown": "passed"}
-    tests = run.tests
-    expect({k: v[0] for k, v in tests.items()} == expected and list(tests) == list(expected), f"tests {tests}", p)
-    for key in ("max_avg_iteration_ms", "max_time_variance_ratio"):
-        expect(f"[ RUN      ] aorta_single.test_validate_thresholds/{key}\n  {key}: actual " in p.stdout,
-               f"gtest's console names {key} with its actual value", p)
+    expect({k: v[0] for k, v in stages.items()} == expected, f"stages {stages}", p)
+    # Each sub-test is a testcase of its own (<stage>/<suffix>).
+    expect({k: v[0] for k, v in run.last_subtests.items()} ==
+           {"test_collect_traces/localhost": "passed", "test_validate_thresholds/max_avg_iteration_ms": "passed",
+            "test_validate_thresholds/max_time_variance_ratio": "passed"}, f"sub-tests {run.last_subtests}", p)
     expect(stages["test_build_rccl"][1].strip().endswith("skip_rccl_build=true"), str(stages["test_build_rccl"]))
     expect(stages["test_analyze"][1].strip().endswith("Optional TraceLens/GEMM analysis is disabled"),
            str(stages["test_analyze"]))
@@ -46,7 +42,7 @@ with tempfile.TemporaryDirectory() as work:
     expect(all(": passed (actual" in t for t in subtests), str(subtests))
     import xml.etree.ElementTree as ET
     suite = ET.parse(run.last_xml).getroot().find("testsuite")
-    expect(suite.get("tests") == str(len(expected)) and suite.get("skipped") == "2" and suite.get("failures") == "0",
+    expect(suite.get("tests") == str(10 + 3) and suite.get("skipped") == "2" and suite.get("failures") == "0",
            f"testsuite counts {suite.attrib}")
     expect(report["status"] == "completed" and report["validation_passed"] is True, json.dumps(report)[:500])
     # The build that made the reports: what --version says, in the JSON report and the JUnit properties.
@@ -64,6 +60,10 @@ with tempfile.TemporaryDirectory() as work:
     sizes = [os.path.getsize(r["source"]) for r in report["per_rank_summary"]]
     expect(f"[collect] 1/1 nodes: localhost {len(sizes)}/{len(sizes)} file(s), {sum(sizes) / 1e6:.1f} MB in " in p.stdout,
            "no collection progress line with files and bytes", p)
+    # gtest's own console names each threshold test with its actual value and limit.
+    for key in ("max_avg_iteration_ms", "max_time_variance_ratio"):
+        expect(f"[ RUN      ] aorta_single.test_validate_thresholds/{key}\n  {key}: actual " in p.stdout,
+               f"gtest's console names {key} with its actual value", p)
     for r in ranks:
         ref = json.loads(subprocess.run([sys.executable, CHECKER, r["source"]], check=True, capture_output=True,
                                         text=True).stdout)
@@ -78,12 +78,17 @@ with tempfile.TemporaryDirectory() as work:
     for name in ("aorta_single.xml", "aorta_single.log"):
         expect(os.path.exists(os.path.join(run_dir, name)), f"{name} not written to the run folder")
     rows, links, missing = html_report.read(os.path.join(run_dir, "aorta_single.html"))
+    # One row per test: the stages' rows here (a sub-test's row is named <stage>/<suffix>).
+    expect([r["cells"]["col-name"] for r in rows if "/" in r["cells"]["col-name"]] ==
+           ["aorta_single::test_collect_traces/localhost", "aorta_single::test_validate_thresholds/max_avg_iteration_ms",
+            "aorta_single::test_validate_thresholds/max_time_variance_ratio"], str(rows))
+    rows = [r for r in rows if "/" not in r["cells"]["col-name"]]
     expect([r["cells"]["col-name"] for r in rows] == ["aorta_single::" + k for k in expected], str(rows))
     expect([r["class"] for r in rows] == list(expected.values()), str([r["class"] for r in rows]))
     expect(all(r["cells"]["col-links"] == "Full Log" for r in rows), "Full Log link on every row")
     expect(not missing, f"links to missing files: {missing}")
     expect("Skipped: skip_rccl_build=true" in rows[2]["extra"], rows[2]["extra"])
-    threshold_row = [r for r in rows if r["cells"]["col-name"].endswith("::test_validate_thresholds")][0]
+    threshold_row = rows[7]
     expect([(t["result"], t["label"]) for t in threshold_row["subtests"]] ==
            [("Passed", "[threshold] (metric=max_avg_iteration_ms)"),
             ("Passed", "[threshold] (metric=max_time_variance_ratio)")], str(threshold_row["subtests"]))
@@ -95,7 +100,10 @@ with tempfile.TemporaryDirectory() as work:
     expect(len(bundles) == 1, f"bundles {bundles}")
     names = zipfile.ZipFile(bundles[0]).namelist()
     expect(zipfile.ZipFile(bundles[0]).testzip() is None and names[0] == "aorta_single.html", str(names))
-    expect(sorted(n for n in names[1:]) == sorted("aorta_single_html/" + f for f in os.listdir(html_dir)), str(names))
+    # Every file under aorta_single_html/, the sub-tests' Full Log pages in their stage's folder too.
+    on_disk = [os.path.relpath(os.path.join(d, f), run_dir) for d, _, fs in os.walk(html_dir) for f in fs]
+    expect(sorted(names[1:]) == sorted(on_disk), f"{names} vs {on_disk}")
+    expect(any(n.startswith("aorta_single_html/test_collect_traces/localhost_") for n in names), str(names))
     expect(not any("trace" in n and n.endswith(".json") or "aorta_benchmark_report" in n for n in names),
            "the bundle must not hold traces or the JSON report")
     expect("aorta_single_html/aorta_run_deck.html" in links, "the report links the Run Deck")

@@ -91,8 +91,8 @@ def report_files(folder):
     names = [os.path.join(folder, n) for n in os.listdir(folder)
              if n.endswith((".xml", ".html", ".zip")) or n in ("aorta_single.log", "aorta_benchmark_report.json")]
     html = os.path.join(folder, "aorta_single_html")
-    if os.path.isdir(html):
-        names += [os.path.join(html, n) for n in os.listdir(html)]
+    # Sub-tests' Full Log pages sit in their stage's folder: every file, at any depth.
+    names += [os.path.join(d, n) for d, _, files in os.walk(html) for n in files]
     return names
 
 

@@ -23,37 +23,41 @@ def run(binary, workdir, *args, timeout=900):
     return p, stages, report
 
 
-def test_name(case):
-    """A testcase's gtest test name: test_validate_thresholds/max_avg_iteration_ms for a sub-test."""
-    return case.get("name")
-
-
 def results(workdir):
-    """The stage tests of the JUnit file (validated) and the JSON report (schema-checked).
-    Every testcase, sub-tests included, is in results.tests and run.tests (run order)."""
+    """The stages of the JUnit file (validated; its sub-tests in run.last_subtests) and
+    the JSON report (schema-checked)."""
     xml = os.path.join(workdir, "gtest.xml")
     stages = {}
+    subtests = {}
     if os.path.exists(xml):
         # The JUnit file is aorta_suite's own (it replaces gtest's): it must load in
         # Jenkins and GitLab, so it must validate against the JUnit schema.
         lint = subprocess.run(["xmllint", "--noout", "--schema", XSD, xml], capture_output=True, text=True)
         expect(lint.returncode == 0, "JUnit XML does not validate: " + lint.stderr)
-        for case in ET.parse(xml).getroot().iter("testcase"):
+        root = ET.parse(xml).getroot()
+        suite_name = root.find("testsuite").get("name") if root.find("testsuite") is not None else ""
+        for case in root.iter("testcase"):
             skipped = case.find("skipped")
             failure = case.find("failure")
             outcome = "failed" if failure is not None else "skipped" if skipped is not None else "passed"
             text = (skipped.get("message") if skipped is not None else
                     failure.get("message") if failure is not None else "")
             props = [p.get("value") for p in case.iter("property") if p.get("name") == "cvs_aorta_subtest"]
-            stages[test_name(case)] = (outcome, text or "", props, len(case.findall("failure")))
+            entry = (outcome, text or "", props, len(case.findall("failure")))
+            # A sub-test is testcase <suffix> of class <suite>.<stage>: it goes to
+            # run.last_subtests under its gtest name, <stage>/<suffix>; stages holds stages.
+            classname = case.get("classname") or ""
+            if classname.startswith(suite_name + "."):
+                subtests[classname[len(suite_name) + 1:] + "/" + case.get("name")] = entry
+            else:
+                stages[case.get("name")] = entry
     reports = glob.glob(os.path.join(workdir, "out", "*", "aorta_benchmark_report.json"))
     report = json.load(open(reports[0])) if reports else None
     if report is not None:
         problems = json_schema.errors(report, json.load(open(REPORT_SCHEMA)))
         expect(not problems, "aorta_benchmark_report.json breaks its schema: " + "; ".join(problems))
     run.last_xml = xml
-    run.tests = results.tests = dict(stages)
-    stages = {k: v for k, v in stages.items() if "/" not in k}
+    run.last_subtests = subtests
     return stages, report
 
 

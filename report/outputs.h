@@ -1,0 +1,72 @@
+// The one report pipeline: every file of a run's report (JUnit XML, text log, Run
+// Deck, HTML report with its Full Log pages and input copies, zip bundle) is made by
+// a named Output that the listener drives, in the order of the list of names given
+// at construction. What an output needs beyond the RunRecord comes in one
+// ReportContext that main fills once. (aorta_benchmark_report.json stays the
+// test_generate_report stage's product, as in the original.)
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/result.h"
+#include "config/variant.h"
+#include "metrics/run_metrics.h"
+#include "report/junit_writer.h"
+#include "report/run_record.h"
+
+namespace aorta::report {
+
+// What the Run Deck shows beyond the record.
+struct DeckContext {
+  const config::Variant* variant = nullptr;  // null: no deck can be made
+  size_t nodes = 0;
+  int gpus_per_node = 0;
+  int nccl_channels = 0;
+  // The run's parsed metrics, read when the reports are written (null or empty: none).
+  const std::optional<metrics::RunMetrics>* result = nullptr;
+  std::string cluster_file;
+  std::string config_file;
+  std::string generated_at;  // empty: now
+};
+
+struct ReportContext {
+  std::filesystem::path report_dir;  // <output_dir>/<run-id>
+  JunitOptions junit;
+  std::vector<std::filesystem::path> extra_junit_paths;  // --gtest_output=xml:PATH
+  // Copied, redacted, into <suite>_html/ as "<prefix>_<name>": pairs of (prefix, path).
+  std::vector<std::pair<std::string, std::filesystem::path>> input_files;
+  DeckContext deck;
+};
+
+// Where outputs put their files: each is written whole or not at all, and one that
+// cannot be is named on stderr and marks the run's reports as failed.
+class OutputSink {
+ public:
+  virtual ~OutputSink() = default;
+  // path relative to the report folder (or absolute); false when it could not be written.
+  virtual bool file(const std::filesystem::path& path, const std::string& content, bool announce = false) = 0;
+  virtual void fail(const std::string& what) = 0;
+  virtual const std::filesystem::path& report_dir() const = 0;
+};
+
+class Output {
+ public:
+  virtual ~Output() = default;
+  // May set fields of run that later outputs read (the Run Deck sets deck_link).
+  virtual void write(RunRecord& run, const ReportContext& context, OutputSink& sink) const = 0;
+};
+
+// "junit", "log", "deck", "html", "bundle", the order every run writes them in:
+// the deck before the HTML report, which links it; the bundle last, it zips theirs.
+const std::vector<std::string>& default_outputs();
+
+// The outputs of these names, in this order; an unknown name is an error naming it
+// and the known ones.
+Result<std::vector<std::unique_ptr<Output>>> create_outputs(const std::vector<std::string>& names);
+
+}  // namespace aorta::report
