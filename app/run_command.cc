@@ -66,7 +66,8 @@ report::AortaListener* install_reports(fixtures::Session& session, const cli::Op
                                        const std::string& suite) {
   report::ReportContext context;
   context.report_dir = session.state().output_root;
-  if (flags.junit) context.extra_junit_paths.push_back(flags.junit->file_for(suite));
+  // Relative to where the user ran the command (gtest's rule), not to the run folder.
+  if (flags.junit) context.extra_junit_paths.push_back(std::filesystem::absolute(flags.junit->file_for(suite)));
   context.junit = report::junit_options_from_environment().value();  // checked in run_suite
   if (!o.cluster_file.empty()) context.input_files.emplace_back("cluster", o.cluster_file);
   const auto& v = session.variant();

@@ -100,10 +100,10 @@ with tempfile.TemporaryDirectory() as work:
     expect(len(bundles) == 1, f"bundles {bundles}")
     names = zipfile.ZipFile(bundles[0]).namelist()
     expect(zipfile.ZipFile(bundles[0]).testzip() is None and names[0] == "aorta_single.html", str(names))
-    # Every file under aorta_single_html/, the sub-tests' Full Log pages in their stage's folder too.
+    # Every file under aorta_single_html/, the sub-tests' Full Log pages too.
     on_disk = [os.path.relpath(os.path.join(d, f), run_dir) for d, _, fs in os.walk(html_dir) for f in fs]
     expect(sorted(names[1:]) == sorted(on_disk), f"{names} vs {on_disk}")
-    expect(any(n.startswith("aorta_single_html/test_collect_traces/localhost_") for n in names), str(names))
+    expect(any(n.startswith("aorta_single_html/test_collect_traces_localhost_") for n in names), str(names))
     expect(not any("trace" in n and n.endswith(".json") or "aorta_benchmark_report" in n for n in names),
            "the bundle must not hold traces or the JSON report")
     expect("aorta_single_html/aorta_run_deck.html" in links, "the report links the Run Deck")
