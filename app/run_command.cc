@@ -124,6 +124,7 @@ int load_plan(const cli::Options& o, const GtestFlags& flags, Plan& plan) {
     cluster = config::local_cluster(user);
   } else {
     auto loaded = config::load_cluster(o.cluster_file, user);
+    for (const auto& w : loaded.warnings) std::cerr << "aorta_suite: warning: " << w.describe() << "\n";
     errors.insert(errors.end(), loaded.errors.begin(), loaded.errors.end());
     cluster = loaded.cluster;
   }

@@ -55,6 +55,34 @@ void read_jump_host(const json& jump, JumpHost& out, ConfigErrors& errors) {
   reject_unknown_keys(jump, key, {"host", "port", "user", "priv_key_file", "known_hosts"}, errors);
 }
 
+// <changeme> in any letter case in any string of the file (reference §2.2 names
+// username; a left-over placeholder anywhere else is as surely a mistake).
+void find_changeme(const json& node, const std::string& key, ConfigErrors& errors) {
+  if (node.is_string()) {
+    std::string lower = node.get<std::string>();
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    if (lower.find("<changeme>") != std::string::npos)
+      // A password is never echoed, not even a placeholder-looking one.
+      errors.add(key, key == "password" ? "Unresolved configuration placeholder"
+                                        : "Unresolved configuration placeholder: '" + node.get<std::string>() + "'");
+  } else if (node.is_object()) {
+    for (const auto& [k, v] : node.items()) find_changeme(v, key.empty() ? k : key + "." + k, errors);
+  } else if (node.is_array()) {
+    for (size_t i = 0; i < node.size(); ++i) find_changeme(node[i], key + "[" + std::to_string(i) + "]", errors);
+  }
+}
+
+// CVS shares one cluster file among all its suites and accepts keys Aorta does not
+// read, so an unknown key is a warning (a typo shows), not a refusal.
+void report_unknown_top_level(const json& doc, const fs::path& file, std::vector<ConfigError>& warnings) {
+  static const std::vector<std::string> known = {
+      "username", "priv_key_file", "password", "node_dict", "head_node_dict", "orchestrator", "container",
+      "env_vars", "racks", "home_mount_dir_name", "node_dir_name", "transport", "ssh"};
+  for (const auto& [k, v] : doc.items())
+    if (std::find(known.begin(), known.end(), k) == known.end() && k.rfind('_', 0) != 0)
+      warnings.push_back({file.string(), k, "unknown cluster file key, ignored"});
+}
+
 }  // namespace
 
 void read_ssh_block(const json& ssh, SshSettings& out, ConfigErrors& errors) {
@@ -119,10 +147,8 @@ ClusterLoad load_cluster(const fs::path& file, const std::string& user_id) {
   c.file = file;
   if (!doc.contains("username")) errors.add("username", "Field required");
   read_string(doc, "username", "", c.username, errors);
-  std::string lower_user = c.username;
-  std::transform(lower_user.begin(), lower_user.end(), lower_user.begin(), [](unsigned char ch) { return std::tolower(ch); });
-  if (lower_user.find("<changeme>") != std::string::npos)  // any case, as the variant check (<ChangeMe> too)
-    errors.add("username", "Unresolved configuration placeholder: '" + c.username + "'");
+  find_changeme(doc, "", errors);
+  report_unknown_top_level(doc, file, result.warnings);
   read_string(doc, "priv_key_file", "", c.priv_key_file, errors);
   if (doc.contains("password")) {
     read_string(doc, "password", "", c.password, errors);

@@ -61,6 +61,8 @@ struct Cluster {
 struct ClusterLoad {
   std::optional<Cluster> cluster;
   std::vector<ConfigError> errors;
+  // Top-level keys neither Aorta nor CVS's shared cluster schema knows: reported, not refused.
+  std::vector<ConfigError> warnings;
 };
 
 // {user-id} in the file resolves to user_id before validation.

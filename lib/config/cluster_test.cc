@@ -73,5 +73,33 @@ TEST(ClusterFile, LocalTransportNeedsNoCredentials) {
   EXPECT_EQ(local.transport, TransportKind::kLocal);
 }
 
+// <changeme> in any letter case, in any string of the file, names its key; a
+// password is not echoed.
+TEST(ClusterFile, ChangemeAnyCaseAnyString) {
+  aorta::testing::TempDir dir;
+  auto c = load_cluster(dir.write("c.json", R"({"username": "<ChangeMe>", "password": "x<CHANGEME>y",
+    "node_dict": {"n1": {"vpc_ip": "<changeMe>"}}, "racks": ["ok", "<changeme>"]})"), "alice");
+  std::string e = all(c);
+  EXPECT_FALSE(c.cluster);
+  EXPECT_NE(e.find("c.json: username: Unresolved configuration placeholder: '<ChangeMe>'"), std::string::npos) << e;
+  EXPECT_NE(e.find("c.json: node_dict.n1.vpc_ip: Unresolved configuration placeholder: '<changeMe>'"),
+            std::string::npos) << e;
+  EXPECT_NE(e.find("c.json: racks[1]: Unresolved configuration placeholder"), std::string::npos) << e;
+  EXPECT_NE(e.find("c.json: password: Unresolved configuration placeholder"), std::string::npos) << e;
+  EXPECT_EQ(e.find("x<CHANGEME>y"), std::string::npos) << e;
+}
+
+// Unknown top-level keys are warnings naming the key and the file; the keys of
+// CVS's shared cluster schema and _comment are not.
+TEST(ClusterFile, UnknownTopLevelKeysWarn) {
+  aorta::testing::TempDir dir;
+  auto c = load_cluster(dir.write("c.json", R"({"username": "u", "password": "p", "_comment": "x",
+    "orchestrator": "container", "racks": {}, "env_vars": {}, "node_dir_name": "root", "nodes_dict": {},
+    "node_dict": {"n1": {"vpc_ip": "10.0.0.1"}}})"), "alice");
+  ASSERT_TRUE(c.cluster) << all(c);
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_EQ(c.warnings[0].describe(), (dir.path() / "c.json").string() + ": nodes_dict: unknown cluster file key, ignored");
+}
+
 }  // namespace
 }  // namespace aorta::config

@@ -17,9 +17,15 @@ std::string NodeExec::container_name() const {
   return cluster_.username + "_" + image;
 }
 
-std::string NodeExec::wrap(const std::string& command) const {
+const std::string& NodeExec::docker(const std::string& host) const {
+  static const std::string plain = "docker";
+  auto it = docker_.find(host);
+  return it == docker_.end() ? plain : it->second;
+}
+
+std::string NodeExec::wrap(const std::string& host, const std::string& command) const {
   if (variant_.container.runtime == config::RuntimeKind::kNone) return command;
-  return "docker exec " + shell_quote(container_name()) + " bash -c " + shell_quote(command);
+  return docker(host) + " exec " + shell_quote(container_name()) + " bash -c " + shell_quote(command);
 }
 
 std::vector<HostResult> NodeExec::on_hosts(const std::string& command, std::chrono::seconds timeout) {
@@ -27,13 +33,13 @@ std::vector<HostResult> NodeExec::on_hosts(const std::string& command, std::chro
 }
 
 std::vector<HostResult> NodeExec::in_containers(const std::string& command, std::chrono::seconds timeout) {
-  return cluster::run_everywhere(transport_, hosts_, wrap(command), timeout);
+  return in_containers_each(std::vector<std::string>(hosts_.size(), command), timeout);
 }
 
 std::vector<HostResult> NodeExec::in_containers_each(const std::vector<std::string>& commands,
                                                      std::chrono::seconds timeout) {
   std::vector<std::string> wrapped;
-  for (const auto& c : commands) wrapped.push_back(wrap(c));
+  for (size_t i = 0; i < commands.size() && i < hosts_.size(); ++i) wrapped.push_back(wrap(hosts_[i], commands[i]));
   return cluster::run_on_hosts(transport_, hosts_, wrapped, timeout);
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -36,12 +37,20 @@ class NodeExec {
   // The host path of a node-side path under the repository mount.
   std::string host_path(const std::string& node_path) const;
 
+  // How each host runs docker: "docker", or "sudo -n docker" where the user cannot
+  // reach the daemon (probed once per run by job/container.cc); every docker
+  // command on that host, docker exec included, uses the same one.
+  const std::string& docker(const std::string& host) const;
+  void set_docker(const std::string& host, std::string command) { docker_[host] = std::move(command); }
+  bool docker_probed() const { return !docker_.empty(); }
+
  private:
-  std::string wrap(const std::string& command) const;
+  std::string wrap(const std::string& host, const std::string& command) const;
   cluster::Transport& transport_;
   const config::Variant& variant_;
   const config::Cluster& cluster_;
   std::vector<std::string> hosts_;
+  std::map<std::string, std::string> docker_;
 };
 
 }  // namespace aorta::job

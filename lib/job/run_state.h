@@ -38,6 +38,8 @@ struct RunState {
   std::optional<std::chrono::system_clock::time_point> ended_at;
 
   bool container_started = false;
+  // Hosts where teardown's docker rm failed; the fixture's suite cleanup retries them once.
+  std::vector<std::string> container_removal_failed;
   bool benchmark_started = false;
   std::vector<std::string> launched_phases;        // rccl, benchmark
   // phase -> host -> process group started (also in the node's pid file, which may

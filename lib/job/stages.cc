@@ -386,6 +386,14 @@ StageOutcome teardown(StageContext& ctx) {
   auto& exec = ctx.exec;
   auto& state = ctx.state;
   std::vector<std::string> errors;
+  if (!state.container_removal_failed.empty()) {
+    // The fixture's retry after a teardown whose container removal failed: only
+    // that, and only once (the list is not refilled).
+    auto hosts = std::exchange(state.container_removal_failed, {});
+    if (Status s = remove_containers(exec, hosts); !s)
+      out.failures.push_back(s.error().message);
+    return out;
+  }
   for (const auto& phase : state.launched_phases)
     if (Status s = stop_phase(exec, state, phase); !s) errors.push_back(s.error().message);
   for (const auto& w : collect_logs(exec, state)) out.notes.push_back(w);
@@ -404,7 +412,7 @@ StageOutcome teardown(StageContext& ctx) {
   // Without container_started, launch already removed what it had started (or never
   // reached the nodes); asking unreachable nodes again would only add noise.
   if (state.container_started)
-    if (Status s = remove_containers(exec); !s) errors.push_back(s.error().message);
+    if (Status s = remove_containers(exec, {}, &state.container_removal_failed); !s) errors.push_back(s.error().message);
   if (Status s = release_workdir_locks(exec, state); !s) errors.push_back(s.error().message);
   if (!errors.empty()) out.failures.push_back(fmt::format("{}", fmt::join(errors, "; ")));
   return out;
