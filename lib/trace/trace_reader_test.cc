@@ -7,6 +7,7 @@
 
 #include "tests/temp_dir.h"
 #include "trace/kernel_class.h"
+#include "trace/event_scanner.h"
 #include "trace/timeline.h"
 
 namespace aorta::trace {
@@ -484,6 +485,36 @@ TEST(TraceSplit, SplitGuessedInsideAStringFallsBackToTheWholeRead) {
   EXPECT_EQ(split.data.parts, 1u);  // read whole after the guess failed
   EXPECT_EQ(split.data.events, 2u);
   EXPECT_EQ(split.data.gpu_events.size(), 1u);
+}
+
+// A part before another must end between two elements, after their ','; anywhere
+// else (inside a string or an event, or past the array) the split guess was wrong.
+TEST(TraceSplit, PartThatDoesNotEndBetweenElementsIsRefused) {
+  const std::string a = R"({"ph":"X","cat":"kernel","name":"a}, {b","pid":0,"tid":1,"ts":0,"dur":5})";
+  const std::string text = R"({"traceEvents": [)" + a + ",\n" + a + "], \"x\": 1}";
+  aorta::testing::TempDir dir;
+  auto file = dir.write("parts.json", text);
+  ScanCallbacks none;
+  none.on_events = [](const EventBatch&) { return ok_status(); };
+  auto ends_at = [&](uint64_t end) { return scan_trace_part(file, none, {}, kDefaultMaxTokenBytes, ScanPart{0, end, false}); };
+  const uint64_t second = text.find('{', 17 + a.size());
+  auto good = ends_at(second);
+  ASSERT_TRUE(good.ok()) << good.error().describe();
+  EXPECT_EQ(good->events, 1u);
+  const uint64_t in_string = text.find("{b");  // looks like an element: "}, {"
+  for (uint64_t end : {in_string, second - 2 /* before the ',' */, uint64_t{20} /* inside the event */,
+                       static_cast<uint64_t>(text.size() - 3) /* past the array */}) {
+    auto bad = ends_at(end);
+    ASSERT_FALSE(bad.ok()) << end;
+    EXPECT_NE(bad.error().message.find("byte " + std::to_string(end) + " is not the start of a traceEvents element"),
+              std::string::npos)
+        << bad.error().message;
+  }
+  // The part after a good split point reads the rest, to the end of the file.
+  auto rest = scan_trace_part(file, none, {}, kDefaultMaxTokenBytes, ScanPart{second, UINT64_MAX, false});
+  ASSERT_TRUE(rest.ok()) << rest.error().describe();
+  EXPECT_EQ(rest->events, 1u);
+  EXPECT_EQ(rest->bytes, text.size() - second);
 }
 
 TEST(TraceSplit, DamagedSplitFileReportsWhatAWholeReadReports) {
