@@ -556,7 +556,9 @@ std::vector<ScanPart> plan_parts(const std::filesystem::path& file, const TraceS
   if (first < n && (window[first] == '[' || window[first] == '{')) {
     uint64_t begin = 0;
     for (uint64_t k = 1; k < parts; ++k) {
-      const uint64_t target = std::max(size * k / parts, begin + 1);
+      const double share = (TraceSplit::kFirstPartWeight + static_cast<double>(k - 1)) /
+                           (TraceSplit::kFirstPartWeight + static_cast<double>(parts - 1));
+      const uint64_t target = std::max(static_cast<uint64_t>(static_cast<double>(size) * share), begin + 1);
       n = ::pread(fd, window.data(), window.size(), static_cast<off_t>(target));
       uint64_t found = 0;
       for (ssize_t i = 0; i < n && !found; ++i) {
@@ -652,27 +654,27 @@ std::optional<PartState> read_parts(const std::filesystem::path& file, bool basi
   }
   std::vector<Status> results(plan.size(), ok_status());
   std::atomic<bool> stop{false};
-  std::atomic<size_t> next{0};
   const uint64_t share = limits.max_state_bytes / plan.size();
-  auto worker = [&] {
-    for (size_t i = next++; i < plan.size(); i = next++) {
-      try {
-        results[i] = read_into(*parts[i], file, basic, limits, share, &plan[i], &stop);
-      } catch (const std::bad_alloc&) {
-        results[i] = Error{ErrorCode::kIo, "out of memory", file.string()};
-      }
-      if (!results[i]) stop = true;
-    }
-  };
-  std::vector<std::thread> threads;
-  for (size_t t = 1; t < plan.size(); ++t) {
+  auto run = [&](size_t i) {
     try {
-      threads.emplace_back(worker);
+      results[i] = read_into(*parts[i], file, basic, limits, share, &plan[i], &stop);
+    } catch (const std::bad_alloc&) {
+      results[i] = Error{ErrorCode::kIo, "out of memory", file.string()};
+    }
+    if (!results[i]) stop = true;
+  };
+  // Part i on thread i; the first (the smaller, TraceSplit) on this one.
+  std::vector<std::thread> threads;
+  std::vector<size_t> left;
+  for (size_t i = 1; i < plan.size(); ++i) {
+    try {
+      threads.emplace_back(run, i);
     } catch (const std::system_error&) {
-      break;  // fewer threads, same result
+      left.push_back(i);  // no thread to be had: read here, same result
     }
   }
-  worker();
+  run(0);
+  for (size_t i : left) run(i);
   for (auto& t : threads) t.join();
   for (const auto& r : results)
     if (!r) return std::nullopt;

@@ -95,6 +95,10 @@ enum class BasicScanMode {
 struct TraceSplit {
   unsigned parts = 1;
   uint64_t min_part_bytes = uint64_t{8} << 20;
+  // The first part is read on the calling thread, which then also merges the parts
+  // and builds the timeline: its part is this share of each other part's, so that
+  // all threads finish together (about 12% of a 1 GB read is that serial work).
+  static constexpr double kFirstPartWeight = 0.75;
 };
 
 // Errors name the file: damaged or non-conforming JSON (event_scanner.h), a budget
