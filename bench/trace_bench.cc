@@ -1,8 +1,9 @@
 // Trace-analysis benchmark: builds large traces by replicating a real trace's events
 // with shifted timestamps and ids, then measures `aorta_suite analyze` against
-// Python's json.load of the same file, measured in the same run.
+// Python's json.load of the same file, measured in the same run, and one plain file
+// read by one thread against the same file split across two (issue 21, part 3).
 //
-// Usage: trace_bench AORTA_SUITE SOURCE_TRACE WORK_DIR [SIZE_MB] [PYTHON]
+// Usage: trace_bench AORTA_SUITE SOURCE_TRACE WORK_DIR [SIZE_MB] [PYTHON] [--split-only]
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,6 +27,7 @@ namespace {
 struct Measured {
   double seconds = 0;
   double peak_rss_mb = 0;
+  double cpu_seconds = 0;  // user + system, all threads
   int status = 0;
 };
 
@@ -50,6 +52,7 @@ Measured measure(const std::vector<std::string>& argv, const std::vector<std::st
   Measured m;
   m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   m.peak_rss_mb = usage.ru_maxrss / 1024.0;
+  m.cpu_seconds = usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 + usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
   m.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return m;
 }
@@ -120,11 +123,53 @@ uint64_t write_trace(const Source& src, const fs::path& path, uint64_t target_by
 
 }  // namespace
 
+// The same file with --jobs 1 and --jobs 2 (one file: both threads go into it),
+// best of three each, and whether the two outputs are the same bytes.
+bool split_figure(const std::string& suite, const fs::path& work, const fs::path& big, double mb) {
+  fs::create_directories(work / "one");
+  const fs::path file = work / "one" / big.filename();
+  fs::remove(file);
+  fs::create_hard_link(big, file);
+  auto best_of_3 = [&](int jobs) {
+    const std::string out = (work / fmt::format("split{}.json", jobs)).string();
+    Measured best;
+    for (int i = 0; i < 3; ++i) {
+      Measured m = measure({suite, "analyze", (work / "one").string(), "--output", out, "--jobs", std::to_string(jobs)});
+      if (i == 0 || m.seconds < best.seconds) best = m;
+    }
+    return best;
+  };
+  auto read = [](const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const Measured one = best_of_3(1), two = best_of_3(2);
+  const bool same = read(work / "split1.json") == read(work / "split2.json") && !read(work / "split1.json").empty();
+  // CPU seconds too: on a machine shared with other work the wall time says little.
+  std::printf("%-44s %9s %11s %13s %12s\n", fmt::format("one plain file, {:.0f} MB, best of 3", mb).c_str(), "seconds",
+              "MB/s", "peak RSS MB", "CPU seconds");
+  std::printf("%-44s %9.2f %11.1f %13.1f %12.2f\n", "--jobs 1 (read whole)", one.seconds, mb / one.seconds,
+              one.peak_rss_mb, one.cpu_seconds);
+  std::printf("%-44s %9.2f %11.1f %13.1f %12.2f\n", "--jobs 2 (split in two)", two.seconds, mb / two.seconds,
+              two.peak_rss_mb, two.cpu_seconds);
+  std::printf("split speed-up: %.2fx; metrics %s\n\n", one.seconds / two.seconds,
+              same ? "identical (the JSON outputs are the same bytes)" : "DIFFER");
+  return same && one.status == 0 && two.status == 0;
+}
+
 int main(int argc, char** argv) {
   if (argc < 4 || std::string(argv[1]) == "--help") {
-    std::printf("usage: trace_bench AORTA_SUITE SOURCE_TRACE WORK_DIR [SIZE_MB=1024] [PYTHON=python3]\n");
+    std::printf("usage: trace_bench AORTA_SUITE SOURCE_TRACE WORK_DIR [SIZE_MB=1024] [PYTHON=python3] [--split-only]\n");
     return argc < 4 ? 2 : 0;
   }
+  bool split_only = false;
+  for (int i = 4; i < argc; ++i)
+    if (std::string(argv[i]) == "--split-only") {
+      split_only = true;
+      for (int j = i; j + 1 < argc; ++j) argv[j] = argv[j + 1];
+      --argc;
+      break;
+    }
   std::string suite = argv[1];
   fs::path work = argv[3];
   uint64_t size_mb = argc > 4 ? std::stoull(argv[4]) : 1024;
@@ -135,6 +180,8 @@ int main(int argc, char** argv) {
   fs::path big = work / "big.pt.trace.json";
   double mb = write_trace(src, big, size_mb << 20, 0) / 1048576.0;
   std::printf("trace: %.1f MB (%zu source events replicated, span %.0f us per copy)\n\n", mb, src.events.size(), src.span);
+  const bool split_ok = split_figure(suite, work, big, mb);
+  if (split_only) return split_ok ? 0 : 1;
 
   Measured py = measure({python, "-c", "import json,sys; json.load(open(sys.argv[1]))", big.string()});
   // Best of two for each row: the page cache is warm for all of them.
@@ -171,5 +218,5 @@ int main(int argc, char** argv) {
                 total / m.seconds, m.peak_rss_mb, base / m.seconds);
   }
   std::printf("(%ld cores on this machine)\n", cores);
-  return py.status == 0 && one.status == 0 && sse2.status == 0 ? 0 : 1;
+  return split_ok && py.status == 0 && one.status == 0 && sse2.status == 0 ? 0 : 1;
 }

@@ -8,7 +8,7 @@ if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
 packages=(
   cmake g++ make pkg-config git
   libgtest-dev libgmock-dev nlohmann-json3-dev libfmt-dev libpugixml-dev libsimdjson-dev zlib1g-dev libzip-dev
-  libboost1.81-dev libboost-filesystem1.81-dev libboost-program-options1.81-dev libssh2-1-dev
+  libzstd-dev libboost1.81-dev libboost-filesystem1.81-dev libboost-program-options1.81-dev libssh2-1-dev
   python3 python3-torch   # the CPU workload: real torchrun with Debian's torch (gloo)
   procps util-linux       # pgrep, dmesg
   openssh-server openssh-client  # the SSH transport tests run a real sshd on loopback

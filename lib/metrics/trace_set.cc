@@ -33,7 +33,7 @@ Result<RankMetrics> analyze_trace_file(const fs::path& file, const AnalyzeOption
   // The basic scan is only a fallback: read without it first, and again with it only
   // when the trace turns out to have no usable GPU timeline (CPU-only traces, small).
   const trace::TraceLimits limits = options.limits ? *options.limits : trace::TraceLimits{};
-  auto data = trace::read_trace(file, trace::BasicScanMode::kSkip, limits);
+  auto data = trace::read_trace(file, trace::BasicScanMode::kSkip, limits, trace::TraceSplit{options.file_threads});
   if (!data) return data.error();
   if (bytes_read) *bytes_read = data->bytes;
   const std::string name = file.string();
@@ -132,6 +132,8 @@ TraceSet analyze_found(const fs::path& dir, AnalyzeOptions options) {
       slots[i].result = analyze_guarded(files[i], options, slots[i].warnings, &slots[i].bytes);
   };
   int jobs = options.jobs > 0 ? options.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // More cores than files: the rest go into each file (a large plain one is split).
+  options.file_threads = static_cast<unsigned>(std::max<size_t>(1, static_cast<size_t>(jobs) / files.size()));
   jobs = std::clamp(jobs, 1, static_cast<int>(files.size()));
   // The budget is per file and the workers read files at once: by default no more of
   // them than the machine's memory holds at a full budget each, so a folder of

@@ -17,6 +17,9 @@ namespace aorta::metrics {
 struct AnalyzeOptions {
   trace::KernelSelection selection = trace::KernelSelection::kLinkedOnly;
   int jobs = 0;  // traces read at once; 0: one per core (never more than there are traces)
+  // Threads for one file: with more jobs than files, analyze_traces gives each file
+  // jobs / files, and a large plain file is split across them (trace_reader.h).
+  unsigned file_threads = 1;
   // Each file's memory budget; unset: trace_limits_from_environment() (the defaults,
   // or AORTA_TRACE_MEMORY_LIMIT).
   std::optional<trace::TraceLimits> limits;

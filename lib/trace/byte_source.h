@@ -1,12 +1,14 @@
-// The bytes of a trace file, plain or gzip (detected from the content). A gzip file
-// is inflated on a thread of its own, one chunk ahead of the reader: inflating is
-// most of the time it takes to read a .json.gz trace.
+// The bytes of a trace file, plain, gzip or zstd (detected from the content). A
+// compressed file is decompressed on a thread of its own, one chunk ahead of the
+// reader: decompressing is most of the time it takes to read a .json.gz trace.
 #pragma once
 
 #include <zlib.h>
+#include <zstd.h>
 
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <mutex>
 #include <thread>
@@ -16,32 +18,49 @@
 
 namespace aorta::trace {
 
+enum class TraceEncoding { kPlain, kGzip, kZstd };
+
+// From the first bytes of the file (gzip 1f 8b, a zstd frame or skippable frame);
+// kPlain for anything else, including a file that cannot be read.
+TraceEncoding detect_encoding(const std::filesystem::path& file);
+
 class ByteSource {
  public:
-  // `chunk` is the size of the reads that read() will be asked for.
-  ByteSource(const std::filesystem::path& file, size_t chunk);
+  // `chunk` is the size of the reads that read() will be asked for. A plain file may
+  // be read in part: the bytes [begin, end) (end past the file's end: to the end).
+  ByteSource(const std::filesystem::path& file, size_t chunk, uint64_t begin = 0, uint64_t end = UINT64_MAX);
   ~ByteSource();
   ByteSource(const ByteSource&) = delete;
   ByteSource& operator=(const ByteSource&) = delete;
 
   bool open() const { return fd_ >= 0 || gz_ != nullptr; }
-  // Up to `size` bytes; 0 at the end; an error for a read failure or a damaged gzip stream.
+  // Up to `size` bytes; 0 at the end; an error for a read failure or a damaged stream.
   Result<size_t> read(char* into, size_t size);
 
  private:
   Result<size_t> read_plain(char* into, size_t size);
-  Result<size_t> read_inflated(char* into, size_t size);
-  void inflate_ahead();
+  Result<size_t> read_decompressed(char* into, size_t size);
+  void decompress_ahead();
+  Result<size_t> gunzip_chunk(std::vector<char>& chunk);
+  Result<size_t> unzstd_chunk(std::vector<char>& chunk);
 
   int fd_ = -1;
   gzFile gz_ = nullptr;
+  ZSTD_DCtx* zstd_ = nullptr;  // reads fd_
+  uint64_t remaining_ = UINT64_MAX;  // plain: bytes left in the range
 
-  // The inflating thread hands over one chunk at a time.
+  // zstd input: the compressed bytes read, and where the decoder is in them.
+  std::vector<char> zstd_in_;
+  ZSTD_inBuffer zstd_pos_{nullptr, 0, 0};
+  bool zstd_eof_ = false;
+  bool zstd_frame_done_ = false;  // the decoder is between frames
+
+  // The decompressing thread hands over one chunk at a time.
   size_t chunk_ = 0;
-  std::thread inflater_;
+  std::thread decompressor_;
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::vector<char> ready_;      // inflated, not yet taken; guarded by mutex_
+  std::vector<char> ready_;      // decompressed, not yet taken; guarded by mutex_
   bool ready_full_ = false;      // ready_ holds a chunk (or the end / an error)
   bool stop_ = false;
   std::vector<char> taken_;      // the reader's current chunk

@@ -24,12 +24,13 @@ class Scanner {
   Scanner(const ScanCallbacks& callbacks, std::initializer_list<std::string_view> keys, uint64_t max_token)
       : callbacks_(callbacks), keys_(keys.begin(), keys.end()), max_token_(max_token) {}
 
-  Result<ScanStats> run(ByteSource& source) {
+  Result<ScanStats> run(ByteSource& source, const ScanPart& part = {}) {
     // A leading space: the first event of the file also has a separator byte before it.
     buf_.resize(1 + kChunk + kPadding);
     buf_[0] = ' ';
     size_t used = 1;
     discarded_ = static_cast<uint64_t>(-1);  // so that file offsets count from the byte after it
+    if (part.begin > 0) start_at_element(part);
     for (;;) {
       // What compaction kept is one unfinished event, key or kept value: past the
       // limit the buffer would grow with the input (a gzip bomb of one string).
@@ -50,6 +51,7 @@ class Scanner {
         if (Status s = scan_gap(pos_); !s) return s.error();
       used = compact(end);
     }
+    if (part.end != UINT64_MAX) return end_of_part(part);
     if (mode_ == Mode::kStart)
       return Error{ErrorCode::kInvalidInput, "file is empty or holds no JSON value", ""};
     if (mode_ != Mode::kDone)
@@ -63,6 +65,30 @@ class Scanner {
   }
 
  private:
+  // The state a scan of the whole file has at the '{' of a traceEvents element that
+  // follows a ',' (so the gap before it, in the part before, held the one comma).
+  void start_at_element(const ScanPart& part) {
+    discarded_ = part.begin - 1;
+    mode_ = Mode::kEvents;
+    stats_.legacy_array = part.legacy_array;
+    events_depth_ = part.legacy_array ? 1 : 2;
+    depth_ = events_depth_;
+    if (!part.legacy_array) seen_keys_.emplace_back("traceEvents");
+    gap_from_ = 1;
+    gap_commas_ = 0;
+    had_event_ = false;
+  }
+
+  // A part before the last must end where the next one starts: between two elements
+  // of traceEvents, after the ',' that separates them.
+  Result<ScanStats> end_of_part(const ScanPart& part) const {
+    if (mode_ == Mode::kEvents && depth_ == events_depth_ && !in_string_ && event_start_ == kNone && had_event_ &&
+        gap_commas_ == 1)
+      return stats_;
+    return Error{ErrorCode::kInvalidInput,
+                 "byte " + std::to_string(part.end) + " is not the start of a traceEvents element", ""};
+  }
+
   Error with_offset(Error e) const {
     e.message += " (after " + std::to_string(stats_.bytes) + " bytes)";
     return e;
@@ -438,6 +464,21 @@ Result<ScanStats> scan_trace(const std::filesystem::path& file, const ScanCallba
   if (!source.open()) return Error{ErrorCode::kNotFound, "cannot open trace file", file.string()};
   Scanner scanner(callbacks, metadata_keys, max_token_bytes);
   auto result = scanner.run(source);
+  if (!result) {
+    Error e = result.error();
+    e.context = file.string();
+    return e;
+  }
+  return result;
+}
+
+Result<ScanStats> scan_trace_part(const std::filesystem::path& file, const ScanCallbacks& callbacks,
+                                  std::initializer_list<std::string_view> metadata_keys, uint64_t max_token_bytes,
+                                  const ScanPart& part) {
+  ByteSource source(file, kChunk, part.begin, part.end);
+  if (!source.open()) return Error{ErrorCode::kNotFound, "cannot open trace file", file.string()};
+  Scanner scanner(callbacks, metadata_keys, max_token_bytes);
+  auto result = scanner.run(source, part);
   if (!result) {
     Error e = result.error();
     e.context = file.string();

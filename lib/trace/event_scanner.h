@@ -58,4 +58,20 @@ Result<ScanStats> scan_trace(const std::filesystem::path& file, const ScanCallba
                              std::initializer_list<std::string_view> metadata_keys,
                              uint64_t max_token_bytes = kDefaultMaxTokenBytes);
 
+// One part of a plain trace, so that several threads can scan one file (the reader
+// splits a large file, trace_reader.h). A part after the first starts at the '{' of
+// a traceEvents element; a part before the last ends just before one. Where the
+// split was guessed wrong (the byte was inside a string, or not in traceEvents) the
+// part before it does not end between elements, and its scan is an error: the
+// caller then reads the file whole, which is always right.
+struct ScanPart {
+  uint64_t begin = 0;
+  uint64_t end = UINT64_MAX;  // UINT64_MAX: to the end of the file (the last part)
+  bool legacy_array = false;  // parts after the first: the file is a bare JSON array
+};
+
+Result<ScanStats> scan_trace_part(const std::filesystem::path& file, const ScanCallbacks& callbacks,
+                                  std::initializer_list<std::string_view> metadata_keys, uint64_t max_token_bytes,
+                                  const ScanPart& part);
+
 }  // namespace aorta::trace

@@ -13,7 +13,7 @@ bool is_trace_name(const std::string& name) {
   auto ends_with = [&](const std::string& suffix) {
     return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
-  return ends_with(".json") || ends_with(".json.gz");
+  return ends_with(".json") || ends_with(".json.gz") || ends_with(".json.zst");
 }
 
 bool under_torch_profiler(const fs::path& file) {

@@ -15,7 +15,7 @@ struct FoundTraces {
   std::vector<std::string> unreadable;
 };
 
-// Every *.json / *.json.gz file below dir, sorted by path. When some of them sit in
+// Every *.json / *.json.gz / *.json.zst file below dir, sorted by path. When some of them sit in
 // a torch_profiler directory (Aorta's layout, also under combined_traces/node_<i>/),
 // only those count, so reports and metrics files next to traces are never read.
 FoundTraces find_traces(const std::filesystem::path& dir);

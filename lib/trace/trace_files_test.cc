@@ -38,8 +38,10 @@ TEST(TraceFiles, TorchProfilerTreesWinOverOtherJson) {
   aorta::testing::TempDir flat;
   flat.write("r0.json", "[]");
   flat.write("r1.json.gz", "");
+  flat.write("r2.pt.trace.json.zst", "");
   flat.write("notes.txt", "");
-  EXPECT_EQ(find_trace_files(flat.path()).size(), 2u);
+  flat.write("notes.zst", "");
+  EXPECT_EQ(find_trace_files(flat.path()).size(), 3u);
 }
 
 // Issue 14, item 9: a folder that cannot be listed was skipped without a word

@@ -1,13 +1,21 @@
 #include "trace/trace_reader.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <memory>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
 #include <string_view>
 
 #include <simdjson.h>
 
 #include "common/utf8.h"
+#include "trace/byte_source.h"
 #include "trace/event_scanner.h"
 
 namespace aorta::trace {
@@ -35,33 +43,44 @@ class IdInterner {
     if (it != ids_.end()) return it->second;
     int64_t id = -static_cast<int64_t>(ids_.size()) - 1;
     ids_.emplace(std::string(text), id);
-    bytes_ += text.size() + kEntryBytes;
+    strings_.emplace_back(text);
+    bytes_ += 2 * text.size() + kEntryBytes;
     return id;
   }
   uint64_t bytes() const { return bytes_; }
+  // In the order interned: strings()[i] is the id -(i + 1).
+  const std::vector<std::string>& strings() const { return strings_; }
 
  private:
-  static constexpr uint64_t kEntryBytes = 80;  // node, hash slot and string header, about
+  static constexpr uint64_t kEntryBytes = 112;  // node, hash slot, two string headers, about
   std::unordered_map<std::string, int64_t> ids_;
+  std::vector<std::string> strings_;
   uint64_t bytes_ = 0;
 };
+
+// Which of an event's ids were strings, interned to negative numbers: a part of a
+// split file interns on its own, and its numbers are renumbered when parts merge.
+enum : uint8_t { kPidInterned = 1, kTidInterned = 2, kIdInterned = 4 };
 
 // One event's fields; string views point into the parser and die with the document.
 struct RawEvent {
   std::string_view ph, cat, name;
   bool has_pid = false, has_tid = false, has_ts = false, has_dur = false, has_id = false;
+  uint8_t interned = 0;
   int64_t pid = 0, tid = 0, id = 0;
   double ts = 0, dur = 0;
   int64_t correlation = kNoKey, external_id = kNoKey;
 };
 
-simdjson::error_code read_id(simdjson::ondemand::value value, int64_t& out, IdInterner& interner) {
+simdjson::error_code read_id(simdjson::ondemand::value value, int64_t& out, IdInterner& interner, uint8_t& interned,
+                             uint8_t bit) {
   json_type type;
   if (auto e = value.type().get(type)) return e;
   if (type == json_type::string) {
     std::string_view s;
     if (auto e = value.get_string().get(s)) return e;
     out = interner.intern(s);
+    interned |= bit;
     return simdjson::SUCCESS;
   }
   if (type == json_type::number) {
@@ -69,10 +88,12 @@ simdjson::error_code read_id(simdjson::ondemand::value value, int64_t& out, IdIn
     int64_t i;
     if (value.get_int64().get(i) == simdjson::SUCCESS) {
       out = i;
+      interned &= static_cast<uint8_t>(~bit);
       return simdjson::SUCCESS;
     }
     if (auto e = value.get_double().get(d)) return e;
     out = static_cast<int64_t>(d);
+    interned &= static_cast<uint8_t>(~bit);
     return simdjson::SUCCESS;
   }
   return simdjson::INCORRECT_TYPE;
@@ -112,7 +133,7 @@ simdjson::error_code read_event(simdjson::ondemand::object obj, RawEvent& ev, Id
         if (key.unsafe_is_equal("ph")) {
           if (auto e = value.get_string().get(ev.ph)) return e;
         } else if (key.unsafe_is_equal("pid")) {
-          if (auto e = read_id(value, ev.pid, interner)) return e;
+          if (auto e = read_id(value, ev.pid, interner, ev.interned, kPidInterned)) return e;
           ev.has_pid = true;
         }
         break;
@@ -126,7 +147,7 @@ simdjson::error_code read_event(simdjson::ondemand::object obj, RawEvent& ev, Id
         break;
       case 't':
         if (key.unsafe_is_equal("tid")) {
-          if (auto e = read_id(value, ev.tid, interner)) return e;
+          if (auto e = read_id(value, ev.tid, interner, ev.interned, kTidInterned)) return e;
           ev.has_tid = true;
         } else if (!basic && !ev.cat.empty() && !timeline_category(ev.cat)) {
           break;
@@ -143,7 +164,7 @@ simdjson::error_code read_event(simdjson::ondemand::object obj, RawEvent& ev, Id
         }
         break;
       case 'i':
-        if (key.unsafe_is_equal("id") && read_id(value, ev.id, interner) == simdjson::SUCCESS) ev.has_id = true;
+        if (key.unsafe_is_equal("id") && read_id(value, ev.id, interner, ev.interned, kIdInterned) == simdjson::SUCCESS) ev.has_id = true;
         break;
       case 'a':
         if (key.unsafe_is_equal("args"))
@@ -225,27 +246,37 @@ void add_basic(BasicScan& basic, const RawEvent& ev, BasicClass cls) {
 
 // (pid, tid) pairs, a few hundred per trace, as small integers. Events come in runs
 // from one thread, so the last pair is checked before the hash map.
+// A part of a split file also tells an interned string's number from the same number
+// written as a number (`tags`, kPidInterned | kTidInterned): only the merge knows
+// which file-wide numbers its strings get. Reading a file whole, tags are 0.
+struct ThreadKey {
+  int64_t pid = 0, tid = 0;
+  uint8_t tags = 0;
+  bool operator==(const ThreadKey&) const = default;
+};
+
 class ThreadInterner {
  public:
-  uint32_t intern(int64_t pid, int64_t tid) {
-    if (!ids_.empty() && pid == last_pid_ && tid == last_tid_) return last_id_;
-    auto [it, inserted] = ids_.try_emplace({pid, tid}, static_cast<uint32_t>(ids_.size()));
-    last_pid_ = pid;
-    last_tid_ = tid;
+  uint32_t intern(int64_t pid, int64_t tid, uint8_t tags = 0) {
+    const ThreadKey key{pid, tid, tags};
+    if (!keys_.empty() && key == keys_[last_id_]) return last_id_;
+    auto [it, inserted] = ids_.try_emplace(key, static_cast<uint32_t>(ids_.size()));
+    if (inserted) keys_.push_back(key);
     last_id_ = it->second;
     return last_id_;
   }
-  uint64_t bytes() const { return ids_.size() * 48; }  // node and hash slot, about
+  uint64_t bytes() const { return ids_.size() * 72; }  // node, hash slot and keys_, about
+  const std::vector<ThreadKey>& keys() const { return keys_; }  // by id
 
  private:
   struct Hash {
-    size_t operator()(const std::pair<int64_t, int64_t>& p) const {
-      return std::hash<int64_t>()(p.first) * 31 + std::hash<int64_t>()(p.second);
+    size_t operator()(const ThreadKey& k) const {
+      return (std::hash<int64_t>()(k.pid) * 31 + std::hash<int64_t>()(k.tid)) * 31 + k.tags;
     }
   };
-  std::unordered_map<std::pair<int64_t, int64_t>, uint32_t, Hash> ids_;
-  int64_t last_pid_ = 0, last_tid_ = 0;  // the pair interned last (when ids_ has any)
-  uint32_t last_id_ = 0;
+  std::unordered_map<ThreadKey, uint32_t, Hash> ids_;
+  std::vector<ThreadKey> keys_;
+  uint32_t last_id_ = 0;  // the key interned last (when ids_ has any)
 };
 
 // Keyed events seen before the link key is decided keep both keys; the first launch
@@ -256,20 +287,42 @@ struct UndecidedKeyed {
   int64_t correlation, external_id;
 };
 
-void keep_by_link_key(TraceData& data, bool by_correlation, std::vector<UndecidedKeyed>& undecided) {
+void keep_by_link_key(TraceData& data, bool by_correlation, LargeVector<UndecidedKeyed>& undecided) {
   for (const auto& u : undecided) {
     int64_t key = by_correlation ? u.correlation : u.external_id;
     if (key != kNoKey) data.keyed_events.push_back({u.thread, u.gpu_index, key});
   }
-  std::vector<UndecidedKeyed>().swap(undecided);  // `= {}` would keep the capacity
+  LargeVector<UndecidedKeyed>().swap(undecided);  // `= {}` would keep the capacity
 }
 
-void add_event(TraceData& data, const RawEvent& ev, const NameClasses::Classes& cls, ThreadInterner& threads,
-               std::vector<UndecidedKeyed>& undecided) {
+// What one read (the whole file, or a part of a split one) collects. A part defers
+// the link key: it keeps both keys of every keyed event, since the first launch of
+// the file may lie in a part before it, and its interned ids stay tagged
+// (RawEvent::interned) until the merge renumbers them.
+struct PartState {
+  explicit PartState(bool deferred) : deferred(deferred) {}
+  const bool deferred;
+  TraceData data;
+  IdInterner interner;
+  NameClasses names;
+  ThreadInterner threads;
+  LargeVector<UndecidedKeyed> undecided;
+  LargeVector<int64_t> interned_flow_starts;  // parts only: "s" ids that were strings
+  std::string distributed_info;
+  bool has_distributed_info = false;
+};
+
+void add_event(PartState& part, const RawEvent& ev, const NameClasses::Classes& cls) {
+  TraceData& data = part.data;
+  ThreadInterner& threads = part.threads;
+  LargeVector<UndecidedKeyed>& undecided = part.undecided;
+  const uint8_t tags = part.deferred ? ev.interned : 0;
   Cat cat = classify_cat(ev.cat);
   if (cat == Cat::kFlow) {
-    if (ev.has_id && ev.ph == "s") data.flow_starts.push_back(ev.id);
-    if (ev.has_id && ev.ph == "f") data.flow_ends.push_back({ev.id, threads.intern(ev.pid, ev.tid)});
+    const bool interned_id = (tags & kIdInterned) != 0;
+    if (ev.has_id && ev.ph == "s") (interned_id ? part.interned_flow_starts : data.flow_starts).push_back(ev.id);
+    if (ev.has_id && ev.ph == "f")
+      data.flow_ends.push_back({ev.id, threads.intern(ev.pid, ev.tid, tags & (kPidInterned | kTidInterned)), interned_id});
     return;
   }
   int32_t gpu_index = -1;
@@ -282,13 +335,14 @@ void add_event(TraceData& data, const RawEvent& ev, const NameClasses::Classes& 
                                      ev.name == "cudaGraphLaunch" || ev.name == "hipGraphLaunch"});
     if (!data.link_by_correlation && cls.launch) {
       data.link_by_correlation = ev.correlation != kNoKey;
-      keep_by_link_key(data, *data.link_by_correlation, undecided);
+      if (!part.deferred) keep_by_link_key(data, *data.link_by_correlation, undecided);
     }
   }
   if (!ev.has_pid || !ev.has_tid) return;
-  if (!data.link_by_correlation) {
+  if (part.deferred || !data.link_by_correlation) {
     if (ev.correlation != kNoKey || ev.external_id != kNoKey)
-      undecided.push_back({threads.intern(ev.pid, ev.tid), gpu_index, ev.correlation, ev.external_id});
+      undecided.push_back({threads.intern(ev.pid, ev.tid, tags & (kPidInterned | kTidInterned)), gpu_index,
+                           ev.correlation, ev.external_id});
     return;
   }
   int64_t key = *data.link_by_correlation ? ev.correlation : ev.external_id;
@@ -332,21 +386,23 @@ Status read_distributed_info(std::string_view text, simdjson::ondemand::parser& 
   return ok_status();
 }
 
-}  // namespace
-
-Result<TraceData> read_trace(const std::filesystem::path& file, BasicScanMode basic_mode, const TraceLimits& limits) {
-  TraceData data;
-  const bool basic = basic_mode == BasicScanMode::kInclude;
+// Reads the whole file (`scan` empty) or one part of it into `state`. `stop` ends a
+// part early when another part has failed.
+Status read_into(PartState& state, const std::filesystem::path& file, bool basic, const TraceLimits& limits,
+                 uint64_t max_state_bytes, const ScanPart* scan_part, const std::atomic<bool>* stop) {
+  TraceData& data = state.data;
   data.has_basic_scan = basic;
   simdjson::ondemand::parser parser;
-  IdInterner interner;
-  NameClasses names;
-  ThreadInterner threads;
-  std::vector<UndecidedKeyed> undecided;
-  std::string distributed_info;
+  IdInterner& interner = state.interner;
+  NameClasses& names = state.names;
+  ThreadInterner& threads = state.threads;
+  LargeVector<UndecidedKeyed>& undecided = state.undecided;
   ScanCallbacks callbacks;
   callbacks.on_metadata = [&](std::string_view key, std::string_view text) {
-    if (key == "distributedInfo") distributed_info.assign(text);
+    if (key == "distributedInfo") {
+      state.distributed_info.assign(text);
+      state.has_distributed_info = true;
+    }
   };
   auto consume = [&](const RawEvent& ev) {
     if (ev.has_dur && (ev.dur < 0 || !std::isfinite(ev.dur))) {
@@ -356,12 +412,12 @@ Result<TraceData> read_trace(const std::filesystem::path& file, BasicScanMode ba
     if (!basic && !timeline_category(ev.cat)) {
       // Only its link key can matter (the (pid, tid, key) map holds every keyed event).
       static const NameClasses::Classes kNone{BasicClass::kOther, GpuClass::kComputation, false};
-      add_event(data, ev, kNone, threads, undecided);
+      add_event(state, ev, kNone);
       return;
     }
     const auto cls = names.get(ev.cat, ev.name);
     if (basic) add_basic(data.basic, ev, cls.basic);
-    add_event(data, ev, cls, threads, undecided);
+    add_event(state, ev, cls);
   };
   // One event on its own: the slow path, used to name the event a batch failed on.
   auto parse_one = [&](const EventBatch& batch, const EventRef& ref) -> Status {
@@ -421,14 +477,15 @@ Result<TraceData> read_trace(const std::filesystem::path& file, BasicScanMode ba
     return ok_status();
   };
   // Everything that grows with the events, checked once per batch (a read chunk
-  // adds at most a few MiB): beyond the budget the file is refused by name.
+  // adds at most a few MiB): beyond the budget the file is refused by name. A part
+  // of a split file has its share of the budget.
   auto state_bytes = [&] {
     return used_bytes(data.gpu_events) + used_bytes(data.keyed_events) + used_bytes(data.runtime_launches) +
-           used_bytes(data.flow_starts) + used_bytes(data.flow_ends) + used_bytes(undecided) + interner.bytes() +
-           threads.bytes() + names.bytes();
+           used_bytes(data.flow_starts) + used_bytes(data.flow_ends) + used_bytes(undecided) +
+           used_bytes(state.interned_flow_starts) + interner.bytes() + threads.bytes() + names.bytes();
   };
   auto within_budget = [&]() -> Status {
-    if (state_bytes() <= limits.max_state_bytes) return ok_status();
+    if (state_bytes() <= max_state_bytes) return ok_status();
     return Error{ErrorCode::kInvalidInput,
                  "the trace needs more event state than the memory budget allows (" +
                      std::to_string(limits.max_state_bytes >> 20) + " MiB of " + std::to_string(limits.total_bytes >> 20) +
@@ -438,16 +495,25 @@ Result<TraceData> read_trace(const std::filesystem::path& file, BasicScanMode ba
                  file.string()};
   };
   callbacks.on_events = [&](const EventBatch& batch) -> Status {
+    if (stop && stop->load(std::memory_order_relaxed))
+      return Error{ErrorCode::kInvalidInput, "stopped: another part of the file failed", file.string()};
     const Status processed = parse_batch(batch);
     if (!processed) return processed;
     return within_budget();
   };
-  auto scanned = scan_trace(file, callbacks, {"distributedInfo"}, limits.max_token_bytes);
+  auto scanned = scan_part ? scan_trace_part(file, callbacks, {"distributedInfo"}, limits.max_token_bytes, *scan_part)
+                           : scan_trace(file, callbacks, {"distributedInfo"}, limits.max_token_bytes);
   if (!scanned) return scanned.error();
   data.bytes = scanned->bytes;
   data.events = scanned->events;
   data.legacy_array = scanned->legacy_array;
-  if (!data.link_by_correlation) keep_by_link_key(data, false, undecided);  // TraceLens's default
+  return ok_status();
+}
+
+// What follows the last event, for a whole file and a merged split one alike.
+Result<TraceData> finish(PartState& state, const std::filesystem::path& file) {
+  TraceData& data = state.data;
+  if (!data.link_by_correlation) keep_by_link_key(data, false, state.undecided);  // TraceLens's default
   std::sort(data.flow_starts.begin(), data.flow_starts.end());
   data.flow_starts.erase(std::unique(data.flow_starts.begin(), data.flow_starts.end()), data.flow_starts.end());
   // Last "f" per id wins: stable sort keeps file order within an id, keep the last.
@@ -458,10 +524,181 @@ Result<TraceData> read_trace(const std::filesystem::path& file, BasicScanMode ba
   for (size_t i = 0; i < data.flow_ends.size(); ++i)
     if (i + 1 == data.flow_ends.size() || data.flow_ends[i + 1].id != data.flow_ends[i].id) last.push_back(data.flow_ends[i]);
   data.flow_ends = std::move(last);
-  if (!distributed_info.empty())
-    if (Status s = read_distributed_info(distributed_info, parser, data); !s)
+  if (!state.distributed_info.empty()) {
+    simdjson::ondemand::parser parser;
+    if (Status s = read_distributed_info(state.distributed_info, parser, data); !s)
       return Error{s.error().code, s.error().message, file.string()};
-  return data;
+  }
+  return std::move(data);
+}
+
+// Where to split a plain file into `parts`: the '{' of an element of traceEvents
+// near each equal share, found by a cheap look at the bytes there ('}', ',', '{'
+// with only whitespace between). A guess inside a string is caught when the part
+// before it is scanned (ScanPart). Empty: no split (too small, compressed, or no
+// element found near a share).
+std::vector<ScanPart> plan_parts(const std::filesystem::path& file, const TraceSplit& split) {
+  std::error_code ec;
+  const uint64_t size = std::filesystem::file_size(file, ec);
+  if (ec || split.parts < 2 || detect_encoding(file) != TraceEncoding::kPlain) return {};
+  const uint64_t parts = std::min<uint64_t>(split.parts, size / std::max<uint64_t>(1, split.min_part_bytes));
+  if (parts < 2) return {};
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  std::vector<char> window(1u << 20);
+  auto is_space = [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; };
+  // The top-level value: a bare array (torch 1.13) or an object.
+  ssize_t n = ::pread(fd, window.data(), window.size(), 0);
+  ssize_t first = 0;
+  while (first < n && is_space(window[first])) ++first;
+  const bool legacy = first < n && window[first] == '[';
+  std::vector<ScanPart> out;
+  if (first < n && (window[first] == '[' || window[first] == '{')) {
+    uint64_t begin = 0;
+    for (uint64_t k = 1; k < parts; ++k) {
+      const double share = (TraceSplit::kFirstPartWeight + static_cast<double>(k - 1)) /
+                           (TraceSplit::kFirstPartWeight + static_cast<double>(parts - 1));
+      const uint64_t target = std::max(static_cast<uint64_t>(static_cast<double>(size) * share), begin + 1);
+      n = ::pread(fd, window.data(), window.size(), static_cast<off_t>(target));
+      uint64_t found = 0;
+      for (ssize_t i = 0; i < n && !found; ++i) {
+        if (window[i] != '}') continue;
+        ssize_t j = i + 1;
+        while (j < n && is_space(window[j])) ++j;
+        if (j >= n || window[j] != ',') continue;
+        ++j;
+        while (j < n && is_space(window[j])) ++j;
+        if (j < n && window[j] == '{') found = target + static_cast<uint64_t>(j);
+      }
+      if (!found) continue;  // one part fewer
+      out.push_back({begin, found, legacy});
+      begin = found;
+    }
+    if (!out.empty()) out.push_back({begin, UINT64_MAX, legacy});
+  }
+  ::close(fd);
+  return out;
+}
+
+// The parts' records in file order, as one read of the whole file would have made
+// them: the first launch of the file decides the link key for every part; interned
+// ids get the numbers a whole read gives them (first seen, first numbered); (pid,
+// tid) pairs are numbered again (only their equality matters).
+PartState merge_parts(std::vector<std::unique_ptr<PartState>>& parts) {
+  PartState out(false);
+  TraceData& data = out.data;
+  std::optional<bool> decided;
+  for (const auto& p : parts)
+    if (!decided && p->data.link_by_correlation) decided = p->data.link_by_correlation;
+  data.link_by_correlation = decided;
+  const bool by_correlation = decided.value_or(false);
+  data.has_basic_scan = parts.front()->data.has_basic_scan;
+  data.legacy_array = parts.front()->data.legacy_array;
+  size_t keyed = 0, flow_ends = 0;
+  for (const auto& p : parts) {
+    keyed += p->undecided.size();
+    flow_ends += p->data.flow_ends.size();
+  }
+  data.keyed_events.reserve(keyed);
+  data.flow_ends.reserve(flow_ends);
+  for (auto& part : parts) {
+    PartState& p = *part;
+    std::vector<int64_t> ids;
+    ids.reserve(p.interner.strings().size());
+    for (const auto& s : p.interner.strings()) ids.push_back(out.interner.intern(s));
+    auto id = [&](int64_t v, bool interned) { return interned ? ids[static_cast<size_t>(-(v + 1))] : v; };
+    std::vector<uint32_t> thread;
+    thread.reserve(p.threads.keys().size());
+    for (const auto& k : p.threads.keys())
+      thread.push_back(out.threads.intern(id(k.pid, k.tags & kPidInterned), id(k.tid, k.tags & kTidInterned)));
+    const auto offset = static_cast<int32_t>(data.gpu_events.size());
+    data.gpu_events.insert(data.gpu_events.end(), p.data.gpu_events.begin(), p.data.gpu_events.end());
+    LargeVector<GpuEvent>().swap(p.data.gpu_events);
+    data.runtime_launches.insert(data.runtime_launches.end(), p.data.runtime_launches.begin(),
+                                 p.data.runtime_launches.end());
+    LargeVector<RuntimeLaunch>().swap(p.data.runtime_launches);
+    for (const auto& u : p.undecided) {
+      const int64_t key = by_correlation ? u.correlation : u.external_id;
+      if (key != kNoKey) data.keyed_events.push_back({thread[u.thread], u.gpu_index < 0 ? -1 : u.gpu_index + offset, key});
+    }
+    LargeVector<UndecidedKeyed>().swap(p.undecided);
+    data.flow_starts.insert(data.flow_starts.end(), p.data.flow_starts.begin(), p.data.flow_starts.end());
+    for (int64_t v : p.interned_flow_starts) data.flow_starts.push_back(id(v, true));
+    for (const auto& f : p.data.flow_ends) data.flow_ends.push_back({id(f.id, f.interned), thread[f.thread], false});
+    data.negative_durations += p.data.negative_durations;
+    data.events += p.data.events;
+    data.bytes += p.data.bytes;
+    if (p.has_distributed_info) {
+      out.distributed_info = std::move(p.distributed_info);
+      out.has_distributed_info = true;
+    }
+  }
+  data.parts = static_cast<unsigned>(parts.size());
+  return out;
+}
+
+// The parts at once, one thread each. Empty when a part failed (damaged JSON, a
+// wrong guess at a split point, its share of the budget): the caller reads the file
+// whole, which finds the error a whole read finds, with the same words.
+std::optional<PartState> read_parts(const std::filesystem::path& file, bool basic, const TraceLimits& limits,
+                                    const std::vector<ScanPart>& plan) {
+  std::vector<std::unique_ptr<PartState>> parts;
+  for (size_t i = 0; i < plan.size(); ++i) {
+    parts.push_back(std::make_unique<PartState>(true));
+    // A part keeps every keyed event until the merge: room for one per 256 bytes
+    // up front (address space; pages are touched as they fill), so the vector does
+    // not copy itself over and over as it grows (a third of the read time, measured).
+    std::error_code ec;
+    const uint64_t end = plan[i].end != UINT64_MAX ? plan[i].end : std::filesystem::file_size(file, ec);
+    if (!ec && end > plan[i].begin) parts.back()->undecided.reserve((end - plan[i].begin) / 256);
+  }
+  std::vector<Status> results(plan.size(), ok_status());
+  std::atomic<bool> stop{false};
+  const uint64_t share = limits.max_state_bytes / plan.size();
+  auto run = [&](size_t i) {
+    try {
+      results[i] = read_into(*parts[i], file, basic, limits, share, &plan[i], &stop);
+    } catch (const std::bad_alloc&) {
+      results[i] = Error{ErrorCode::kIo, "out of memory", file.string()};
+    }
+    if (!results[i]) stop = true;
+  };
+  // Part i on thread i; the first (the smaller, TraceSplit) on this one.
+  std::vector<std::thread> threads;
+  std::vector<size_t> left;
+  for (size_t i = 1; i < plan.size(); ++i) {
+    try {
+      threads.emplace_back(run, i);
+    } catch (const std::system_error&) {
+      left.push_back(i);  // no thread to be had: read here, same result
+    }
+  }
+  run(0);
+  for (size_t i : left) run(i);
+  for (auto& t : threads) t.join();
+  for (const auto& r : results)
+    if (!r) return std::nullopt;
+  // distributedInfo before traceEvents (first part) and again after it (last part):
+  // the whole read names the duplicate.
+  if (parts.front()->has_distributed_info && parts.back()->has_distributed_info) return std::nullopt;
+  return merge_parts(parts);
+}
+
+}  // namespace
+
+Result<TraceData> read_trace(const std::filesystem::path& file, BasicScanMode basic_mode, const TraceLimits& limits,
+                             const TraceSplit& split) {
+  const bool basic = basic_mode == BasicScanMode::kInclude;
+  // The basic scan's sums depend on the order of their terms: only the GPU timeline
+  // read is split, so both give the numbers of a whole read, bit for bit.
+  if (!basic) {
+    const std::vector<ScanPart> plan = plan_parts(file, split);
+    if (!plan.empty())
+      if (auto merged = read_parts(file, basic, limits, plan)) return finish(*merged, file);
+  }
+  PartState state(false);
+  if (Status s = read_into(state, file, basic, limits, limits.max_state_bytes, nullptr, nullptr); !s) return s.error();
+  return finish(state, file);
 }
 
 bool has_flow_start(const TraceData& data, int64_t id) {

@@ -1,0 +1,105 @@
+// `aorta_suite analyze` end to end on the shipped traces (issue 21, parts 2 and 3):
+// the same JSON from .json.zst as from .json.gz, and from one plain file read by one
+// thread or split across two.
+#include "metrics/trace_set.h"
+
+#include <zlib.h>
+#include <zstd.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "common/shell_quote.h"
+#include "tests/temp_dir.h"
+
+namespace aorta::metrics {
+namespace {
+
+const std::filesystem::path kData = AORTA_TEST_DATA_DIR;
+
+std::string gunzip(const std::filesystem::path& file) {
+  gzFile gz = gzopen(file.c_str(), "rb");
+  std::string text;
+  char buf[1 << 16];
+  for (int n; (n = gzread(gz, buf, sizeof buf)) > 0;) text.append(buf, n);
+  gzclose(gz);
+  return text;
+}
+
+void write_binary(const std::filesystem::path& path, const std::string& bytes) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+std::string zstd_compress(const std::string& text) {
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 1);
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+  std::string out(ZSTD_compressBound(text.size()), '\0');
+  const size_t n = ZSTD_compress2(cctx, out.data(), out.size(), text.data(), text.size());
+  ZSTD_freeCCtx(cctx);
+  out.resize(ZSTD_isError(n) ? 0 : n);
+  return out;
+}
+
+// The analyze JSON, with the folder and the file names' endings (which differ by
+// design) made the same.
+nlohmann::json analyze(const std::filesystem::path& dir, int jobs) {
+  const auto out = dir.parent_path() / (dir.filename().string() + "-" + std::to_string(jobs) + ".json");
+  const std::string command = shell_quote(AORTA_SUITE_BINARY) + " analyze " + shell_quote(dir.string()) +
+                              " --output " + shell_quote(out.string()) + " --jobs " + std::to_string(jobs) +
+                              " > /dev/null 2>&1";
+  EXPECT_EQ(std::system(command.c_str()), 0) << command;
+  std::ifstream in(out);
+  nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+  EXPECT_FALSE(doc.is_discarded());
+  doc.erase("trace_dir");
+  std::string text = doc.dump();
+  for (const std::string& from : {dir.string(), std::string(".json.gz"), std::string(".json.zst")})
+    for (size_t at; (at = text.find(from)) != std::string::npos;) text.replace(at, from.size(), "X");
+  return nlohmann::json::parse(text);
+}
+
+TEST(AnalyzeZstd, ShippedTracesGiveTheSameJsonAsTheirGzipTwins) {
+  aorta::testing::TempDir dir;
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kData)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.ends_with(".json.gz")) continue;
+    // One trace per folder: several of them claim the same rank.
+    const auto gz_dir = dir.path() / ("gz" + std::to_string(files)), zst_dir = dir.path() / ("zst" + std::to_string(files));
+    std::filesystem::create_directories(gz_dir);
+    std::filesystem::copy_file(entry.path(), gz_dir / name);
+    write_binary(zst_dir / (name.substr(0, name.size() - 3) + ".zst"), zstd_compress(gunzip(entry.path())));
+    ++files;
+    const nlohmann::json gz = analyze(gz_dir, 1), zst = analyze(zst_dir, 1);
+    ASSERT_TRUE(gz.contains("performance")) << gz.dump(2);
+    // nlohmann compares doubles exactly: bit for bit.
+    EXPECT_EQ(gz, zst) << name << "\n" << gz.dump(2) << "\n---\n" << zst.dump(2);
+  }
+  ASSERT_EQ(files, 6);
+}
+
+TEST(AnalyzeSplit, OnePlainFileGivesTheSameJsonWithOneThreadOrMore) {
+  aorta::testing::TempDir dir;
+  for (const auto& entry : std::filesystem::directory_iterator(kData)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.ends_with(".json.gz")) continue;
+    // One file per folder: --jobs N then gives that file N threads. The 29 MB
+    // traces are split in two and in three (8 MiB parts at least); their launches,
+    // flows and kernels all lie in the last 41% of the file, so only three parts put
+    // the split among them (a launch in one part, its kernel in the next).
+    const auto folder = dir.path() / name.substr(0, name.size() - 8);
+    write_binary(folder / name.substr(0, name.size() - 3), gunzip(entry.path()));
+    const nlohmann::json one = analyze(folder, 1), two = analyze(folder, 2), three = analyze(folder, 3);
+    ASSERT_TRUE(one.contains("performance")) << name << one.dump(2);
+    EXPECT_EQ(one, two) << name << "\n" << one.dump(2) << "\n---\n" << two.dump(2);
+    EXPECT_EQ(one, three) << name << "\n" << one.dump(2) << "\n---\n" << three.dump(2);
+  }
+}
+
+}  // namespace
+}  // namespace aorta::metrics
