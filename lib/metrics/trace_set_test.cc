@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/shell_quote.h"
+#include "tests/gunzip.h"
 #include "tests/temp_dir.h"
 
 namespace aorta::metrics {
@@ -20,14 +21,7 @@ namespace {
 
 const std::filesystem::path kData = AORTA_TEST_DATA_DIR;
 
-std::string gunzip(const std::filesystem::path& file) {
-  gzFile gz = gzopen(file.c_str(), "rb");
-  std::string text;
-  char buf[1 << 16];
-  for (int n; (n = gzread(gz, buf, sizeof buf)) > 0;) text.append(buf, n);
-  gzclose(gz);
-  return text;
-}
+using aorta::testing::gunzip;
 
 void write_binary(const std::filesystem::path& path, const std::string& bytes) {
   std::filesystem::create_directories(path.parent_path());

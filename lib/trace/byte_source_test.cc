@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/gunzip.h"
 #include "tests/temp_dir.h"
 #include "trace/trace_reader.h"
 
@@ -18,14 +19,7 @@ namespace {
 
 const std::filesystem::path kData = AORTA_TEST_DATA_DIR;
 
-std::string gunzip(const std::filesystem::path& file) {
-  gzFile gz = gzopen(file.c_str(), "rb");
-  std::string text;
-  char buf[1 << 16];
-  for (int n; (n = gzread(gz, buf, sizeof buf)) > 0;) text.append(buf, n);
-  gzclose(gz);
-  return text;
-}
+using aorta::testing::gunzip;
 
 // Compressed at test time by libzstd itself: level 1 with the content checksum, as
 // `zstd -1` writes it for collection.

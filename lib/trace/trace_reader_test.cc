@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/gunzip.h"
 #include "tests/temp_dir.h"
 #include "trace/kernel_class.h"
 #include "trace/event_scanner.h"
@@ -15,14 +16,7 @@ namespace {
 
 const std::filesystem::path kData = AORTA_TEST_DATA_DIR;
 
-std::string gunzip(const std::filesystem::path& file) {
-  gzFile gz = gzopen(file.c_str(), "rb");
-  std::string text;
-  char buf[1 << 16];
-  for (int n; (n = gzread(gz, buf, sizeof buf)) > 0;) text.append(buf, n);
-  gzclose(gz);
-  return text;
-}
+using aorta::testing::gunzip;
 
 TEST(TraceReader, RealH200KinetoTraceStreamsAcrossChunks) {
   // 29 MB unzipped: several 4 MiB read chunks, events split across chunk ends.
