@@ -84,7 +84,7 @@ class BundleOutput final : public Output {
     const fs::path dir = sink.report_dir();
     const std::string folder = run.suite + "_html";
     std::vector<std::pair<std::string, fs::path>> entries = {{run.suite + ".html", dir / (run.suite + ".html")}};
-    // Every file, sub-folders too: a sub-test's Full Log page is <suite>_html/<stage>/<suffix>_<hash>.html.
+    // Every file under it, in sub-folders too (regular files only: write_zip refuses links).
     std::vector<fs::path> files;
     std::error_code ec;
     for (auto it = fs::recursive_directory_iterator(dir / folder, ec); !ec && it != fs::recursive_directory_iterator();
