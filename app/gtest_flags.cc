@@ -105,8 +105,12 @@ Result<GtestFlags> check_gtest_flags(const std::vector<std::string>& args, const
     if (!n) return usage(std::string("GTEST_REPEAT=") + r + ": not a whole number");
     if (*n != 1) return repeat_refused(std::string("GTEST_REPEAT=") + r);
   }
-  if (const char* s = getenv("GTEST_SHUFFLE"); s && *s && std::string(s) != "0")
+  // gtest counts any value but "0" as true, an empty one too.
+  if (const char* s = getenv("GTEST_SHUFFLE"); s && std::string(s) != "0")
     return shuffle_refused(std::string("GTEST_SHUFFLE=") + s);
+  // GTEST_FILTER is the filter when no --gtest_filter is given, as in gtest; it
+  // also picks the suite.
+  if (const char* f = getenv("GTEST_FILTER"); !out.filter && f && *f) out.filter = f;
   if (const char* o = getenv("GTEST_OUTPUT"); !output && o && *o) {
     output = o;
     output_label = std::string("GTEST_OUTPUT=") + o;

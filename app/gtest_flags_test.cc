@@ -97,6 +97,14 @@ TEST(GtestFlags, OutputFollowsGtestsNaming) {
   EXPECT_FALSE(check_gtest_flags({}, env())->junit);
 }
 
+// gtest reads an empty GTEST_SHUFFLE as true, and GTEST_FILTER as the filter.
+TEST(GtestFlags, EnvironmentAsGtestReadsIt) {
+  EXPECT_FALSE(check_gtest_flags({}, env({{"GTEST_SHUFFLE", ""}})));
+  EXPECT_TRUE(check_gtest_flags({}, env({{"GTEST_SHUFFLE", "0"}})));
+  EXPECT_EQ(check_gtest_flags({}, env({{"GTEST_FILTER", "*teardown*"}}))->filter, "*teardown*");
+  EXPECT_EQ(check_gtest_flags({"--gtest_filter=*launch*"}, env({{"GTEST_FILTER", "*teardown*"}}))->filter, "*launch*");
+}
+
 TEST(GtestFlags, ListTestsReadsLikeGtest) {
   EXPECT_TRUE(check_gtest_flags({"--gtest_list_tests"}, env())->list_tests);
   EXPECT_TRUE(check_gtest_flags({"--gtest_list_tests=1"}, env())->list_tests);

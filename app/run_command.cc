@@ -169,7 +169,8 @@ int load_plan(const cli::Options& o, const GtestFlags& flags, Plan& plan) {
 void init_gtest(const char* argv0, const GtestFlags& flags, const std::string& filter) {
   std::vector<std::string> args = {argv0};
   args.insert(args.end(), flags.pass_through.begin(), flags.pass_through.end());
-  args.push_back("--gtest_filter=" + filter);
+  // Flags win over gtest's environment variables: stages run once, in order.
+  args.insert(args.end(), {"--gtest_shuffle=0", "--gtest_repeat=1", "--gtest_filter=" + filter});
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

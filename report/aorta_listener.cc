@@ -66,6 +66,23 @@ void AortaListener::OnTestEnd(const ::testing::TestInfo& info) {
 void AortaListener::OnTestProgramEnd(const ::testing::UnitTest& unit_test) {
   record_.seconds = unit_test.elapsed_time() / 1000.0;
   try {
+    // Failures outside any test (the fixture's fallback teardown) are the suite's:
+    // one more testcase, so the reports agree with the exit status.
+    for (int i = 0; i < unit_test.total_test_suite_count(); ++i) {
+      const ::testing::TestResult& adhoc = unit_test.GetTestSuite(i)->ad_hoc_test_result();
+      StageResult teardown;
+      teardown.name = teardown.stage = "fixture_teardown";
+      teardown.outcome = job::Outcome::kFailed;
+      for (int p = 0; p < adhoc.total_part_count(); ++p)
+        if (adhoc.GetTestPartResult(p).failed()) teardown.failures.push_back(adhoc.GetTestPartResult(p).message());
+      if (teardown.failures.empty()) continue;
+      redact_stage(teardown);
+      record_.stages.push_back(valid_text(std::move(teardown)));
+    }
+  } catch (const std::exception& e) {
+    fail(std::string("could not record the suite's own failures: ") + e.what());
+  }
+  try {
     write_reports();
   } catch (const std::exception& e) {
     fail(std::string("could not write the reports: ") + e.what());

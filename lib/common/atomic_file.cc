@@ -36,6 +36,14 @@ Status write_file_atomically(const std::filesystem::path& path, std::string_view
     }
     done += static_cast<size_t>(n);
   }
+  // On disk before the rename: after a crash the name holds the old file or the new
+  // one, never an empty one.
+  if (::fsync(fd) != 0 && errno != EINVAL) {
+    int err = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return io_error(path, "write", err);
+  }
   // close() is where NFS and some full-disk cases report a failed write.
   if (::close(fd) != 0) {
     int err = errno;

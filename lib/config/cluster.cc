@@ -61,10 +61,16 @@ void find_changeme(const json& node, const std::string& key, ConfigErrors& error
   if (node.is_string()) {
     std::string lower = node.get<std::string>();
     std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) { return std::tolower(ch); });
-    if (lower.find("<changeme>") != std::string::npos)
-      // A password is never echoed, not even a placeholder-looking one.
-      errors.add(key, key == "password" ? "Unresolved configuration placeholder"
-                                        : "Unresolved configuration placeholder: '" + node.get<std::string>() + "'");
+    if (lower.find("<changeme>") != std::string::npos) {
+      // A secret is never echoed, not even a placeholder-looking one, at any depth
+      // (head_node_dict.password, ssh.key_passphrase_env's kin).
+      std::string last = key.substr(key.find_last_of('.') == std::string::npos ? 0 : key.find_last_of('.') + 1);
+      std::transform(last.begin(), last.end(), last.begin(), [](unsigned char ch) { return std::tolower(ch); });
+      bool secret = false;
+      for (const char* word : {"pass", "secret", "token", "key"}) secret = secret || last.find(word) != std::string::npos;
+      errors.add(key, secret ? "Unresolved configuration placeholder"
+                             : "Unresolved configuration placeholder: '" + node.get<std::string>() + "'");
+    }
   } else if (node.is_object()) {
     for (const auto& [k, v] : node.items()) find_changeme(v, key.empty() ? k : key + "." + k, errors);
   } else if (node.is_array()) {

@@ -78,7 +78,8 @@ TEST(ClusterFile, LocalTransportNeedsNoCredentials) {
 TEST(ClusterFile, ChangemeAnyCaseAnyString) {
   aorta::testing::TempDir dir;
   auto c = load_cluster(dir.write("c.json", R"({"username": "<ChangeMe>", "password": "x<CHANGEME>y",
-    "node_dict": {"n1": {"vpc_ip": "<changeMe>"}}, "racks": ["ok", "<changeme>"]})"), "alice");
+    "node_dict": {"n1": {"vpc_ip": "<changeMe>"}}, "racks": ["ok", "<changeme>"],
+    "head_node_dict": {"password": "s3cret<changeme>"}})"), "alice");
   std::string e = all(c);
   EXPECT_FALSE(c.cluster);
   EXPECT_NE(e.find("c.json: username: Unresolved configuration placeholder: '<ChangeMe>'"), std::string::npos) << e;
@@ -87,6 +88,9 @@ TEST(ClusterFile, ChangemeAnyCaseAnyString) {
   EXPECT_NE(e.find("c.json: racks[1]: Unresolved configuration placeholder"), std::string::npos) << e;
   EXPECT_NE(e.find("c.json: password: Unresolved configuration placeholder"), std::string::npos) << e;
   EXPECT_EQ(e.find("x<CHANGEME>y"), std::string::npos) << e;
+  // Nested too: the last part of the key decides.
+  EXPECT_NE(e.find("c.json: head_node_dict.password: Unresolved configuration placeholder"), std::string::npos) << e;
+  EXPECT_EQ(e.find("s3cret"), std::string::npos) << e;
 }
 
 // Unknown top-level keys are warnings naming the key and the file; the keys of

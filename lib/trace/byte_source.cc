@@ -152,6 +152,23 @@ Result<size_t> ByteSource::unzstd_chunk(std::vector<char>& chunk) {
 // The decompressing thread: one chunk ahead of the reader, then it waits. An empty
 // chunk marks the end.
 void ByteSource::decompress_ahead() {
+  // Nothing may leave this thread (std::terminate): a failure here, such as running
+  // out of memory, is handed to the reader as the file's error.
+  try {
+    decompress_chunks();
+  } catch (...) {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [this] { return !ready_full_ || stop_; });
+    if (stop_) return;
+    error_ = Error{ErrorCode::kIo, "decompressing failed (out of memory?)", ""};
+    failed_ = true;
+    ready_.clear();
+    ready_full_ = true;
+    changed_.notify_all();
+  }
+}
+
+void ByteSource::decompress_chunks() {
   std::vector<char> chunk;
   for (;;) {
     chunk.resize(chunk_);

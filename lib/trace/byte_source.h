@@ -41,6 +41,7 @@ class ByteSource {
   Result<size_t> read_plain(char* into, size_t size);
   Result<size_t> read_decompressed(char* into, size_t size);
   void decompress_ahead();
+  void decompress_chunks();  // decompress_ahead's loop
   Result<size_t> gunzip_chunk(std::vector<char>& chunk);
   Result<size_t> unzstd_chunk(std::vector<char>& chunk);
 

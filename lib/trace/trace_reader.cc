@@ -655,16 +655,29 @@ std::optional<PartState> read_parts(const std::filesystem::path& file, bool basi
   std::vector<Status> results(plan.size(), ok_status());
   std::atomic<bool> stop{false};
   const uint64_t share = limits.max_state_bytes / plan.size();
-  auto run = [&](size_t i) {
+  // Nothing may leave a thread (std::terminate): any failure is the part's, and a
+  // failed part makes the caller read the file whole, which names the error.
+  auto run = [&](size_t i) noexcept {
     try {
       results[i] = read_into(*parts[i], file, basic, limits, share, &plan[i], &stop);
     } catch (const std::bad_alloc&) {
       results[i] = Error{ErrorCode::kIo, "out of memory", file.string()};
+    } catch (...) {
+      results[i] = Error{ErrorCode::kIo, "reading a part failed", file.string()};
     }
     if (!results[i]) stop = true;
   };
-  // Part i on thread i; the first (the smaller, TraceSplit) on this one.
+  // Part i on thread i; the first (the smaller, TraceSplit) on this one. Every
+  // started thread is joined on every way out of this block.
   std::vector<std::thread> threads;
+  struct JoinAll {
+    std::vector<std::thread>& threads;
+    ~JoinAll() {
+      for (auto& t : threads)
+        if (t.joinable()) t.join();
+    }
+  } join_all{threads};
+  threads.reserve(plan.size());
   std::vector<size_t> left;
   for (size_t i = 1; i < plan.size(); ++i) {
     try {
