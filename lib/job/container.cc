@@ -147,12 +147,14 @@ std::string docker_run_command(const config::Variant& v, const std::string& name
   // value of the same key replaces the earlier in place.
   config::KeyValues env = {{"GPUS", "8"}, {"MULTINODE", "true"}};
   for (const auto* src : {&a.env, &v.container.env})
-    for (const auto& [k, val] : *src) {
-      auto it = std::find_if(env.begin(), env.end(), [&](const auto& kv) { return kv.first == k; });
+    for (const auto& entry : *src) {
+      // (Not a structured binding: clang 14 cannot capture one in the lambda.)
+      const std::string& key = entry.first;
+      auto it = std::find_if(env.begin(), env.end(), [&](const auto& kv) { return kv.first == key; });
       if (it == env.end())
-        env.emplace_back(k, val);
+        env.emplace_back(key, entry.second);
       else
-        it->second = val;
+        it->second = entry.second;
     }
   for (const auto& [k, val] : env) argv.insert(argv.end(), {"-e", k + "=" + val});
   std::vector<std::string> tail = {v.container.image, "sleep", "infinity"};
