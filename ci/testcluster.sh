@@ -49,7 +49,9 @@ up() {
   for i in $(seq "$N"); do
     local ns=atcnode$i dir=$BASE/node$i
     rm -rf "$dir/local"  # every up starts with empty node-local storage
-    mkdir -p "$dir/local" "/run/aorta-tc/node$i"
+    # A home of its own: sessions must not read the tester's dotfiles (a pyenv
+    # rehash there waits on a lock every concurrent login shares).
+    mkdir -p "$dir/local" "$dir/home" "/run/aorta-tc/node$i"
     ip netns add "$ns"
     ip link add "atcveth$i" type veth peer name eth0 netns "$ns"
     ip link set "atcveth$i" master "$BRIDGE" up
@@ -70,7 +72,7 @@ StrictModes no
 UseDNS no
 MaxStartups 200:30:400
 Subsystem sftp internal-sftp
-SetEnv DOCKER_HOST=unix:///run/aorta-tc/node$i/docker.sock CONTAINERS_CONF=$BASE/containers.conf
+SetEnv DOCKER_HOST=unix:///run/aorta-tc/node$i/docker.sock CONTAINERS_CONF=$BASE/containers.conf HOME=$dir/home
 CONF
     start_sshd "$i"
     # Each node's podman has its own storage (container names do not clash) and

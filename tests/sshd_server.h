@@ -64,6 +64,7 @@ class SshdServer {
     if (!std::filesystem::exists("/usr/sbin/sshd"))
       throw std::runtime_error("/usr/sbin/sshd is missing: install openssh-server (bash ci/setup.sh)");
     std::filesystem::create_directories("/run/sshd");  // privilege separation directory
+    std::filesystem::create_directories(d / "home");
     run_or_throw("ssh-keygen -q -t ed25519 -N '' -f " + (d / "host_key").string());
     run_or_throw("ssh-keygen -q -t ed25519 -N '' -C aorta-test -f " + (d / "id_ed25519").string());
     std::filesystem::copy_file(d / "id_ed25519.pub", d / "authorized_keys");
@@ -84,7 +85,11 @@ class SshdServer {
                                      << "AuthorizedKeysFile " << (d / "authorized_keys").string() << "\n"
                                      << "PidFile none\nPermitRootLogin prohibit-password\nPasswordAuthentication no\n"
                                      << "KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\nUseDNS no\n"
-                                     << "MaxStartups 200:30:400\nSubsystem sftp internal-sftp\nLogLevel VERBOSE\n";
+                                     << "MaxStartups 200:30:400\nSubsystem sftp internal-sftp\nLogLevel VERBOSE\n"
+                                     // A home of its own, as a node has: the shell sshd starts must not
+                                     // read the tester's dotfiles (a pyenv rehash there waits on a lock
+                                     // shared with every concurrent login, past the tests' timeouts).
+                                     << "SetEnv HOME=" << (d / "home").string() << "\n";
     sshd_ = boost::process::child("/usr/sbin/sshd", "-D", "-e", "-f", (d / "sshd_config").string(),
                                   boost::process::std_err > (d / "sshd.log").string());
     wait_listening();

@@ -100,7 +100,7 @@ TEST_F(SshTransportTest, TimeoutEndsTheCommandsWholeProcessGroup) {
   EXPECT_FALSE(std::filesystem::exists(survivor)) << "a child of the timed-out command survived";
   // The connection is still usable afterwards.
   auto after = t->run("127.0.0.1", "echo ok", seconds(10));
-  ASSERT_TRUE(after.ok());
+  ASSERT_TRUE(after.ok()) << after.error().describe();
   EXPECT_EQ(after->output, "ok\n");
 }
 
@@ -111,7 +111,7 @@ TEST_F(SshTransportTest, HostileValuesStayData) {
   std::string hostile = "a'b\"c $(touch " + canary.string() + ") `touch " + canary.string() + "`; touch " +
                         canary.string() + " \n|| & > x";
   auto r = t->run("127.0.0.1", "printf %s " + shell_quote(hostile), seconds(10));
-  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r.ok()) << r.error().describe();
   EXPECT_EQ(r->output, hostile);
   auto bad_host = t->run("127.0.0.1;touch " + canary.string(), "true", seconds(10));
   EXPECT_FALSE(bad_host.ok());

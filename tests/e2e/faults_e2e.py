@@ -243,8 +243,9 @@ with tempfile.TemporaryDirectory() as work:
         rc, out, stages, report = launch(binary, work)
         expect(rc == 0, f"exit {rc}: {stages}\n{out[-3000:]}")
         # A substitution would run in the node's repository, the suite's working
-        # directory or a login shell's home.
-        places = [os.path.join(BASE, "node1", "local", "aorta", canary), os.path.join(work, canary), f"/root/{canary}"]
+        # directory, the session's starting directory or the node's home.
+        places = [os.path.join(BASE, "node1", "local", "aorta", canary), os.path.join(work, canary), f"/root/{canary}",
+                  os.path.join(BASE, "node1", "home", canary)]
         expect(not any(os.path.exists(p) for p in places), "a file name ran as a command")
         root = os.path.realpath(os.path.join(work, "out"))
         names = []
