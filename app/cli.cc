@@ -20,7 +20,16 @@ po::options_description run_options() {
        "the nodes and how to reach them; without it, this machine (no SSH)")
       ("config_file", po::value<std::string>()->value_name("FILE"),
        "the benchmark config; without it, the shipped local_cpu_single.json")
-      ("output_dir", po::value<std::string>()->value_name("DIR"), "where the run's folder goes (default: the config's)")
+      ("output_dir", po::value<std::string>()->value_name("DIR"),
+       "where the run's folder (traces, aorta_benchmark_report.json) goes (default: the config's)")
+      ("workspace", po::value<std::string>()->value_name("DIR"),
+       "put the reports in DIR/cvs_runs/<run-id>/ (default: $CVS_WORKSPACE, else the run's folder)")
+      ("html", po::value<std::string>()->value_name("FILE"),
+       "write the HTML report here; its <suite>_html/ folder and zip go beside it")
+      ("log-file", po::value<std::string>()->value_name("FILE"), "write the text log here")
+      ("junitxml", po::value<std::string>()->value_name("FILE"), "also write the JUnit XML here")
+      ("no-html", "write no HTML report (nor its zip)")
+      ("no-log-file", "write no text log")
       ("help,h", "print this help")
       ("version", "print the version and git commit");
   return d;
@@ -77,11 +86,30 @@ void parse_run(const std::vector<std::string>& args, Options& o) {
   o.cluster_file = text(p.vm, "cluster_file");
   o.config_file = text(p.vm, "config_file");
   o.output_dir = text(p.vm, "output_dir");
+  o.workspace = text(p.vm, "workspace");
+  o.html_file = text(p.vm, "html");
+  o.log_file = text(p.vm, "log-file");
+  o.junitxml = text(p.vm, "junitxml");
+  o.no_html = p.vm.count("no-html") > 0;
+  o.no_log_file = p.vm.count("no-log-file") > 0;
   for (const auto& a : p.unknown) {
     if (a.rfind("--gtest_", 0) == 0) o.gtest_args.push_back(a);
     else if (o.error.empty()) o.error = "unknown argument: " + a + " (see --help)";
   }
-  if (o.error.empty() && !p.positional.empty()) o.error = "unknown argument: " + p.positional.front() + " (see --help)";
+  // One positional word, the suite, as in `cvs run aorta_single ...`.
+  if (!p.positional.empty()) {
+    const std::string& word = p.positional.front();
+    if (word != "aorta_single" && word != "aorta_distributed")
+      o.error = o.error.empty() ? "unknown argument: " + word + " (a suite is aorta_single or aorta_distributed)" : o.error;
+    else if (p.positional.size() > 1)
+      o.error = o.error.empty() ? "unknown argument: " + p.positional[1] + " (see --help)" : o.error;
+    else
+      o.suite = word;
+  }
+  for (const auto* empty : {"workspace", "html", "log-file", "junitxml"})
+    if (o.error.empty() && p.vm.count(empty) && text(p.vm, empty).empty()) o.error = std::string("--") + empty + " needs a path";
+  if (o.error.empty() && o.no_html && !o.html_file.empty()) o.error = "--html and --no-html contradict each other";
+  if (o.error.empty() && o.no_log_file && !o.log_file.empty()) o.error = "--log-file and --no-log-file contradict each other";
 }
 
 void parse_analyze(const std::vector<std::string>& args, Options& o) {
@@ -184,13 +212,17 @@ std::string usage() {
   return R"(aorta_suite - the Aorta training benchmark for GPU clusters, as GoogleTest suites
 
 Usage:
-  aorta_suite [run] [--cluster_file FILE] [--config_file FILE] [--output_dir DIR] [gtest flags]
+  aorta_suite [run] [SUITE] [--cluster_file FILE] [--config_file FILE] [--output_dir DIR]
+              [--workspace DIR] [--html FILE | --no-html] [--log-file FILE | --no-log-file]
+              [--junitxml FILE] [gtest flags]
       Run a suite. Without --cluster_file the cluster is this machine (no SSH);
       without --config_file the config is the shipped local_cpu_single.json.
-      Without --gtest_filter the suite follows the node count: aorta_single for one
-      node, aorta_distributed for more. Examples:
+      Without SUITE or --gtest_filter the suite follows the node count: aorta_single
+      for one node, aorta_distributed for more. Examples:
         aorta_suite --gtest_filter=*single*
         aorta_suite --cluster_file cluster.json --config_file aorta_distributed.json --gtest_filter=*distributed*
+        aorta_suite run aorta_distributed --cluster_file cluster.json --config_file aorta_distributed.json \
+            --html aorta_distributed.html --junitxml junit.xml      (CVS's command form)
   aorta_suite list [aorta_single|aorta_distributed]
       Print the suites and their stages in run order.
   aorta_suite config list
@@ -216,9 +248,14 @@ std::string command_help(Command command) {
   std::ostringstream out;
   switch (command) {
     case Command::kRun:
-      out << "Usage: aorta_suite run [--cluster_file FILE] [--config_file FILE] [--output_dir DIR] [gtest flags]\n\n"
+      out << "Usage: aorta_suite run [SUITE] [--cluster_file FILE] [--config_file FILE] [--output_dir DIR]\n"
+             "                       [--workspace DIR] [--html FILE | --no-html] [--log-file FILE | --no-log-file]\n"
+             "                       [--junitxml FILE] [gtest flags]\n\n"
              "Runs one suite's stages, in order, as one session (one run id, one folder of reports).\n"
-             "run is the default command: the word may be left out.\n\n"
+             "run is the default command: the word may be left out. SUITE (aorta_single or\n"
+             "aorta_distributed) picks the suite, as `cvs run SUITE` does; --gtest_filter may narrow it.\n"
+             "A configuration or node-count error runs nothing (exit 2) but still writes the reports\n"
+             "asked for (--junitxml, --gtest_output=xml, --html, --log-file, --workspace) naming each problem.\n\n"
           << run_options()
           << "\nGoogleTest flags (GoogleTest 1.12):\n"
              "  --gtest_filter=PATTERNS    stages to run; also picks the suite when no cluster decides it\n"

@@ -18,7 +18,15 @@ struct Options {
   std::string config_file;
   std::string output_dir;
   std::vector<std::string> gtest_args;  // --gtest_* flags, as given
-  // list
+  // CVS's report flags: where the HTML, log and JUnit files go, and the workspace
+  // whose cvs_runs/<run-id>/ holds the reports (empty: not given).
+  std::string html_file;
+  std::string log_file;
+  bool no_html = false;
+  bool no_log_file = false;
+  std::string junitxml;
+  std::string workspace;
+  // run: the suite named as CVS names it (run aorta_single); list: the suite to list
   std::string suite;
   // config copy
   std::string config_name;

@@ -19,6 +19,33 @@ TEST(Cli, RunOptionsAndGtestPassThrough) {
   EXPECT_FALSE(parse({"--cluster_file"}).error.empty());
 }
 
+// The CVS form: `run SUITE` and its report flags.
+TEST(Cli, CvsCommandFormAndReportFlags) {
+  Options o = parse({"run", "aorta_distributed", "--cluster_file", "c.json", "--html", "h.html", "--log-file=l.log",
+                     "--junitxml", "j.xml", "--workspace", "ws", "--gtest_brief=1"});
+  EXPECT_TRUE(o.error.empty()) << o.error;
+  EXPECT_EQ(o.suite, "aorta_distributed");
+  EXPECT_EQ(o.html_file, "h.html");
+  EXPECT_EQ(o.log_file, "l.log");
+  EXPECT_EQ(o.junitxml, "j.xml");
+  EXPECT_EQ(o.workspace, "ws");
+  EXPECT_FALSE(o.no_html || o.no_log_file);
+  Options off = parse({"aorta_single", "--no-html", "--no-log-file"});
+  EXPECT_TRUE(off.error.empty()) << off.error;
+  EXPECT_EQ(off.suite, "aorta_single");
+  EXPECT_TRUE(off.no_html && off.no_log_file);
+  for (auto [args, words] : {std::pair<std::vector<std::string>, std::string>{{"run", "aorta_triple"}, "aorta_triple"},
+                             {{"run", "aorta_single", "extra"}, "unknown argument: extra"},
+                             {{"--html", "h", "--no-html"}, "contradict"},
+                             {{"--no-log-file", "--log-file", "l"}, "contradict"},
+                             {{"--junitxml", ""}, "--junitxml needs a path"},
+                             {{"--workspace", ""}, "--workspace needs a path"},
+                             {{"--html"}, "html"}}) {
+    Options bad = parse(args);
+    EXPECT_NE(bad.error.find(words), std::string::npos) << args.front() << ": " << bad.error;
+  }
+}
+
 TEST(Cli, VersionAnywhere) {
   EXPECT_EQ(parse({"--version"}).command, Command::kVersion);
   EXPECT_EQ(parse({"--gtest_filter=*", "--version"}).command, Command::kVersion);

@@ -8,6 +8,7 @@
 
 #include "app/exit_codes.h"
 #include "app/gtest_flags.h"
+#include "app/report_request.h"
 #include "app/slurm_preflight.h"
 #include "app/transport_choice.h"
 #include "common/atomic_file.h"
@@ -37,20 +38,30 @@ std::vector<std::string> host_names(const config::Cluster& cluster) {
   return hosts;
 }
 
-// The suite the run selects, or an error (exit 2). The filter may name a sub-test
+std::optional<SuiteKind> suite_named(const std::string& name) {
+  for (SuiteKind kind : {SuiteKind::kSingle, SuiteKind::kDistributed})
+    if (name == fixtures::suite_name(kind)) return kind;
+  return std::nullopt;
+}
+
+// The suite the run selects, or an error (exit 2): the one named (run aorta_single),
+// else the ones the filter selects. The filter may name a sub-test
 // (*max_avg_iteration_ms), so it is matched against every test the config plans.
-std::optional<SuiteKind> pick_suite(const std::optional<std::string>& filter, const config::Variant& variant,
-                                    const std::vector<std::string>& hosts, std::string& error) {
+std::optional<SuiteKind> pick_suite(const std::string& named, const std::optional<std::string>& filter,
+                                    const config::Variant& variant, const std::vector<std::string>& hosts,
+                                    std::string& error) {
   const size_t nodes = hosts.size();
   std::vector<SuiteKind> selected;
   for (SuiteKind kind : {SuiteKind::kSingle, SuiteKind::kDistributed}) {
+    if (!named.empty() && suite_named(named) != kind) continue;
     bool any = !filter;
     for (const auto& t : suites::planned_tests(kind, &variant, hosts))
       if (filter && cli::filter_matches(*filter, std::string(fixtures::suite_name(kind)) + "." + t.name())) any = true;
     if (any) selected.push_back(kind);
   }
   if (selected.empty()) {
-    error = "--gtest_filter=" + *filter + " selects no stage of aorta_single or aorta_distributed";
+    error = "--gtest_filter=" + *filter + " selects no stage of " +
+            (named.empty() ? std::string("aorta_single or aorta_distributed") : named);
     return std::nullopt;
   }
   for (SuiteKind kind : selected)
@@ -62,13 +73,10 @@ std::optional<SuiteKind> pick_suite(const std::optional<std::string>& filter, co
 // Our listener writes every report; gtest's own XML printer is released, since two
 // JUnit files that disagree would confuse dashboards. --gtest_output=xml[:PATH] still
 // gets a JUnit file: ours. Returns the listener (gtest owns it).
-report::AortaListener* install_reports(fixtures::Session& session, const cli::Options& o, const GtestFlags& flags,
+report::AortaListener* install_reports(fixtures::Session& session, const cli::Options& o, const ReportRequest& request,
                                        const std::string& suite) {
-  report::ReportContext context;
-  context.report_dir = session.state().output_root;
-  // Relative to where the user ran the command (gtest's rule), not to the run folder.
-  if (flags.junit) context.extra_junit_paths.push_back(std::filesystem::absolute(flags.junit->file_for(suite)));
-  context.junit = report::junit_options_from_environment().value();  // checked in run_suite
+  report::ReportContext context =
+      report_context(request, suite, session.state().run_id, session.state().output_root);
   if (!o.cluster_file.empty()) context.input_files.emplace_back("cluster", o.cluster_file);
   const auto& v = session.variant();
   context.input_files.emplace_back("config", v.file);
@@ -79,7 +87,8 @@ report::AortaListener* install_reports(fixtures::Session& session, const cli::Op
     if (const auto* r = s->find_record(test_name)) return *r;
     return std::nullopt;
   };
-  auto listener = report::AortaListener::create(std::move(context), suite, session.state().run_id, details);
+  auto listener = report::AortaListener::create(std::move(context), suite, session.state().run_id, details,
+                                                request.outputs);
   if (!listener) std::exit(usage_error(listener.error().describe()));
   auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
   delete listeners.Release(listeners.default_xml_generator());
@@ -112,8 +121,13 @@ struct Plan {
   SuiteKind kind = SuiteKind::kSingle;
 };
 
-// kExitOk with plan filled, or the exit status of errors already reported.
-int load_plan(const cli::Options& o, const GtestFlags& flags, Plan& plan) {
+// kExitOk with plan filled, or the exit status of errors already reported on stderr
+// and each added to problems (for the reports of a run that could not start).
+int load_plan(const cli::Options& o, const GtestFlags& flags, Plan& plan, std::vector<std::string>& problems) {
+  auto refuse = [&](const std::string& message) {
+    problems.push_back(message);
+    return usage_error(message);
+  };
   std::string user = config::current_user_id();
   auto data_dir = config::shipped_data_dir();
   std::string workload = data_dir ? (data_dir.value() / "workload").string() : "";
@@ -131,30 +145,36 @@ int load_plan(const cli::Options& o, const GtestFlags& flags, Plan& plan) {
   plan.config_file = o.config_file;
   if (plan.config_file.empty()) {
     auto shipped = config::shipped_config(config::kDefaultVariant);
-    if (!shipped) return usage_error(shipped.error().message);
+    if (!shipped) return refuse(shipped.error().message);
     plan.config_file = shipped->string();
   }
   auto variant = config::load_variant(plan.config_file, {cluster ? cluster->username : user, workload});
   errors.insert(errors.end(), variant.errors.begin(), variant.errors.end());
   if (!errors.empty()) {
     std::cerr << "aorta_suite: configuration errors (nothing was run):\n";
-    for (const auto& e : errors) std::cerr << "  " << e.describe() << "\n";
+    for (const auto& e : errors) {
+      std::cerr << "  " << e.describe() << "\n";
+      problems.push_back(e.describe());
+    }
     return kExitUsage;
   }
   auto job = slurm::job_from_environment([](const char* name) -> const char* { return std::getenv(name); });
-  if (!job) return usage_error(job.error().describe());
+  if (!job) return refuse(job.error().describe());
   if (*job) {
     // Inside a Slurm job: the job's nodes, reached through srun.
     auto from_job = slurm::cluster_from_job(**job, user, o.cluster_file.empty() ? nullptr : &*cluster);
-    if (!from_job) return usage_error(from_job.error().describe());
+    if (!from_job) return refuse(from_job.error().describe());
     cluster = *from_job;
   }
   auto misfit = config::check_variant_for_cluster(*variant.variant, cluster->nodes.size());
-  for (const auto& e : misfit) std::cerr << "aorta_suite: configuration error (nothing was run): " << e.describe() << "\n";
+  for (const auto& e : misfit) {
+    std::cerr << "aorta_suite: configuration error (nothing was run): " << e.describe() << "\n";
+    problems.push_back(e.describe());
+  }
   if (!misfit.empty()) return kExitUsage;
   std::string error;
-  auto kind = pick_suite(flags.filter, *variant.variant, host_names(*cluster), error);
-  if (!kind) return usage_error(*job ? error + " (Slurm job " + (*job)->id + " has " +
+  auto kind = pick_suite(o.suite, flags.filter, *variant.variant, host_names(*cluster), error);
+  if (!kind) return refuse(*job ? error + " (Slurm job " + (*job)->id + " has " +
                                            std::to_string(cluster->nodes.size()) + " node(s))"
                                      : error);
   plan.cluster = std::move(*cluster);
@@ -179,6 +199,20 @@ void init_gtest(const char* argv0, const GtestFlags& flags, const std::string& f
   GTEST_FLAG_SET(output, "");  // a GTEST_OUTPUT variable is ours too (GtestFlags::junit)
 }
 
+// The suite named in the reports of a run that could not start: the one named, else
+// the one the filter's stages belong to, else the program's name.
+std::string problem_suite(const cli::Options& o, const GtestFlags& flags) {
+  if (!o.suite.empty()) return o.suite;
+  std::vector<std::string> matched;
+  for (SuiteKind kind : {SuiteKind::kSingle, SuiteKind::kDistributed})
+    for (const auto& t : suites::planned_tests(kind, nullptr, {}))
+      if (flags.filter && cli::filter_matches(*flags.filter, std::string(fixtures::suite_name(kind)) + "." + t.name())) {
+        matched.push_back(fixtures::suite_name(kind));
+        break;
+      }
+  return matched.size() == 1 ? matched.front() : "aorta_suite";
+}
+
 }  // namespace
 
 int run_suite(const cli::Options& o, const char* argv0) {
@@ -188,10 +222,18 @@ int run_suite(const cli::Options& o, const char* argv0) {
   if (auto junit = report::junit_options_from_environment(); !junit) return usage_error(junit.error().describe());
   // Listing without a config lists both suites; with one, what that config would run.
   const bool configured = !o.config_file.empty() || !o.cluster_file.empty();
+  const ReportRequest request = report_request(o, *flags, [](const char* name) -> const char* { return std::getenv(name); });
+  // A run that cannot start still leaves the reports asked for, naming why.
+  auto refused = [&](int code, const std::vector<std::string>& problems) {
+    // A report that cannot be written is named on stderr; the verdict stays the problem's.
+    if (!flags->list_tests && !problems.empty()) write_problem_reports(request, problem_suite(o, *flags), problems);
+    return code;
+  };
   std::optional<Plan> plan;
   if (!flags->list_tests || configured) {
     plan.emplace();
-    if (int code = load_plan(o, *flags, *plan); code != kExitOk) return code;
+    std::vector<std::string> problems;
+    if (int code = load_plan(o, *flags, *plan, problems); code != kExitOk) return refused(code, problems);
   }
   init_gtest(argv0, *flags, flags->filter.value_or("*"));
   // Only the suite that fits the cluster is registered, with a test per threshold
@@ -203,15 +245,19 @@ int run_suite(const cli::Options& o, const char* argv0) {
   if (flags->list_tests) return RUN_ALL_TESTS() == 0 ? kExitOk : kExitFailed;
 
   auto transport = make_transport(plan->cluster, plan->job);
-  if (!transport) return usage_error(transport.error().describe());
+  if (!transport) return refused(usage_error(transport.error().describe()), {transport.error().describe()});
   std::filesystem::path output_dir = o.output_dir.empty() ? plan->variant.output_dir : o.output_dir;
   const std::string suite = fixtures::suite_name(plan->kind);
   auto session = std::make_unique<fixtures::Session>(plan->kind, plan->variant, plan->cluster,
                                                      std::move(*transport), output_dir);
-  if (auto problem = check_output_root(session->state().output_root)) {
-    std::cerr << "aorta_suite: output_dir cannot be used (nothing was run): " << *problem << "\n";
-    return kExitUsage;
-  }
+  const auto report_dir = request.report_dir(session->state().run_id, session->state().output_root);
+  std::vector<std::pair<std::string, std::filesystem::path>> folders = {{"output_dir", session->state().output_root}};
+  if (report_dir != session->state().output_root) folders.emplace_back("the workspace", report_dir);
+  for (const auto& [what, folder] : folders)
+    if (auto problem = check_output_root(folder)) {
+      std::cerr << "aorta_suite: " << what << " cannot be used (nothing was run): " << *problem << "\n";
+      return refused(kExitUsage, {what + " cannot be used: " + *problem});
+    }
   if (plan->job)
     if (int code = check_slurm_job(*plan->job, plan->cluster, plan->variant, plan->config_file); code != kExitOk) {
       std::error_code ec;
@@ -223,7 +269,7 @@ int run_suite(const cli::Options& o, const char* argv0) {
   fixtures::Session::install(std::move(session));
 
   auto* s = fixtures::Session::current();
-  report::AortaListener* listener = install_reports(*s, o, *flags, suite);
+  report::AortaListener* listener = install_reports(*s, o, request, suite);
   install_interrupt_handlers();
   int rc = RUN_ALL_TESTS();
   if (interrupt_signal()) std::cerr << "aorta_suite: interrupted by " << interrupt_name() << "; cleaned up and reported\n";

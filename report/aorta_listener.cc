@@ -1,11 +1,7 @@
 #include "report/aorta_listener.h"
 
-#include <unistd.h>
-
-#include <ctime>
 #include <iostream>
 
-#include "common/atomic_file.h"
 #include "common/utf8.h"
 #include "report/redact.h"
 
@@ -22,20 +18,12 @@ Result<std::unique_ptr<AortaListener>> AortaListener::create(ReportContext conte
 
 AortaListener::AortaListener(ReportContext context, std::string suite, std::string run_id, StageDetails details,
                              std::vector<std::unique_ptr<Output>> outputs)
-    : context_(std::move(context)), details_(std::move(details)), outputs_(std::move(outputs)) {
+    : context_(std::move(context)), details_(std::move(details)), outputs_(std::move(outputs)), files_(context_.report_dir) {
   record_.suite = std::move(suite);
   record_.run_id = std::move(run_id);
 }
 
-void AortaListener::OnTestProgramStart(const ::testing::UnitTest&) {
-  std::time_t now = std::time(nullptr);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", std::localtime(&now));
-  record_.timestamp = text;
-  char host[256] = {0};
-  gethostname(host, sizeof host - 1);
-  record_.hostname = host;
-}
+void AortaListener::OnTestProgramStart(const ::testing::UnitTest&) { stamp_record(record_); }
 
 void AortaListener::OnTestEnd(const ::testing::TestInfo& info) {
   try {
@@ -59,7 +47,7 @@ void AortaListener::OnTestEnd(const ::testing::TestInfo& info) {
     record_.stages.push_back(valid_text(std::move(stage)));
   } catch (const std::exception& e) {
     // gtest does not catch what a listener throws: it would end the process.
-    fail(std::string("could not record ") + info.name() + " for the reports: " + e.what());
+    files_.fail(std::string("could not record ") + info.name() + " for the reports: " + e.what());
   }
 }
 
@@ -80,44 +68,15 @@ void AortaListener::OnTestProgramEnd(const ::testing::UnitTest& unit_test) {
       record_.stages.push_back(valid_text(std::move(teardown)));
     }
   } catch (const std::exception& e) {
-    fail(std::string("could not record the suite's own failures: ") + e.what());
+    files_.fail(std::string("could not record the suite's own failures: ") + e.what());
   }
   try {
     write_reports();
   } catch (const std::exception& e) {
-    fail(std::string("could not write the reports: ") + e.what());
+    files_.fail(std::string("could not write the reports: ") + e.what());
   }
 }
 
-void AortaListener::write_reports() {
-  std::error_code ec;
-  fs::create_directories(context_.report_dir, ec);
-  for (const auto& output : outputs_) {
-    // One output's failure (a bug, memory) must not cost the others their files.
-    try {
-      output->write(record_, context_, *this);
-    } catch (const std::exception& e) {
-      fail(std::string("could not write a report: ") + e.what());
-    }
-  }
-}
-
-void AortaListener::fail(const std::string& what) {
-  std::cerr << "aorta_suite: " << what << "\n";
-  write_failed_ = true;
-}
-
-bool AortaListener::file(const fs::path& relative, const std::string& content, bool announce) {
-  const fs::path path = context_.report_dir / relative;  // an absolute path stays itself
-  std::error_code ec;
-  if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
-  if (Status s = write_file_atomically(path, content); !s) {
-    // "<path>: could not write: No space left on device"
-    fail(s.error().describe());
-    return false;
-  }
-  if (announce) std::cout << "aorta_suite: wrote " << path.string() << "\n";
-  return true;
-}
+void AortaListener::write_reports() { write_outputs(record_, context_, outputs_, files_); }
 
 }  // namespace aorta::report

@@ -1,10 +1,7 @@
 // The gtest listener behind every report file: copies each stage's outcome into a
 // RunRecord as tests end, and when the program ends drives the outputs named at
-// construction (report/outputs.h), in that order. It never throws and never raises
-// gtest failures. Every file is written whole or not at all (write_file_atomically),
-// so a full disk leaves no empty report that looks written and never replaces an
-// earlier good one; each file that could not be written is named on stderr with the
-// reason, and write_failed() lets main change the exit status.
+// construction (report/outputs.h), in that order, into ReportFiles. It never throws
+// and never raises gtest failures; write_failed() lets main change the exit status.
 #pragma once
 
 #include <filesystem>
@@ -21,7 +18,7 @@
 
 namespace aorta::report {
 
-class AortaListener final : public ::testing::EmptyTestEventListener, private OutputSink {
+class AortaListener final : public ::testing::EmptyTestEventListener {
  public:
   // What gtest does not know about a stage: its log, sub-tests and clean messages.
   using StageDetails = std::function<std::optional<StageResult>(const std::string& test_name)>;
@@ -37,23 +34,19 @@ class AortaListener final : public ::testing::EmptyTestEventListener, private Ou
   void OnTestProgramEnd(const ::testing::UnitTest& unit_test) override;
 
   const RunRecord& record() const { return record_; }
-  bool write_failed() const { return write_failed_; }
+  bool write_failed() const { return files_.failed(); }
   // Runs every output on the record as it stands (what OnTestProgramEnd does).
   void write_reports();
 
  private:
   AortaListener(ReportContext context, std::string suite, std::string run_id, StageDetails details,
                 std::vector<std::unique_ptr<Output>> outputs);
-  bool file(const std::filesystem::path& path, const std::string& content, bool announce) override;
-  // Prints "aorta_suite: <what>" to stderr and sets write_failed().
-  void fail(const std::string& what) override;
-  const std::filesystem::path& report_dir() const override { return context_.report_dir; }
 
   ReportContext context_;
   StageDetails details_;
   std::vector<std::unique_ptr<Output>> outputs_;
   RunRecord record_;
-  bool write_failed_ = false;
+  ReportFiles files_;
 };
 
 }  // namespace aorta::report

@@ -1,9 +1,13 @@
 #include "report/outputs.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <ctime>
 #include <iostream>
 #include <sstream>
 
+#include "common/atomic_file.h"
 #include "common/utf8.h"
 #include "report/html_writer.h"
 #include "report/metrics_json.h"
@@ -27,18 +31,23 @@ class JunitOutput final : public Output {
   void write(RunRecord& run, const ReportContext& context, OutputSink& sink) const override {
     JunitWriter writer(context.junit);
     const std::string xml = render(writer, run);
-    sink.file(writer.file_name(run.suite), xml, true);
+    sink.file(context.junit_file.empty() ? context.report_dir / writer.file_name(run.suite) : context.junit_file, xml,
+              true);
     for (const auto& extra : context.extra_junit_paths) sink.file(extra, xml, true);
   }
 };
 
 class LogOutput final : public Output {
  public:
-  void write(RunRecord& run, const ReportContext&, OutputSink& sink) const override {
-    TextLogWriter writer;
-    sink.file(writer.file_name(run.suite), render(writer, run), true);
+  void write(RunRecord& run, const ReportContext& context, OutputSink& sink) const override {
+    sink.file(log_file(run, context), render(TextLogWriter(), run), true);
   }
 };
+
+// A link from a file in folder `from` to `to`, both made absolute first.
+std::string link(const fs::path& from, const fs::path& to) {
+  return fs::absolute(to).lexically_normal().lexically_relative(fs::absolute(from).lexically_normal()).generic_string();
+}
 
 class DeckOutput final : public Output {
  public:
@@ -46,14 +55,15 @@ class DeckOutput final : public Output {
     const DeckContext& d = context.deck;
     if (!d.variant) return;
     const std::string folder = run.suite + "_html";
+    const fs::path report = html_file(run, context), deck_dir = report.parent_path() / folder;
     DeckInput in{&run, d.variant, d.nodes, d.gpus_per_node, d.nccl_channels,
-                 d.result && *d.result ? &**d.result : nullptr, "../" + run.suite + ".html", "../" + run.suite + ".log",
-                 d.cluster_file, d.config_file, d.generated_at};
+                 d.result && *d.result ? &**d.result : nullptr, link(deck_dir, report),
+                 link(deck_dir, log_file(run, context)), d.cluster_file, d.config_file, d.generated_at};
     auto json = run_deck_json(in);
     std::ostringstream html;
     write_run_deck_html(json, html);
-    sink.file(fs::path(folder) / "aorta_run_deck.json", json_text(json));
-    if (sink.file(fs::path(folder) / "aorta_run_deck.html", html.str())) run.deck_link = folder + "/aorta_run_deck.html";
+    sink.file(deck_dir / "aorta_run_deck.json", json_text(json));
+    if (sink.file(deck_dir / "aorta_run_deck.html", html.str())) run.deck_link = folder + "/aorta_run_deck.html";
   }
 };
 
@@ -61,29 +71,30 @@ class DeckOutput final : public Output {
 class HtmlOutput final : public Output {
  public:
   void write(RunRecord& run, const ReportContext& context, OutputSink& sink) const override {
-    HtmlWriter writer;
-    sink.file(writer.file_name(run.suite), render(writer, run), true);
+    const fs::path report = html_file(run, context), dir = report.parent_path();
+    sink.file(report, render(HtmlWriter(), run), true);
     for (const auto& stage : run.stages) {
       std::ostringstream page;
       write_stage_log_page(run, stage, page);
-      sink.file(stage_log_path(run, stage), page.str());
+      sink.file(dir / stage_log_path(run, stage), page.str());
     }
     for (const auto& [prefix, file] : context.input_files) {
       // Redacted: a cluster file's password or an env token must not travel with the report.
       auto text = redacted_json(file);
       if (!text) continue;  // not JSON: it cannot be redacted, so it is not copied
-      sink.file(fs::path(run.suite + "_html") / (prefix + "_" + valid_utf8(file.filename().string())), *text);
+      sink.file(dir / (run.suite + "_html") / (prefix + "_" + valid_utf8(file.filename().string())), *text);
     }
   }
 };
 
-// <suite>_<timestamp>.zip: the report at the root and every file under <suite>_html/.
+// <suite>_<timestamp>.zip beside the HTML report: the report at the root and every
+// file under <suite>_html/.
 class BundleOutput final : public Output {
  public:
-  void write(RunRecord& run, const ReportContext&, OutputSink& sink) const override {
-    const fs::path dir = sink.report_dir();
+  void write(RunRecord& run, const ReportContext& context, OutputSink& sink) const override {
+    const fs::path report = html_file(run, context), dir = report.parent_path();
     const std::string folder = run.suite + "_html";
-    std::vector<std::pair<std::string, fs::path>> entries = {{run.suite + ".html", dir / (run.suite + ".html")}};
+    std::vector<std::pair<std::string, fs::path>> entries = {{report.filename().string(), report}};
     // Every file under it, in sub-folders too (regular files only: write_zip refuses links).
     std::vector<fs::path> files;
     std::error_code ec;
@@ -104,6 +115,76 @@ class BundleOutput final : public Output {
 };
 
 }  // namespace
+
+fs::path html_file(const RunRecord& run, const ReportContext& context) {
+  return context.html_file.empty() ? context.report_dir / HtmlWriter().file_name(run.suite) : context.html_file;
+}
+
+fs::path log_file(const RunRecord& run, const ReportContext& context) {
+  return context.log_file.empty() ? context.report_dir / TextLogWriter().file_name(run.suite) : context.log_file;
+}
+
+bool ReportFiles::file(const fs::path& relative, const std::string& content, bool announce) {
+  const fs::path path = report_dir_ / relative;  // an absolute path stays itself
+  std::error_code ec;
+  if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
+  if (Status s = write_file_atomically(path, content); !s) {
+    fail(s.error().describe());  // "<path>: could not write: No space left on device"
+    return false;
+  }
+  if (announce) std::cout << "aorta_suite: wrote " << path.string() << "\n";
+  return true;
+}
+
+void ReportFiles::fail(const std::string& what) {
+  std::cerr << "aorta_suite: " << what << "\n";
+  failed_ = true;
+}
+
+void stamp_record(RunRecord& run) {
+  std::time_t now = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", std::localtime(&now));
+  run.timestamp = text;
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  run.hostname = host;
+}
+
+bool write_outputs(RunRecord& run, const ReportContext& context, const std::vector<std::unique_ptr<Output>>& outputs,
+                   OutputSink& sink) {
+  std::error_code ec;
+  fs::create_directories(context.report_dir, ec);
+  bool ok = true;
+  for (const auto& output : outputs) {
+    // One output's failure (a bug, memory) must not cost the others their files.
+    try {
+      output->write(run, context, sink);
+    } catch (const std::exception& e) {
+      sink.fail(std::string("could not write a report: ") + e.what());
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+bool write_problem_reports(const std::string& suite, const std::string& run_id, const std::vector<std::string>& problems,
+                           const ReportContext& context, const std::vector<std::string>& outputs) {
+  auto made = create_outputs(outputs);
+  if (!made) return false;
+  RunRecord run;
+  run.suite = suite;
+  run.run_id = run_id;
+  stamp_record(run);
+  StageResult stage;
+  stage.name = stage.stage = "test_configuration";
+  stage.outcome = job::Outcome::kFailed;
+  stage.failures = problems;
+  redact_stage(stage);
+  run.stages.push_back(valid_text(std::move(stage)));
+  ReportFiles files(context.report_dir);
+  return write_outputs(run, context, *made, files) && !files.failed();
+}
 
 const std::vector<std::string>& default_outputs() {
   static const std::vector<std::string> names = {"junit", "log", "deck", "html", "bundle"};

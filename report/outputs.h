@@ -35,9 +35,14 @@ struct DeckContext {
 };
 
 struct ReportContext {
-  std::filesystem::path report_dir;  // <output_dir>/<run-id>
+  std::filesystem::path report_dir;  // <output_dir>/<run-id>, or <workspace>/cvs_runs/<run-id>
+  // Where --html and --log-file put those two (empty: <report_dir>/<suite>.html|.log). The
+  // HTML's <suite>_html/ folder and the zip go beside the HTML file, as CVS puts them.
+  std::filesystem::path html_file;
+  std::filesystem::path log_file;
+  std::filesystem::path junit_file;  // empty: <report_dir>/<suite>.xml
   JunitOptions junit;
-  std::vector<std::filesystem::path> extra_junit_paths;  // --gtest_output=xml:PATH
+  std::vector<std::filesystem::path> extra_junit_paths;  // --gtest_output=xml:PATH, --junitxml PATH
   // Copied, redacted, into <suite>_html/ as "<prefix>_<name>": pairs of (prefix, path).
   std::vector<std::pair<std::string, std::filesystem::path>> input_files;
   DeckContext deck;
@@ -54,12 +59,49 @@ class OutputSink {
   virtual const std::filesystem::path& report_dir() const = 0;
 };
 
+// The write-once files of a run's reports: each written whole or not at all
+// (write_file_atomically), so a full disk never leaves an empty report that looks
+// written nor replaces an earlier good one. Each file that could not be written is
+// named on stderr with the reason, and failed() says so.
+class ReportFiles final : public OutputSink {
+ public:
+  explicit ReportFiles(std::filesystem::path report_dir) : report_dir_(std::move(report_dir)) {}
+  bool file(const std::filesystem::path& path, const std::string& content, bool announce = false) override;
+  // Prints "aorta_suite: <what>" to stderr; failed() is then true.
+  void fail(const std::string& what) override;
+  const std::filesystem::path& report_dir() const override { return report_dir_; }
+  bool failed() const { return failed_; }
+
+ private:
+  std::filesystem::path report_dir_;
+  bool failed_ = false;
+};
+
 class Output {
  public:
   virtual ~Output() = default;
   // May set fields of run that later outputs read (the Run Deck sets deck_link).
   virtual void write(RunRecord& run, const ReportContext& context, OutputSink& sink) const = 0;
 };
+
+// Where the HTML report and the text log of a run go (absolute paths stay themselves).
+std::filesystem::path html_file(const RunRecord& run, const ReportContext& context);
+std::filesystem::path log_file(const RunRecord& run, const ReportContext& context);
+
+// Sets the record's start time (ISO 8601, local) and this machine's name.
+void stamp_record(RunRecord& run);
+
+// Runs the named outputs over a finished record into files; false when a file could not be written
+// (each named on stderr). An output that throws costs only its own files.
+bool write_outputs(RunRecord& run, const ReportContext& context,
+                   const std::vector<std::unique_ptr<Output>>& outputs, OutputSink& sink);
+
+// The reports of a run that could not start (a configuration or node-count error):
+// one failed testcase, test_configuration, whose failure names every problem, so a
+// dashboard shows why instead of "no test report found".
+bool write_problem_reports(const std::string& suite, const std::string& run_id,
+                           const std::vector<std::string>& problems, const ReportContext& context,
+                           const std::vector<std::string>& outputs);
 
 // "junit", "log", "deck", "html", "bundle", the order every run writes them in:
 // the deck before the HTML report, which links it; the bundle last, it zips theirs.

@@ -170,7 +170,7 @@ print("ok: --gtest_list_tests lists both suites without a config, goes through t
 # 5. Per-command --help and --version anywhere.
 with tempfile.TemporaryDirectory() as work:
     version = suite(work, "--version").stdout
-    for args, words in [(["run", "--help"], "aorta_suite run [--cluster_file FILE]"), (["analyze", "--help"], "--include-unlinked-kernels"),
+    for args, words in [(["run", "--help"], "aorta_suite run [SUITE] [--cluster_file FILE]"), (["analyze", "--help"], "--include-unlinked-kernels"),
                         (["list", "--help"], "aorta_suite list"), (["config", "--help"], "config copy NAME"),
                         (["analyze", "t", "--version"], version), (["--gtest_filter=x", "--version"], version)]:
         p = suite(work, *args)

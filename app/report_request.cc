@@ -1,0 +1,87 @@
+#include "app/report_request.h"
+
+#include <algorithm>
+#include <iostream>
+
+#include "fixtures/session.h"
+
+namespace aorta::app {
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path absolute_or_empty(const std::string& path) { return path.empty() ? fs::path() : fs::absolute(path); }
+
+}  // namespace
+
+std::vector<fs::path> ReportRequest::junit_paths(const std::string& suite) const {
+  std::vector<fs::path> paths;
+  // Relative to where the user ran the command (gtest's rule), not to the run folder.
+  if (gtest_junit) paths.push_back(fs::absolute(gtest_junit->file_for(suite)));
+  paths.insert(paths.end(), junit_files.begin(), junit_files.end());
+  return paths;
+}
+
+fs::path ReportRequest::report_dir(const std::string& run_id, const fs::path& run_folder) const {
+  return workspace.empty() ? run_folder : workspace / "cvs_runs" / run_id;
+}
+
+ReportRequest report_request(const cli::Options& o, const GtestFlags& flags, const char* (*getenv)(const char*)) {
+  ReportRequest r;
+  std::string workspace = o.workspace;
+  if (workspace.empty())
+    if (const char* env = getenv("CVS_WORKSPACE"); env && *env) workspace = env;
+  r.workspace = absolute_or_empty(workspace);
+  r.html_file = absolute_or_empty(o.html_file);
+  r.log_file = absolute_or_empty(o.log_file);
+  if (!o.junitxml.empty()) r.junit_files.push_back(fs::absolute(o.junitxml));
+  r.gtest_junit = flags.junit;
+  for (const auto& name : report::default_outputs()) {
+    if (o.no_html && (name == "html" || name == "bundle")) continue;
+    if (o.no_log_file && name == "log") continue;
+    r.outputs.push_back(name);
+  }
+  return r;
+}
+
+report::ReportContext report_context(const ReportRequest& request, const std::string& suite, const std::string& run_id,
+                                     const fs::path& run_folder) {
+  report::ReportContext context;
+  context.report_dir = request.report_dir(run_id, run_folder);
+  context.html_file = request.html_file;
+  context.log_file = request.log_file;
+  context.extra_junit_paths = request.junit_paths(suite);
+  context.junit = report::junit_options_from_environment().value();  // checked before the run starts
+  return context;
+}
+
+bool write_problem_reports(const ReportRequest& request, const std::string& suite,
+                           const std::vector<std::string>& problems) {
+  const std::string run_id = fixtures::new_run_id();
+  report::ReportContext context = report_context(request, suite, run_id, fs::path());
+  std::vector<std::string> outputs;
+  auto wanted = [&](const std::string& name) {
+    return std::find(request.outputs.begin(), request.outputs.end(), name) != request.outputs.end();
+  };
+  if (request.workspace.empty()) {
+    // No report folder: only the files asked for by path.
+    if (context.extra_junit_paths.empty() && request.html_file.empty() && request.log_file.empty()) return true;
+    if (!context.extra_junit_paths.empty()) {
+      context.junit_file = context.extra_junit_paths.front();
+      context.extra_junit_paths.erase(context.extra_junit_paths.begin());
+      outputs.push_back("junit");
+    }
+    if (!request.log_file.empty()) outputs.push_back("log");
+    if (!request.html_file.empty()) outputs.insert(outputs.end(), {"html", "bundle"});
+    context.report_dir = (request.html_file.empty() ? !request.log_file.empty() ? request.log_file : context.junit_file
+                                                    : request.html_file)
+                             .parent_path();
+  } else {
+    for (const auto& name : request.outputs)
+      if (name != "deck") outputs.push_back(name);  // no config, so no Run Deck
+  }
+  outputs.erase(std::remove_if(outputs.begin(), outputs.end(), [&](const auto& n) { return !wanted(n); }), outputs.end());
+  return report::write_problem_reports(suite, run_id, problems, context, outputs);
+}
+
+}  // namespace aorta::app

@@ -1,0 +1,44 @@
+// Where the user asked for the reports (CVS's --workspace/CVS_WORKSPACE, --html,
+// --log-file, --no-html, --no-log-file, --junitxml, and gtest's --gtest_output=xml),
+// turned into the report pipeline's context for a run, or into the reports of a run
+// that could not start.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/cli.h"
+#include "app/gtest_flags.h"
+#include "report/outputs.h"
+
+namespace aorta::app {
+
+struct ReportRequest {
+  std::filesystem::path workspace;  // empty: reports in the run's folder
+  std::filesystem::path html_file;  // empty: the report folder's <suite>.html
+  std::filesystem::path log_file;
+  std::vector<std::filesystem::path> junit_files;  // asked for by name; the suite fills a gtest folder
+  std::optional<JunitOutput> gtest_junit;
+  std::vector<std::string> outputs;  // report/outputs.h names, less what --no-html/--no-log-file drop
+
+  std::vector<std::filesystem::path> junit_paths(const std::string& suite) const;
+  // <workspace>/cvs_runs/<run-id> with a workspace, else the run's own folder.
+  std::filesystem::path report_dir(const std::string& run_id, const std::filesystem::path& run_folder) const;
+};
+
+// Paths made absolute against where the command ran; getenv reads CVS_WORKSPACE.
+ReportRequest report_request(const cli::Options& o, const GtestFlags& flags, const char* (*getenv)(const char*));
+
+// The context of a run's reports, whose folder is run_folder unless a workspace is given.
+report::ReportContext report_context(const ReportRequest& request, const std::string& suite, const std::string& run_id,
+                                     const std::filesystem::path& run_folder);
+
+// A run that could not start writes what was asked for by path (and everything into
+// a workspace's run folder): one failed test_configuration naming every problem.
+// Nothing asked for: nothing written. False when a file could not be written.
+bool write_problem_reports(const ReportRequest& request, const std::string& suite,
+                           const std::vector<std::string>& problems);
+
+}  // namespace aorta::app
