@@ -78,7 +78,7 @@ bool write_problem_reports(const ReportRequest& request, const std::string& suit
                              .parent_path();
   } else {
     for (const auto& name : request.outputs)
-      if (name != "deck") outputs.push_back(name);  // no config, so no Run Deck
+      if (name != "deck" && name != "summary") outputs.push_back(name);  // no config, no metrics: no deck or summary
   }
   outputs.erase(std::remove_if(outputs.begin(), outputs.end(), [&](const auto& n) { return !wanted(n); }), outputs.end());
   return report::write_problem_reports(suite, run_id, problems, context, outputs);

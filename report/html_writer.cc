@@ -88,7 +88,7 @@ void write_stage_log_page(const RunRecord& run, const StageResult& stage, std::o
       << ".html\">back to the report</a></p>\n<pre>";
   if (!stage.skip_reason.empty()) out << "Skipped: " << escape_xml(stage.skip_reason) << "\n";
   for (const auto& f : stage.failures) out << "FAIL - " << escape_xml(f) << "\n";
-  for (const auto& t : stage.subtests) out << (t.passed() ? "SUBPASS " : "SUBFAIL ") << escape_xml(t.summary()) << "\n";
+  for (const auto& t : stage.subtests) out << escape_xml(t.line()) << "\n";
   for (const auto& line : stage.log) out << escape_xml(line) << "\n";
   out << "</pre>\n</body>\n</html>\n";
 }

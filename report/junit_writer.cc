@@ -84,7 +84,7 @@ void write_testcase(const JunitOptions& options, const RunRecord& run, const Sta
   }
   // A sub-test's line is the one its stage's log gives it; a stage's is its notes.
   std::string out;
-  if (test.is_subtest()) out = std::string(test.subtest->passed() ? "SUBPASS " : "SUBFAIL ") + test.subtest->summary() + "\n";
+  if (test.is_subtest()) out = test.subtest->line() + "\n";
   for (const auto& line : test.log) out += line + "\n";
   if (!out.empty()) tc.append_child("system-out").text().set(xml_text(out).c_str());
 }

@@ -13,6 +13,7 @@
 #include "report/metrics_json.h"
 #include "report/redact.h"
 #include "report/run_deck.h"
+#include "report/run_summary.h"
 #include "report/text_log_writer.h"
 #include "report/zip_writer.h"
 
@@ -37,10 +38,22 @@ class JunitOutput final : public Output {
   }
 };
 
+const metrics::RunMetrics* parsed_result(const ReportContext& context) {
+  return context.deck.result && *context.deck.result ? &**context.deck.result : nullptr;
+}
+
 class LogOutput final : public Output {
  public:
   void write(RunRecord& run, const ReportContext& context, OutputSink& sink) const override {
-    sink.file(log_file(run, context), render(TextLogWriter(), run), true);
+    sink.file(log_file(run, context), render(TextLogWriter(parsed_result(context)), run), true);
+  }
+};
+
+// The run summary on standard output, after gtest's own summary.
+class SummaryOutput final : public Output {
+ public:
+  void write(RunRecord& run, const ReportContext& context, OutputSink&) const override {
+    std::cout << "\n" << run_summary(run, parsed_result(context)) << std::flush;
   }
 };
 
@@ -56,8 +69,7 @@ class DeckOutput final : public Output {
     if (!d.variant) return;
     const std::string folder = run.suite + "_html";
     const fs::path report = html_file(run, context), deck_dir = report.parent_path() / folder;
-    DeckInput in{&run, d.variant, d.nodes, d.gpus_per_node, d.nccl_channels,
-                 d.result && *d.result ? &**d.result : nullptr, link(deck_dir, report),
+    DeckInput in{&run, d.variant, d.nodes, d.gpus_per_node, d.nccl_channels, parsed_result(context), link(deck_dir, report),
                  link(deck_dir, log_file(run, context)), d.cluster_file, d.config_file, d.generated_at};
     auto json = run_deck_json(in);
     std::ostringstream html;
@@ -187,14 +199,15 @@ bool write_problem_reports(const std::string& suite, const std::string& run_id, 
 }
 
 const std::vector<std::string>& default_outputs() {
-  static const std::vector<std::string> names = {"junit", "log", "deck", "html", "bundle"};
+  static const std::vector<std::string> names = {"summary", "junit", "log", "deck", "html", "bundle"};
   return names;
 }
 
 Result<std::vector<std::unique_ptr<Output>>> create_outputs(const std::vector<std::string>& names) {
   std::vector<std::unique_ptr<Output>> outputs;
   for (const auto& name : names) {
-    if (name == "junit") outputs.push_back(std::make_unique<JunitOutput>());
+    if (name == "summary") outputs.push_back(std::make_unique<SummaryOutput>());
+    else if (name == "junit") outputs.push_back(std::make_unique<JunitOutput>());
     else if (name == "log") outputs.push_back(std::make_unique<LogOutput>());
     else if (name == "deck") outputs.push_back(std::make_unique<DeckOutput>());
     else if (name == "html") outputs.push_back(std::make_unique<HtmlOutput>());

@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 TEST(ReportOutputs, AnUnknownNameIsRefusedNamingItAndTheKnownOnes) {
   auto made = create_outputs({"junit", "pdf"});
   ASSERT_FALSE(made.ok());
-  EXPECT_EQ(made.error().message, "unknown report output \"pdf\"; known: junit, log, deck, html, bundle");
+  EXPECT_EQ(made.error().message, "unknown report output \"pdf\"; known: summary, junit, log, deck, html, bundle");
   ReportContext context;
   auto listener = AortaListener::create(context, "aorta_single", "r1", {}, {"log", "xml"});
   ASSERT_FALSE(listener.ok());

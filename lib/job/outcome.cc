@@ -35,6 +35,8 @@ std::string SubTest::summary() const {
   return s;
 }
 
+std::string SubTest::line() const { return (passed() ? "SUBPASS " : "SUBFAIL ") + summary(); }
+
 std::string test_name_part(const std::string& value) {
   std::string out = value;
   for (char& c : out)

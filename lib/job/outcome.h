@@ -34,6 +34,8 @@ struct SubTest {
   std::string label() const;
   // "<label>: passed|failed|recorded[ (actual A, max L)][ - message]", the property value.
   std::string summary() const;
+  // "SUBPASS <summary>" | "SUBFAIL <summary>", the original's console line.
+  std::string line() const;
   // "actual 835.2 ms, max 60000 ms" (empty without a value).
   std::string measured() const;
 };

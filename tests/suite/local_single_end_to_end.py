@@ -70,8 +70,15 @@ with tempfile.TemporaryDirectory() as work:
         expect(r["parser"] == ref["parser"] == "basic_scan", f"parser {r['parser']} vs {ref['parser']}")
         for key in ("total_time_us", "compute_time_us", "comm_time_us", "compute_ratio", "comm_ratio", "overlap_ratio"):
             expect(abs(r[key] - ref[key]) <= 1e-9 * max(1, abs(ref[key])), f"rank {r['rank']} {key}: {r[key]} vs {ref[key]}")
+        # The checker's figures also in the closing console summary's rank table.
+        row = f"\n{r['rank']:<6} {'basic_scan':<22} {ref['total_time_us'] / 1000:>14.3f} {ref['compute_ratio']:>8.4f} " \
+              f"{ref['comm_ratio']:>8.4f} {'-':>13} {ref['overlap_ratio']:>8.4f}\n"
+        expect(row in p.stdout, f"the console summary's row for rank {r['rank']}: {row!r}", p)
     mean = sum(r["total_time_us"] for r in ranks) / len(ranks)
     expect(abs(report["performance"]["avg_iteration_time_ms"] - mean / 1000) < 1e-9, "avg_iteration_time_ms")
+    summary = p.stdout[p.stdout.rindex("== aorta_single PASSED: "):]
+    expect(f"run: avg iteration {mean / 1000:.3f} ms" in summary, "the summary's run line", p)
+    expect("SUBPASS [threshold] (metric=max_avg_iteration_ms): passed (actual " in summary, "its sub-test lines", p)
     # Logs and traces came home; no phase process is left running.
     run_dir = os.path.dirname(ranks[0]["source"].split("/traces/")[0] + "/")
     expect(os.path.exists(os.path.join(run_dir, "benchmark-node-0.log")), "benchmark log not collected")

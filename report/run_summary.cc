@@ -1,0 +1,41 @@
+#include "report/run_summary.h"
+
+#include <fmt/format.h>
+
+namespace aorta::report {
+namespace {
+
+std::string ratio(std::optional<double> value) { return value ? fmt::format("{:.4f}", *value) : "-"; }
+
+void rank_table(const metrics::RunMetrics& m, std::string& out) {
+  out += fmt::format("{:<6} {:<22} {:>14} {:>8} {:>8} {:>13} {:>8}\n", "rank", "parser", "iteration ms", "compute",
+                     "comm", "exposed comm", "overlap");
+  for (const auto& r : m.per_rank)
+    out += fmt::format("{:<6} {:<22} {:>14.3f} {:>8} {:>8} {:>13} {:>8}\n", r.rank ? std::to_string(*r.rank) : "?",
+                       metrics::parser_name(r.parser), r.total_time_us / 1000.0, ratio(r.compute_ratio),
+                       ratio(r.comm_ratio), ratio(r.exposed_comm_ratio), ratio(r.overlap_ratio));
+  out += fmt::format("run: avg iteration {:.3f} ms (min {:.3f}, max {:.3f}), time variance ratio {}; avg compute {}, "
+                     "comm {}, exposed comm {}, overlap {}\n",
+                     m.avg_iteration_time_ms, m.min_iteration_time_us / 1000.0, m.max_iteration_time_us / 1000.0,
+                     ratio(m.time_variance_ratio), ratio(m.avg_compute_ratio), ratio(m.avg_comm_ratio),
+                     ratio(m.avg_exposed_comm_ratio), ratio(m.avg_overlap_ratio));
+}
+
+}  // namespace
+
+std::string run_summary(const RunRecord& run, const metrics::RunMetrics* result) {
+  const int failed = run.count(job::Outcome::kFailed);
+  std::string out = fmt::format("== {} {}: {} passed, {} failed, {} skipped of {} tests; run {}, {:.1f} s\n", run.suite,
+                                failed ? "FAILED" : "PASSED", run.count(job::Outcome::kPassed), failed,
+                                run.count(job::Outcome::kSkipped), run.stages.size(), run.run_id, run.seconds);
+  if (result && !result->per_rank.empty()) rank_table(*result, out);
+  for (const auto& s : run.stages)
+    if (!s.is_subtest())  // a sub-test's own record repeats its stage's
+      for (const auto& t : s.subtests) out += t.line() + "\n";
+  for (const auto& s : run.stages)
+    if (s.outcome == job::Outcome::kFailed && !s.is_subtest())
+      out += fmt::format("FAILED {}: {}\n", s.name, s.failures.empty() ? "(no message)" : s.failures.front());
+  return out;
+}
+
+}  // namespace aorta::report

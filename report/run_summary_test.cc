@@ -1,0 +1,83 @@
+#include "report/run_summary.h"
+
+#include <gtest/gtest.h>
+
+namespace aorta::report {
+namespace {
+
+// Two ranks whose figures are written out by hand below.
+metrics::RunMetrics two_ranks() {
+  metrics::RankMetrics r0;
+  r0.rank = 0;
+  r0.parser = metrics::ParserPath::kGpuTimeline;
+  r0.total_time_us = 835600;  // 835.600 ms
+  r0.compute_ratio = 0.11494;
+  r0.comm_ratio = 0.61142;
+  r0.exposed_comm_ratio = 0.61142;
+  r0.overlap_ratio = 0.11171;
+  metrics::RankMetrics r1 = r0;
+  r1.rank = std::nullopt;  // unknown stays unknown
+  r1.parser = metrics::ParserPath::kBasicScan;
+  r1.total_time_us = 834100;
+  r1.exposed_comm_ratio = std::nullopt;
+  metrics::RunMetrics m;
+  m.per_rank = {r0, r1};
+  m.avg_iteration_time_ms = 834.85;  // (835.6 + 834.1) / 2
+  m.min_iteration_time_us = 834100;
+  m.max_iteration_time_us = 835600;
+  m.time_variance_ratio = 0.00127;
+  m.avg_compute_ratio = 0.11494;
+  m.avg_comm_ratio = 0.61142;
+  m.avg_overlap_ratio = 0.11171;
+  return m;
+}
+
+RunRecord failed_run() {
+  RunRecord run;
+  run.suite = "aorta_distributed";
+  run.run_id = "r1";
+  run.seconds = 42.04;
+  StageResult stage;
+  stage.name = stage.stage = "test_validate_thresholds";
+  stage.outcome = job::Outcome::kFailed;
+  stage.failures = {"Average iteration time 834.85ms exceeds threshold 800ms", "second"};
+  job::SubTest t;
+  t.key = "metric";
+  t.value = "max_avg_iteration_ms";
+  t.outcome = job::Outcome::kFailed;
+  t.actual = 834.85;
+  t.limit = 800;
+  t.unit = "ms";
+  t.message = "Average iteration time 834.85ms exceeds threshold 800ms";
+  stage.subtests = {t};
+  StageResult sub = stage;
+  sub.name = "test_validate_thresholds/max_avg_iteration_ms";
+  sub.subtest = t;
+  StageResult teardown;
+  teardown.name = teardown.stage = "test_teardown";
+  run.stages = {stage, sub, teardown};
+  return run;
+}
+
+TEST(RunSummary, VerdictRankTableRunLineSubTestsAndFailures) {
+  auto m = two_ranks();
+  EXPECT_EQ(run_summary(failed_run(), &m),
+            "== aorta_distributed FAILED: 1 passed, 2 failed, 0 skipped of 3 tests; run r1, 42.0 s\n"
+            "rank   parser                   iteration ms  compute     comm  exposed comm  overlap\n"
+            "0      tracelens_gpu_timeline        835.600   0.1149   0.6114        0.6114   0.1117\n"
+            "?      basic_scan                    834.100   0.1149   0.6114             -   0.1117\n"
+            "run: avg iteration 834.850 ms (min 834.100, max 835.600), time variance ratio 0.0013; avg compute 0.1149, "
+            "comm 0.6114, exposed comm -, overlap 0.1117\n"
+            "SUBFAIL [threshold] (metric=max_avg_iteration_ms): failed (actual 834.85 ms, max 800 ms) - Average "
+            "iteration time 834.85ms exceeds threshold 800ms\n"
+            "FAILED test_validate_thresholds: Average iteration time 834.85ms exceeds threshold 800ms\n");
+}
+
+TEST(RunSummary, WithoutMetricsNoTable) {
+  RunRecord run = failed_run();
+  run.stages = {run.stages.back()};
+  EXPECT_EQ(run_summary(run, nullptr), "== aorta_distributed PASSED: 1 passed, 0 failed, 0 skipped of 1 tests; run r1, 42.0 s\n");
+}
+
+}  // namespace
+}  // namespace aorta::report
