@@ -77,6 +77,7 @@ report::AortaListener* install_reports(fixtures::Session& session, const cli::Op
                                        const std::string& suite) {
   report::ReportContext context =
       report_context(request, suite, session.state().run_id, session.state().output_root);
+  context.artifacts = &session.state().artifacts;
   if (!o.cluster_file.empty()) context.input_files.emplace_back("cluster", o.cluster_file);
   const auto& v = session.variant();
   context.input_files.emplace_back("config", v.file);

@@ -62,6 +62,12 @@ void HtmlWriter::write(const RunRecord& run, std::ostream& out) const {
       << run.failed_subtests() << " Failed, " << run.subtest_count() - run.failed_subtests() << " Passed</span></p>\n";
   if (!run.deck_link.empty())
     out << "<p><a id=\"run-deck\" href=\"" << escape_xml(run.deck_link) << "\">Aorta Run Deck</a></p>\n";
+  if (!run.node_log_links.empty()) {
+    out << "<p id=\"node-logs\">Node logs:";
+    for (const auto& link : run.node_log_links)
+      out << " <a href=\"" << escape_xml(link) << "\">" << escape_xml(link.substr(link.rfind('/') + 1)) << "</a>";
+    out << "</p>\n";
+  }
   out << "<table id=\"results-table\">\n<thead><tr><th>Result</th><th>Test</th><th>Duration</th><th>Links</th></tr></thead>\n";
   for (const auto& stage : run.stages) {
     out << "<tbody class=\"" << job::outcome_name(stage.outcome) << " results-table-row\">\n<tr><td class=\"col-result\">"

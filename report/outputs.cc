@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -79,11 +80,44 @@ class DeckOutput final : public Output {
   }
 };
 
-// <suite>.html, the Full Log page of each test and the redacted input copies.
+// A node log kept in the report: its last kNodeLogBytes, redacted (a log can be
+// gigabytes; the end is what a person reads). The full log stays in the run's folder.
+constexpr size_t kNodeLogBytes = 1 << 20;
+
+std::optional<std::string> node_log_text(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary | std::ios::ate);
+  if (!in) return std::nullopt;
+  const auto size = static_cast<size_t>(in.tellg());
+  const size_t keep = std::min(size, kNodeLogBytes);
+  std::string text(keep, '\0');
+  in.seekg(static_cast<std::streamoff>(size - keep));
+  if (!in.read(text.data(), static_cast<std::streamsize>(keep))) return std::nullopt;
+  std::string head;
+  if (keep < size) {
+    text.erase(0, std::min(text.size(), text.find('\n') + 1));  // from a whole line
+    head = "[first " + std::to_string(size - text.size()) + " bytes left out; the whole log is " + file.string() + "]\n";
+  }
+  return head + redact_text(valid_utf8(text));
+}
+
+// The nodes' phase logs into <suite>_html/node_logs/, linked from the report.
+void copy_node_logs(RunRecord& run, const ReportContext& context, const fs::path& dir, OutputSink& sink) {
+  if (!context.artifacts) return;
+  for (const auto& [key, file] : *context.artifacts) {
+    if (key.find("_log_node_") == std::string::npos) continue;
+    auto text = node_log_text(file);
+    if (!text) continue;
+    const std::string link = run.suite + "_html/node_logs/" + valid_utf8(file.filename().string());
+    if (sink.file(dir / link, *text)) run.node_log_links.push_back(link);
+  }
+}
+
+// <suite>.html, the Full Log page of each test, the redacted input copies and node logs.
 class HtmlOutput final : public Output {
  public:
   void write(RunRecord& run, const ReportContext& context, OutputSink& sink) const override {
     const fs::path report = html_file(run, context), dir = report.parent_path();
+    copy_node_logs(run, context, dir, sink);
     sink.file(report, render(HtmlWriter(), run), true);
     for (const auto& stage : run.stages) {
       std::ostringstream page;

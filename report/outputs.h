@@ -7,6 +7,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -46,6 +47,9 @@ struct ReportContext {
   // Copied, redacted, into <suite>_html/ as "<prefix>_<name>": pairs of (prefix, path).
   std::vector<std::pair<std::string, std::filesystem::path>> input_files;
   DeckContext deck;
+  // The run's downloaded files (RunState::artifacts), read when the reports are
+  // written: its "<phase>_log_node_<i>" logs are copied beside the HTML report.
+  const std::map<std::string, std::filesystem::path>* artifacts = nullptr;
 };
 
 // Where outputs put their files: each is written whole or not at all, and one that

@@ -51,5 +51,46 @@ TEST(ReportOutputs, TheListenerWritesTheNamedOutputsOnlyWithTheContextsJunitOpti
   fs::remove_all(dir);
 }
 
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Issue 16: the nodes' phase logs travel with the report (so in the zip too), each
+// cut to its last MiB from a whole line, redacted, and linked from the HTML report.
+TEST(ReportOutputs, NodeLogsAreCopiedBesideTheReportCutRedactedAndLinked) {
+  fs::path dir = fs::temp_directory_path() / ("aorta_node_logs_test_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "run");
+  std::string big(1536 * 1024 - 1, 'x');  // 1.5 MiB of one line, then the end
+  big += "\nstep 9 loss 0.25 HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyz0123\n";
+  std::ofstream(dir / "run" / "benchmark-node-0.log", std::ios::binary) << big;
+  std::ofstream(dir / "run" / "rccl-node-1.log", std::ios::binary) << "built\n";
+  std::map<std::string, fs::path> artifacts = {{"benchmark_log_node_0", dir / "run" / "benchmark-node-0.log"},
+                                               {"rccl_log_node_1", dir / "run" / "rccl-node-1.log"},
+                                               {"torch_traces", dir / "run"}};
+  ReportContext context;
+  context.report_dir = dir / "report";
+  context.artifacts = &artifacts;
+  auto listener = AortaListener::create(context, "aorta_single", "r1", {}, {"html"});
+  ASSERT_TRUE(listener.ok()) << listener.error().message;
+  (*listener)->write_reports();
+  EXPECT_FALSE((*listener)->write_failed());
+  const fs::path logs = dir / "report" / "aorta_single_html" / "node_logs";
+  // The first line (1.5 MiB - 1 bytes of x) is longer than the MiB kept: it is left out whole.
+  EXPECT_EQ(slurp(logs / "benchmark-node-0.log"),
+            "[first " + std::to_string(1536 * 1024) + " bytes left out; the whole log is " +
+                (dir / "run" / "benchmark-node-0.log").string() + "]\nstep 9 loss 0.25 HF_TOKEN=<redacted>\n");
+  EXPECT_EQ(slurp(logs / "rccl-node-1.log"), "built\n");
+  const std::string html = slurp(dir / "report" / "aorta_single.html");
+  EXPECT_NE(html.find("<a href=\"aorta_single_html/node_logs/benchmark-node-0.log\">benchmark-node-0.log</a>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("aorta_single_html/node_logs/rccl-node-1.log"), std::string::npos);
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace aorta::report

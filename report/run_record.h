@@ -36,6 +36,7 @@ struct RunRecord {
   double seconds = 0;
   std::vector<StageResult> stages;  // every test, in run order (sub-tests after their stage)
   std::string deck_link;            // relative link to the Run Deck, when one was written
+  std::vector<std::string> node_log_links;  // relative links to the nodes' phase logs copied beside the report
   // The build that made the reports; a field so golden-file tests can fix it.
   std::string version = aorta::version();
   std::string commit = aorta::git_commit();

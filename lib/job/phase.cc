@@ -1,5 +1,6 @@
 #include "job/phase.h"
 
+#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -164,6 +165,27 @@ Status wait_for_phase(NodeExec& exec, RunState& state, const std::string& label,
   if (!failed.empty())
     return Error{ErrorCode::kCommandFailed, "Aorta command failed on nodes: {" + failed + "}", ""};
   return ok_status();
+}
+
+std::vector<std::string> phase_log_tails(NodeExec& exec, const RunState& state, const std::string& label, int lines) {
+  const auto& v = exec.variant();
+  std::vector<std::string> reads;
+  for (size_t i = 0; i < exec.hosts().size(); ++i)
+    reads.push_back(fmt::format("tail -n {} {}", lines, shell_quote(file_in(v, state.run_id, i, label + ".log"))));
+  auto results = exec.in_containers_each(reads, std::chrono::seconds(60));
+  std::vector<std::string> notes;
+  for (size_t i = 0; i < results.size(); ++i) {
+    const auto& r = results[i].result;
+    if (!r.ok() || r->exit_code != 0) {
+      notes.push_back(fmt::format("{} {}.log could not be read: {}", exec.hosts()[i], label,
+                                  r.ok() ? r->output : r.error().message));
+      continue;
+    }
+    notes.push_back(fmt::format("{} {}.log, last lines:", exec.hosts()[i], label));
+    std::istringstream text(r->output);
+    for (std::string line; std::getline(text, line);) notes.push_back("  " + line);
+  }
+  return notes;
 }
 
 Status stop_phase(NodeExec& exec, RunState& state, const std::string& label) {

@@ -40,6 +40,11 @@ Status start_phase(NodeExec& exec, RunState& state, const std::string& label,
 Status wait_for_phase(NodeExec& exec, RunState& state, const std::string& label, std::chrono::seconds timeout,
                       const ProgressFn& progress);
 
+// The last `lines` lines of each node's <label>.log, as notes for the stage's log:
+// "<host> <label>.log, last lines:" then each line indented; a node whose log cannot
+// be read says why. What a person reads first when a run fails.
+std::vector<std::string> phase_log_tails(NodeExec& exec, const RunState& state, const std::string& label, int lines);
+
 // TERM, a short grace period, then KILL to each node's phase process group.
 Status stop_phase(NodeExec& exec, RunState& state, const std::string& label);
 

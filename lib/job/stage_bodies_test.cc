@@ -363,6 +363,28 @@ TEST(StageBodies, BenchmarkUsesTheHeadsPortAndScansEveryNode) {
   EXPECT_EQ(h.state.kernel_log_matches.size(), 1u);
 }
 
+// Issue 16: each node's training log tail is in the stage's log, a node whose log
+// cannot be read says why.
+TEST(StageBodies, BenchmarkLogKeepsEachNodesTrainingTail) {
+  Harness h;
+  h.v.container.runtime = config::RuntimeKind::kNone;
+  h.v.multi_node.master_port = 0;
+  h.fake.on("n1", "import socket", 0, "29512\n");
+  h.fake.on(kAny, "date +%s.%N", 0, "1700000000.25\n");
+  h.fake.on(kAny, "CVS_AORTA_PID=", 0, "CVS_AORTA_PID=555\n");
+  h.fake.on(kAny, "awk", 0, "CVS_AORTA_EXIT=0\n");
+  h.fake.on("n1", "tail -n 20 ", 0, "step 9 loss 0.25\nCVS_AORTA_EXIT=0\n");
+  h.fake.on("n2", "tail -n 20 ", 1, "tail: cannot open 'benchmark.log'");
+  StageOutcome out = h.run(run_benchmark);
+  auto tails = h.fake.commands_with("n1", "tail -n 20 ");
+  ASSERT_EQ(tails.size(), 1u) << joined(out.failures);
+  EXPECT_TRUE(contains(tails[0], "/node_0/benchmark.log")) << tails[0];
+  EXPECT_TRUE(contains(h.fake.commands_with("n2", "tail -n 20 ").at(0), "/node_1/benchmark.log"));
+  const std::string log = joined(out.notes);
+  EXPECT_TRUE(contains(log, "n1 benchmark.log, last lines:\n  step 9 loss 0.25\n  CVS_AORTA_EXIT=0")) << log;
+  EXPECT_TRUE(contains(log, "n2 benchmark.log could not be read: tail: cannot open 'benchmark.log'")) << log;
+}
+
 TEST(StageBodies, BenchmarkRefusesABadPortFromTheHead) {
   Harness h;
   h.v.container.runtime = config::RuntimeKind::kNone;

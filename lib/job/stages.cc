@@ -18,6 +18,10 @@ namespace {
 
 using std::chrono::seconds;
 
+// Lines of each node's training log kept in the benchmark stage's log (Full Log page,
+// JUnit <system-out>): the loss lines, or the traceback, of the run's end.
+constexpr int kLogTailLines = 20;
+
 std::string entry_check(const std::string& root, const std::vector<std::string>& entries) {
   std::string cmd;
   for (const auto& e : entries) cmd += (cmd.empty() ? "" : " && ") + ("test -f " + shell_quote(root + "/" + e));
@@ -236,6 +240,7 @@ StageOutcome run_benchmark(StageContext& ctx) {
   // Stop and scan run whatever happened above: a failed or hung run must not leave
   // processes behind, and its kernel errors are the most useful finding.
   if (Status s = stop_phase(exec, state, "benchmark"); !s) out.failures.push_back(s.error().message);
+  for (auto& line : phase_log_tails(exec, state, "benchmark", kLogTailLines)) out.notes.push_back(std::move(line));
   auto end_clock = exec.on_hosts("date +%s.%N", seconds(60));
   auto window_end = parse_clock(end_clock.front());
   if (!state.kernel_window_start || !window_end) {
