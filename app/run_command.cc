@@ -78,6 +78,7 @@ report::AortaListener* install_reports(fixtures::Session& session, const cli::Op
   report::ReportContext context =
       report_context(request, suite, session.state().run_id, session.state().output_root);
   context.artifacts = &session.state().artifacts;
+  context.json_report = &session.state().report_file;
   if (!o.cluster_file.empty()) context.input_files.emplace_back("cluster", o.cluster_file);
   const auto& v = session.variant();
   context.input_files.emplace_back("config", v.file);

@@ -8,10 +8,16 @@ namespace aorta::report {
 namespace {
 
 const char* kStyle = R"(body{font-family:Helvetica,Arial,sans-serif;font-size:14px;margin:24px;color:#222}
-h1{font-size:22px}table{border-collapse:collapse;width:100%}th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
-th{background:#eee}.passed .col-result{color:#1a7f37;font-weight:bold}.failed .col-result{color:#cf222e;font-weight:bold}
+h1{font-size:22px}h2{font-size:16px;margin-top:20px}table{border-collapse:collapse;width:100%}
+th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}th{background:#eee}
+table.facts{width:auto;margin-bottom:8px}table.facts th{font-weight:normal;color:#555}
+.verdict{font-size:18px;font-weight:bold;padding:10px 14px;border-radius:4px;color:#fff}
+.verdict.passed{background:#1a7f37}.verdict.failed{background:#cf222e}
+.passed .col-result{color:#1a7f37;font-weight:bold}.failed .col-result{color:#cf222e;font-weight:bold}
 .skipped .col-result{color:#9a6700;font-weight:bold}.extra td{background:#fafafa;font-family:monospace;white-space:pre-wrap}
-.subtests td{font-family:Helvetica,Arial,sans-serif}.sub-passed .col-result{color:#1a7f37}.sub-failed .col-result{color:#cf222e}.summary span{margin-right:16px}pre{white-space:pre-wrap})";
+.failure{color:#cf222e}.subtests td{font-family:Helvetica,Arial,sans-serif}.sub-passed .col-result{color:#1a7f37}
+.sub-failed .col-result{color:#cf222e}.summary span{margin-right:16px}pre{white-space:pre-wrap}
+)";
 
 std::string capitalized(job::Outcome outcome) {
   std::string s = job::outcome_name(outcome);
@@ -19,9 +25,31 @@ std::string capitalized(job::Outcome outcome) {
   return s;
 }
 
-void write_head(const std::string& title, std::ostream& out) {
+void write_head(const std::string& title, const std::string& stylesheet, std::ostream& out) {
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" << escape_xml(title)
-      << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n";
+      << "</title>\n<link rel=\"stylesheet\" href=\"" << escape_xml(stylesheet) << "\">\n</head>\n<body>\n";
+}
+
+std::string ratio(std::optional<double> v) { return v ? fmt::format("{:.4f}", *v) : "-"; }
+
+void write_facts(const char* id, const char* title, const std::vector<std::pair<std::string, std::string>>& rows,
+                 std::ostream& out) {
+  if (rows.empty()) return;
+  out << "<h2>" << title << "</h2>\n<table class=\"facts\" id=\"" << id << "\">\n";
+  for (const auto& [what, value] : rows)
+    out << "<tr><th>" << escape_xml(what) << "</th><td>" << escape_xml(value) << "</td></tr>\n";
+  out << "</table>\n";
+}
+
+std::vector<std::pair<std::string, std::string>> headline(const metrics::RunMetrics& m) {
+  return {{"ranks", std::to_string(m.per_rank.size())},
+          {"avg iteration time", fmt::format("{:.3f} ms (min {:.3f}, max {:.3f})", m.avg_iteration_time_ms,
+                                             m.min_iteration_time_us / 1000.0, m.max_iteration_time_us / 1000.0)},
+          {"time variance ratio", ratio(m.time_variance_ratio)},
+          {"avg compute ratio", ratio(m.avg_compute_ratio)},
+          {"avg comm ratio", ratio(m.avg_comm_ratio)},
+          {"avg exposed comm ratio", ratio(m.avg_exposed_comm_ratio)},
+          {"avg overlap ratio", ratio(m.avg_overlap_ratio)}};
 }
 
 // The sub-tests of a stage, collapsed under it.
@@ -44,6 +72,10 @@ void write_subtests(const StageResult& stage, std::ostream& out) {
 
 }  // namespace
 
+std::string report_stylesheet() { return kStyle; }
+
+std::string stylesheet_path(const RunRecord& run) { return run.suite + "_html/report.css"; }
+
 std::string stage_log_path(const RunRecord& run, const StageResult& stage) {
   size_t h = std::hash<std::string>()(run.run_id + "/" + stage.name);
   // A sub-test's name has a '/': the page stays in the one folder.
@@ -51,15 +83,23 @@ std::string stage_log_path(const RunRecord& run, const StageResult& stage) {
 }
 
 void HtmlWriter::write(const RunRecord& run, std::ostream& out) const {
-  write_head(run.suite, out);
-  const int passed = run.count(job::Outcome::kPassed);
-  out << "<h1>" << escape_xml(run.suite) << "</h1>\n<p class=\"summary\"><span>run " << escape_xml(run.run_id)
+  write_head(run.suite, stylesheet_path(run), out);
+  const int passed = run.count(job::Outcome::kPassed), failed = run.count(job::Outcome::kFailed);
+  out << "<h1>" << escape_xml(run.suite) << "</h1>\n<p id=\"verdict\" class=\"verdict " << (failed ? "failed" : "passed")
+      << "\">" << (failed ? fmt::format("FAILED: {} of {} tests failed", failed, run.stages.size())
+                           : fmt::format("PASSED: {} tests, none failed", run.stages.size()))
+      << "</p>\n<p class=\"summary\"><span>run " << escape_xml(run.run_id)
       << "</span><span>host " << escape_xml(run.hostname) << "</span><span>started " << escape_xml(run.timestamp)
       << "</span><span>" << fmt::format("{:.1f}", run.seconds) << " s</span></p>\n";
   out << "<p class=\"summary\"><span class=\"count-passed\">" << passed << " Passed</span><span class=\"count-failed\">"
       << run.count(job::Outcome::kFailed) << " Failed</span><span class=\"count-skipped\">" << run.count(job::Outcome::kSkipped)
       << " Skipped</span><span class=\"cvs-subtests-count\">" << run.subtest_count() << " subtests, "
       << run.failed_subtests() << " Failed, " << run.subtest_count() - run.failed_subtests() << " Passed</span></p>\n";
+  if (extras_.result && !extras_.result->per_rank.empty()) write_facts("metrics", "Metrics", headline(*extras_.result), out);
+  write_facts("environment", "Environment", extras_.environment, out);
+  if (!extras_.json_report_link.empty())
+    out << "<p><a id=\"json-report\" href=\"" << escape_xml(extras_.json_report_link)
+        << "\">aorta_benchmark_report.json</a></p>\n";
   if (!run.deck_link.empty())
     out << "<p><a id=\"run-deck\" href=\"" << escape_xml(run.deck_link) << "\">Aorta Run Deck</a></p>\n";
   if (!run.node_log_links.empty()) {
@@ -87,11 +127,12 @@ void HtmlWriter::write(const RunRecord& run, std::ostream& out) const {
   out << "</table>\n</body>\n</html>\n";
 }
 
-void write_stage_log_page(const RunRecord& run, const StageResult& stage, std::ostream& out) {
-  write_head(run.suite + "::" + stage.name, out);
+void write_stage_log_page(const RunRecord& run, const StageResult& stage, std::ostream& out,
+                          const std::string& report_name) {
+  write_head(run.suite + "::" + stage.name, "report.css", out);  // the page is in <suite>_html/, beside it
   out << "<h1>" << escape_xml(run.suite + "::" + stage.name) << "</h1>\n<p>" << capitalized(stage.outcome) << ", "
-      << fmt::format("{:.3f} s", stage.seconds) << " &middot; <a href=\"../" << escape_xml(run.suite)
-      << ".html\">back to the report</a></p>\n<pre>";
+      << fmt::format("{:.3f} s", stage.seconds) << " &middot; <a href=\"../"
+      << escape_xml(report_name.empty() ? run.suite + ".html" : report_name) << "\">back to the report</a></p>\n<pre>";
   if (!stage.skip_reason.empty()) out << "Skipped: " << escape_xml(stage.skip_reason) << "\n";
   for (const auto& f : stage.failures) out << "FAIL - " << escape_xml(f) << "\n";
   for (const auto& t : stage.subtests) out << escape_xml(t.line()) << "\n";

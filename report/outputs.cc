@@ -8,6 +8,8 @@
 #include <iostream>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "common/atomic_file.h"
 #include "common/utf8.h"
 #include "report/html_writer.h"
@@ -112,16 +114,33 @@ void copy_node_logs(RunRecord& run, const ReportContext& context, const fs::path
   }
 }
 
-// <suite>.html, the Full Log page of each test, the redacted input copies and node logs.
+HtmlExtras html_extras(const RunRecord& run, const ReportContext& context, const fs::path& report) {
+  HtmlExtras extras;
+  extras.result = parsed_result(context);
+  extras.report_name = report.filename().string();
+  const DeckContext& d = context.deck;
+  extras.environment = {{"aorta_suite", run.version + " (" + run.commit + ")"}, {"head node", run.hostname}};
+  if (!d.config_file.empty()) extras.environment.emplace_back("config", valid_utf8(d.config_file));
+  extras.environment.emplace_back("cluster", d.cluster_file.empty() ? "this machine (no SSH)" : valid_utf8(d.cluster_file));
+  if (d.nodes)
+    extras.environment.emplace_back("nodes", fmt::format("{} node(s), {} rank(s) per node", d.nodes, d.gpus_per_node));
+  if (context.json_report && *context.json_report)
+    extras.json_report_link = link(report.parent_path(), **context.json_report);
+  return extras;
+}
+
+// <suite>.html with its stylesheet, the Full Log page of each test, the redacted input
+// copies and node logs.
 class HtmlOutput final : public Output {
  public:
   void write(RunRecord& run, const ReportContext& context, OutputSink& sink) const override {
     const fs::path report = html_file(run, context), dir = report.parent_path();
     copy_node_logs(run, context, dir, sink);
-    sink.file(report, render(HtmlWriter(), run), true);
+    sink.file(dir / stylesheet_path(run), report_stylesheet());
+    sink.file(report, render(HtmlWriter(html_extras(run, context, report)), run), true);
     for (const auto& stage : run.stages) {
       std::ostringstream page;
-      write_stage_log_page(run, stage, page);
+      write_stage_log_page(run, stage, page, report.filename().string());
       sink.file(dir / stage_log_path(run, stage), page.str());
     }
     for (const auto& [prefix, file] : context.input_files) {

@@ -50,6 +50,8 @@ struct ReportContext {
   // The run's downloaded files (RunState::artifacts), read when the reports are
   // written: its "<phase>_log_node_<i>" logs are copied beside the HTML report.
   const std::map<std::string, std::filesystem::path>* artifacts = nullptr;
+  // aorta_benchmark_report.json once test_generate_report wrote it (RunState::report_file).
+  const std::optional<std::filesystem::path>* json_report = nullptr;
 };
 
 // Where outputs put their files: each is written whole or not at all, and one that

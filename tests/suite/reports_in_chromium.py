@@ -3,19 +3,43 @@
 chromium, no network), DOM checked after rendering, screenshots produced.
 Usage: reports_in_chromium.py AORTA_SUITE
 """
+import functools
 import glob
+import http.server
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import threading
 
 import html_report
+import png_pixels
 from suite_run import expect
 
 binary = os.path.abspath(sys.argv[1])
 CHROMIUM = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
             "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1200,1600"]
+
+
+# Jenkins' default Content-Security-Policy for archived files (hudson.model.DirectoryBrowserSupport.CSP).
+JENKINS_CSP = "sandbox; default-src 'none'; img-src 'self'; style-src 'self';"
+FAILED_RED = (0xcf, 0x22, 0x2e)
+
+
+def serve(folder):
+    """An HTTP server on a free loopback port serving folder with Jenkins' CSP header."""
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def end_headers(self):
+            self.send_header("Content-Security-Policy", JENKINS_CSP)
+            super().end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=folder))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
 
 
 def chromium(work, *args):
@@ -57,9 +81,38 @@ with tempfile.TemporaryDirectory() as work:
         expect(needle in deck_dom, f"deck DOM lacks {needle!r}")
     expect(deck_dom.count("<svg") >= 4, "deck charts are inline SVG")
 
+    # Readable with styles off: the verdict is words, the facts are tables.
+    failed = sum(r["class"] == "failed" for r in rows)
+    expect(f'id="verdict" class="verdict failed">FAILED: {failed} of {len(rows)} tests failed<' in dom.stdout,
+           f"the verdict banner names {failed} failed of {len(rows)}")
+    for table in ('id="metrics"', 'id="environment"', 'id="json-report"', 'id="node-logs"'):
+        expect(table in dom.stdout, f"the report lacks {table}")
+
+    # Served as Jenkins serves an archived report, under its default policy: the styles
+    # still apply (no violation logged, the FAILED banner is red on the screen).
+    folder = os.path.dirname(report)
+    server = serve(folder)
+    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    css = open(os.path.join(folder, "aorta_single_html", "report.css")).read()
+    inline = open(report).read().replace('<link rel="stylesheet" href="aorta_single_html/report.css">',
+                                         f"<style>{css}</style>")
+    open(os.path.join(folder, "inline-styles.html"), "w").write(inline)
+    for name, styled in (("aorta_single.html", True), ("inline-styles.html", False)):
+        shot = os.path.join(work, f"csp-{name}.png")
+        r = chromium(work, "--enable-logging=stderr", "--v=0", f"--screenshot={shot}", "--window-size=1000,700",
+                     base + name)
+        violated = "Content Security Policy" in r.stderr
+        red = png_pixels.count_colour(shot, FAILED_RED)
+        # The inline copy is the check's own control: the policy blocks it, so no red.
+        expect(violated != styled and (red > 2000) == styled,
+               f"{name} under Jenkins' CSP: violation logged {violated}, {red} red pixels\n{r.stderr[-1500:]}")
+    server.shutdown()
+    os.remove(os.path.join(folder, "inline-styles.html"))
+
     for page, png in ((report, "report.png"), (deck, "deck.png")):
         shot = os.path.join(work, png)
         chromium(work, f"--screenshot={shot}", "file://" + page)
         expect(os.path.exists(shot) and open(shot, "rb").read(8) == b"\x89PNG\r\n\x1a\n" and os.path.getsize(shot) > 10000,
                f"no screenshot of {page}")
-    print("ok: report and Run Deck render in Chromium; rows, sub-tests, links and charts present; screenshots taken")
+    print("ok: report and Run Deck render in Chromium; rows, sub-tests, links and charts present; the report keeps its "
+          "styles under Jenkins' CSP; screenshots taken")
