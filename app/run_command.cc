@@ -1,6 +1,7 @@
 #include "app/run_command.h"
 
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -23,6 +24,7 @@
 #include "report/aorta_listener.h"
 #include "report/junit_writer.h"
 #include "report/metrics_json.h"
+#include "report/redact.h"
 #include "report/run_deck.h"
 #include "slurm/job.h"
 #include "suites/suites.h"
@@ -201,6 +203,25 @@ void init_gtest(const char* argv0, const GtestFlags& flags, const std::string& f
   GTEST_FLAG_SET(output, "");  // a GTEST_OUTPUT variable is ours too (GtestFlags::junit)
 }
 
+// <suite>.log while the benchmark runs: node 0's training output, line by line, as
+// the original streams it (tail -F follows it). The final log replaces it whole when
+// the run ends; node 0's whole log stays in <suite>_html/node_logs/. A file that
+// cannot be opened loses only this live view: the final write reports the problem.
+job::ProgressFn live_log(const std::filesystem::path& path, const std::string& suite, const std::string& run_id,
+                         const std::string& head) {
+  auto out = std::make_shared<std::ofstream>();
+  return [out, path, suite, run_id, head](const std::string& line) {
+    if (!out->is_open()) {
+      std::error_code ec;
+      std::filesystem::create_directories(path.parent_path(), ec);
+      out->open(path, std::ios::app);
+      *out << suite << " run " << run_id << ": the training output of node 0 (" << head
+           << ") while it runs; the whole report log replaces this when the run ends\n";
+    }
+    *out << report::redact_text(line) << "\n" << std::flush;  // the report's rule: no secret in any report file
+  };
+}
+
 // The suite named in the reports of a run that could not start: the one named, else
 // the one the filter's stages belong to, else the program's name.
 std::string problem_suite(const cli::Options& o, const GtestFlags& flags) {
@@ -272,6 +293,9 @@ int run_suite(const cli::Options& o, const char* argv0) {
 
   auto* s = fixtures::Session::current();
   report::AortaListener* listener = install_reports(*s, o, request, suite);
+  if (std::find(request.outputs.begin(), request.outputs.end(), "log") != request.outputs.end())
+    s->training_output = live_log(request.log_file.empty() ? report_dir / (suite + ".log") : request.log_file, suite,
+                                  s->state().run_id, plan->cluster.nodes.front().name);
   install_interrupt_handlers();
   int rc = RUN_ALL_TESTS();
   if (interrupt_signal()) std::cerr << "aorta_suite: interrupted by " << interrupt_name() << "; cleaned up and reported\n";

@@ -88,8 +88,38 @@ Status start_phase(NodeExec& exec, RunState& state, const std::string& label,
   return ok_status();
 }
 
+namespace {
+
+// Splits a poll's output into node 0's new log bytes and the exit-marker read after
+// them; rfind, since the log itself may print anything, the marker too.
+constexpr const char* kOutputEnd = "\nCVS_AORTA_SUITE_OUTPUT_END\n";
+
+// Node 0's phase log, passed on line by line as it grows.
+struct HeadStream {
+  size_t offset = 0;    // bytes of the log passed on so far
+  std::string partial;  // a line not yet ended
+
+  // log is shell-quoted already.
+  std::string read_command(const std::string& log) const {
+    return fmt::format("tail -c +{} {} | head -c 1048576; printf '\\nCVS_AORTA_SUITE_OUTPUT_END\\n'; ", offset + 1, log);
+  }
+  // Passes on the complete lines of the new bytes; returns the rest of the output.
+  std::string take(const std::string& output, const ProgressFn& sink) {
+    size_t end = output.rfind(kOutputEnd);
+    if (end == std::string::npos) return output;
+    offset += end;
+    partial += output.substr(0, end);
+    for (size_t nl; (nl = partial.find('\n')) != std::string::npos; partial.erase(0, nl + 1))
+      sink(partial.substr(0, nl));
+    return output.substr(end + std::string(kOutputEnd).size());
+  }
+};
+
+}  // namespace
+
 Status wait_for_phase(NodeExec& exec, RunState& state, const std::string& label, std::chrono::seconds timeout,
-                      const ProgressFn& progress) {
+                      const ProgressFn& progress, const ProgressFn& head_output) {
+  HeadStream head;
   const auto& v = exec.variant();
   const auto& hosts = exec.hosts();
   std::vector<int> codes(hosts.size(), -1);
@@ -103,10 +133,13 @@ Status wait_for_phase(NodeExec& exec, RunState& state, const std::string& label,
     std::vector<std::string> reads;
     for (size_t i = 0; i < hosts.size(); ++i) {
       std::string log = shell_quote(file_in(v, state.run_id, i, label + ".log"));
-      reads.push_back("if [ -f " + log + " ]; then awk '/^" + std::string(kExitMarker) + "[0-9]+$/{c=$0} END{print c}' " +
-                      log + "; else echo " + kLogGone + "; fi");
+      reads.push_back("if [ -f " + log + " ]; then " + (i == 0 && head_output ? head.read_command(log) : "") + "awk '/^" +
+                      std::string(kExitMarker) + "[0-9]+$/{c=$0} END{print c}' " + log + "; else echo " + kLogGone +
+                      "; fi");
     }
     auto results = exec.in_containers_each(reads, std::chrono::seconds(60));
+    if (head_output && !results.empty() && results[0].result.ok())
+      results[0].result->output = head.take(results[0].result->output, head_output);
     size_t done = 0;
     for (size_t i = 0; i < hosts.size(); ++i) {
       if (results[i].result.ok()) last_contact[i] = std::chrono::steady_clock::now();
@@ -159,6 +192,7 @@ Status wait_for_phase(NodeExec& exec, RunState& state, const std::string& label,
                    ""};
     interval = std::min(interval * 2, std::chrono::seconds(10));
   }
+  if (head_output && !head.partial.empty()) head_output(head.partial);  // a last line without its newline
   std::string failed;
   for (size_t i = 0; i < hosts.size(); ++i)
     if (codes[i] != 0) failed += (failed.empty() ? "" : ", ") + hosts[i] + ": " + std::to_string(codes[i]);

@@ -37,8 +37,10 @@ Status start_phase(NodeExec& exec, RunState& state, const std::string& label,
 // 10 s) or the timeout passes. kTimeout: "Aorta did not complete within <N>s";
 // kCommandFailed: "Aorta command failed on nodes: {host: code, ...}", or at the
 // first poll that finds a node's phase log gone (aorta_path deleted or moved).
+// head_output, when set, gets node 0's <label>.log line by line as it grows (read in
+// the same poll, at most 1 MiB a poll): what the original streams into <suite>.log.
 Status wait_for_phase(NodeExec& exec, RunState& state, const std::string& label, std::chrono::seconds timeout,
-                      const ProgressFn& progress);
+                      const ProgressFn& progress, const ProgressFn& head_output = {});
 
 // The last `lines` lines of each node's <label>.log, as notes for the stage's log:
 // "<host> <label>.log, last lines:" then each line indented; a node whose log cannot

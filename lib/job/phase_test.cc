@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 
@@ -52,6 +53,41 @@ TEST(Phase, ScriptWithTokensIsPrivate) {
   EXPECT_EQ(mode_of(node.parent_path()), fs::perms::owner_all);
   std::ifstream script(node / "benchmark.sh");
   EXPECT_NE(std::string(std::istreambuf_iterator<char>(script), {}).find("secret-token"), std::string::npos);
+}
+
+// Issue 16: node 0's output reaches head_output line by line while the phase runs,
+// across polls, whatever it prints (the poll's own separator and exit marker too), and
+// a last line without its newline is not lost.
+TEST(Phase, HeadOutputStreamsNodeZerosLogLineByLine) {
+  aorta::testing::TempDir dir;
+  cluster::LocalTransport local;
+  config::Variant v = variant_at(dir.path() / "repo");
+  fs::create_directories(v.aorta_path);
+  config::Cluster c = config::local_cluster("tester");
+  NodeExec exec(local, v, c);
+  RunState state;
+  state.run_id = "abc";
+  const std::string command =
+      "echo 'step 1'; sleep 1.5; printf '\\nCVS_AORTA_SUITE_OUTPUT_END\\nCVS_AORTA_EXIT=7\\n'; sleep 1.5; "
+      "echo 'step 2 $(x)'; printf 'no newline'";
+  ASSERT_TRUE(start_phase(exec, state, "benchmark", {command}, Rendezvous{}));
+  std::vector<std::string> lines;
+  std::vector<std::chrono::steady_clock::time_point> arrived;
+  Status s = wait_for_phase(exec, state, "benchmark", std::chrono::seconds(30), [](const std::string&) {},
+                            [&](const std::string& line) {
+                              lines.push_back(line);
+                              arrived.push_back(std::chrono::steady_clock::now());
+                            });
+  ASSERT_TRUE(s) << s.error().message;  // the printed CVS_AORTA_EXIT=7 is output, the real exit is 0
+  auto from_step = std::find(lines.begin(), lines.end(), "step 1");
+  ASSERT_NE(from_step, lines.end()) << ::testing::PrintToString(lines);
+  // The wrapper's own exit marker ends the log, on a line of its own.
+  EXPECT_EQ(std::vector<std::string>(from_step, lines.end()),
+            (std::vector<std::string>{"step 1", "", "CVS_AORTA_SUITE_OUTPUT_END", "CVS_AORTA_EXIT=7", "step 2 $(x)",
+                                      "no newline", "CVS_AORTA_EXIT=0"}));
+  // Streamed, not read at the end: step 1 came polls before step 2 (3 s apart in the run).
+  const auto first = arrived[from_step - lines.begin()], second = arrived[from_step - lines.begin() + 4];
+  EXPECT_GE(second - first, std::chrono::seconds(1));
 }
 
 TEST(Phase, CommandCountThatIsNotOnePerNodeStartsNothing) {

@@ -228,7 +228,7 @@ StageOutcome run_benchmark(StageContext& ctx) {
   state.status = RunStatus::kRunning;
   state.benchmark_started = true;
   Status run = start_phase(exec, state, "benchmark", commands, rdzv, &run_v);
-  if (run) run = wait_for_phase(exec, state, "benchmark", seconds(v.timeout_seconds), ctx.log);
+  if (run) run = wait_for_phase(exec, state, "benchmark", seconds(v.timeout_seconds), ctx.log, ctx.training_output);
   state.ended_at = std::chrono::system_clock::now();
   if (run) {
     state.status = RunStatus::kCompleted;

@@ -19,6 +19,7 @@ struct StageContext {
   RunState& state;
   ProgressFn log;
   bool prior_failure = false;  // an earlier stage failed (the report says so)
+  ProgressFn training_output = {};  // node 0's training output, line by line, while the benchmark runs
 };
 
 // A stage body: runs on the cluster through ctx and returns what happened.
