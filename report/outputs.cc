@@ -78,6 +78,7 @@ class DeckOutput final : public Output {
     std::ostringstream html;
     write_run_deck_html(json, html);
     sink.file(deck_dir / "aorta_run_deck.json", json_text(json));
+    sink.file(deck_dir / "aorta_run_deck.css", run_deck_stylesheet());
     if (sink.file(deck_dir / "aorta_run_deck.html", html.str())) run.deck_link = folder + "/aorta_run_deck.html";
   }
 };

@@ -36,6 +36,8 @@ std::string threshold_state(const DeckInput& in);
 std::string overall_status(const DeckInput& in);
 
 ordered_json run_deck_json(const DeckInput& in);
+// The page links aorta_run_deck.css beside it: run_deck_stylesheet().
 void write_run_deck_html(const ordered_json& deck, std::ostream& out);
+std::string run_deck_stylesheet();
 
 }  // namespace aorta::report

@@ -101,7 +101,7 @@ with tempfile.TemporaryDirectory() as work:
     expect(len(runs) == 1, f"CVS_WORKSPACE holds the run: {runs}")
     left = files_under(os.path.join(ws, "cvs_runs", runs[0]))
     expect(set(left) == {"aorta_single_html/aorta_run_deck.html", "aorta_single_html/aorta_run_deck.json",
-                         "aorta_single.xml"}, f"no HTML, zip or log: {left}")
+                         "aorta_single_html/aorta_run_deck.css", "aorta_single.xml"}, f"no HTML, zip or log: {left}")
     # --workspace wins over the variable.
     p = suite(work, "--config_file", config, "--output_dir", "out", "--workspace", "flag ws", TEARDOWN,
               env={"CVS_WORKSPACE": ws})

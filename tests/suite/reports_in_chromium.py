@@ -106,6 +106,13 @@ with tempfile.TemporaryDirectory() as work:
         # The inline copy is the check's own control: the policy blocks it, so no red.
         expect(violated != styled and (red > 2000) == styled,
                f"{name} under Jenkins' CSP: violation logged {violated}, {red} red pixels\n{r.stderr[-1500:]}")
+    # The Run Deck too: its styles from its own folder, its failed verdict red.
+    shot = os.path.join(work, "csp-deck.png")
+    r = chromium(work, "--enable-logging=stderr", "--v=0", f"--screenshot={shot}", "--window-size=1000,700",
+                 base + "aorta_single_html/aorta_run_deck.html")
+    red = png_pixels.count_colour(shot, FAILED_RED)
+    expect("Content Security Policy" not in r.stderr and red > 20,
+           f"the Run Deck under Jenkins' CSP: {red} red pixels\n{r.stderr[-1500:]}")
     server.shutdown()
     os.remove(os.path.join(folder, "inline-styles.html"))
 
