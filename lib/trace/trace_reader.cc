@@ -352,8 +352,9 @@ void add_event(PartState& part, const RawEvent& ev, const NameClasses::Classes& 
   LargeVector<UndecidedKeyed>& undecided = part.undecided;
   const uint8_t tags = part.deferred ? ev.interned : 0;
   Cat cat = classify_cat(ev.cat);
-  // A step marker is read wherever its fields come before its name (Kineto and the
-  // legacy writer both put ts and dur after it).
+  // A step marker. The GPU-timeline-only read decodes a CPU event's ts and dur only
+  // after its name has shown it to be one: Kineto and the legacy writer both write
+  // ts and dur after the name.
   if (ev.step >= 0 && cat == Cat::kOther && ev.ph == "X" && ev.has_ts && ev.has_dur && ev.cat != "gpu_user_annotation")
     data.steps.push_back({ev.step, ev.ts, ev.dur});
   if (cat == Cat::kFlow) {
