@@ -14,6 +14,32 @@ ordered_json text_list(const std::vector<std::string>& lines) {
   return list;
 }
 
+ordered_json straggler_json(const metrics::StepStraggler& s) {
+  ordered_json o;
+  o["step"] = s.step;
+  o["slowest_rank"] = s.slowest_rank ? ordered_json(*s.slowest_rank) : ordered_json(nullptr);
+  o["excess_ms"] = s.excess_ms;
+  return o;
+}
+
+ordered_json steps_json(const std::vector<metrics::StepMetrics>& steps) {
+  ordered_json list = ordered_json::array();
+  for (const auto& s : steps) {
+    ordered_json o;
+    o["step"] = s.step;
+    o["start_us"] = s.start_us;
+    o["step_time_ms"] = s.time_ms;
+    o["gpu_events"] = s.gpu_events;
+    o["compute_time_ms"] = optional_number(s.compute_ms);
+    o["comm_time_ms"] = optional_number(s.comm_ms);
+    o["exposed_comm_time_ms"] = optional_number(s.exposed_comm_ms);
+    o["overlap_time_ms"] = optional_number(s.overlap_ms);
+    o["overlap_ratio"] = optional_number(s.overlap_ratio);
+    list.push_back(o);
+  }
+  return list;
+}
+
 }  // namespace
 
 ordered_json performance_json(const metrics::RunMetrics& run) {
@@ -28,6 +54,23 @@ ordered_json performance_json(const metrics::RunMetrics& run) {
   p["avg_overlap_ratio"] = run.avg_overlap_ratio;
   p["avg_exposed_comm_ratio"] = optional_number(run.avg_exposed_comm_ratio);
   p["ranks"] = run.per_rank.size();
+  // Per-step figures (ProfilerStep#N annotations), over every rank's steps; null
+  // when the traces have none.
+  const auto& st = run.steps;
+  p["step_count"] = st ? ordered_json(st->step_count) : ordered_json(nullptr);
+  p["step_samples"] = st ? ordered_json(st->samples) : ordered_json(nullptr);
+  p["avg_step_time_ms"] = st ? ordered_json(st->mean_ms) : ordered_json(nullptr);
+  p["median_step_time_ms"] = st ? ordered_json(st->median_ms) : ordered_json(nullptr);
+  p["p95_step_time_ms"] = st ? ordered_json(st->p95_ms) : ordered_json(nullptr);
+  p["max_step_time_ms"] = st ? ordered_json(st->max_ms) : ordered_json(nullptr);
+  p["step_time_cv"] = st ? ordered_json(st->cv) : ordered_json(nullptr);
+  ordered_json stragglers = nullptr;
+  if (st) {
+    stragglers = ordered_json::array();
+    for (const auto& s : st->stragglers) stragglers.push_back(straggler_json(s));
+  }
+  p["step_stragglers"] = stragglers;
+  p["worst_step_straggler"] = st ? straggler_json(st->worst) : ordered_json(nullptr);
   return p;
 }
 
@@ -52,6 +95,7 @@ ordered_json per_rank_json(const metrics::RunMetrics& run) {
     o["comm_ratio"] = r.comm_ratio;
     o["exposed_comm_ratio"] = optional_number(r.exposed_comm_ratio);
     o["overlap_ratio"] = r.overlap_ratio;
+    o["steps"] = steps_json(r.steps);  // empty: no ProfilerStep annotations
     list.push_back(o);
   }
   return list;

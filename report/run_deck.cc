@@ -123,7 +123,7 @@ ordered_json run_deck_json(const DeckInput& in) {
       g["spec"] = {{"kind", spec.kind == metrics::ThresholdKind::kMax ? "max" : "min"}, {"value", *t->value}};
       if (state == "enforced") {
         const auto& v = verdicts.at(spec.key);
-        g["status"] = v.actual ? (v.passed ? "pass" : "fail") : "na";
+        g["status"] = !v.passed ? "fail" : v.actual ? "pass" : "na";
         g["reason"] = v.message;
       } else {
         g["status"] = state == "record-only" ? "record" : "not evaluated";

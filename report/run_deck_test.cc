@@ -74,6 +74,20 @@ TEST(RunDeck, StatesFollowTheGate) {
   EXPECT_TRUE(run_deck_json(f.input(false))["cells"].empty());
 }
 
+// A configured step gate on traces without ProfilerStep annotations (the fixture's
+// ranks have none) cannot be measured: it fails, with the reason, not "na".
+TEST(RunDeck, AStepGateWithoutStepsFails) {
+  Fixture f;
+  f.variant.thresholds.push_back({"max_avg_step_time_ms", 500.0});
+  auto deck = run_deck_json(f.input());
+  EXPECT_EQ(deck["gate_matrix"]["step_time"]["status"], "fail");
+  EXPECT_EQ(deck["gate_matrix"]["step_time"]["actual"], nullptr);
+  EXPECT_EQ(deck["gate_matrix"]["step_time"]["reason"],
+            "Average step time not available: the traces have no ProfilerStep annotations");
+  EXPECT_EQ(deck["gate_matrix"]["step_balance"]["status"], "na");  // not configured
+  EXPECT_EQ(deck["overall_status"], "fail");
+}
+
 // Gates print in the unit they are written in: the iteration gate once read
 // `≤ 6e+04` in the HTML table. The fixture's average is 11 ms.
 TEST(RunDeck, GateTextInTheGatesUnit) {

@@ -3,6 +3,9 @@
 
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "metrics/step_metrics.h"
 
 #include "trace/timeline.h"
 #include "trace/trace_reader.h"
@@ -36,6 +39,7 @@ struct RankMetrics {
   double comm_ratio = 0;
   double overlap_ratio = 0;
   std::optional<double> exposed_comm_ratio;
+  std::vector<StepMetrics> steps;  // empty: the trace has no ProfilerStep annotations
 };
 
 // Timeline path. Overlap is |COMP ∩ COMM| / |COMM| (HTA's comp_comm_overlap): the

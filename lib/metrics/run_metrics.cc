@@ -2,11 +2,67 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
+#include <set>
 
 #include <fmt/format.h>
 
 namespace aorta::metrics {
+namespace {
+
+// Sorted values, p in 0..1: linear interpolation between the order statistics
+// around (n - 1) p (numpy's default; the median is p = 0.5).
+double quantile(const std::vector<double>& sorted, double p) {
+  const double h = (static_cast<double>(sorted.size()) - 1) * p;
+  const auto lo = static_cast<size_t>(std::floor(h));
+  if (lo + 1 >= sorted.size()) return sorted.back();
+  return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[lo + 1] - sorted[lo]);
+}
+
+std::optional<StepSummary> summarize_steps(const std::vector<RankMetrics>& ranks) {
+  std::vector<double> times;
+  // step number -> (time, rank) of each rank's first step with that number
+  std::map<int64_t, std::vector<std::pair<double, std::optional<int>>>> by_step;
+  for (const auto& r : ranks) {
+    std::set<int64_t> seen;
+    for (const auto& s : r.steps) {
+      times.push_back(s.time_ms);
+      if (seen.insert(s.step).second) by_step[s.step].emplace_back(s.time_ms, r.rank);
+    }
+  }
+  if (times.empty()) return std::nullopt;
+  StepSummary out;
+  out.step_count = by_step.size();
+  out.samples = times.size();
+  const double n = static_cast<double>(times.size());
+  double sum = 0;
+  for (double t : times) sum += t;
+  out.mean_ms = sum / n;
+  double ss = 0;
+  for (double t : times) ss += (t - out.mean_ms) * (t - out.mean_ms);
+  // Population standard deviation (divide by n): the steps measured are the whole
+  // population described, not a sample of a larger one.
+  out.cv = out.mean_ms > 0 ? std::sqrt(ss / n) / out.mean_ms : 0.0;
+  std::sort(times.begin(), times.end());
+  out.median_ms = quantile(times, 0.5);
+  out.p95_ms = quantile(times, 0.95);
+  out.max_ms = times.back();
+  bool first = true;
+  for (const auto& [step, entries] : by_step) {
+    // Ranks in order: on a tie the lower rank is the slowest (max_element keeps the first).
+    auto by_time = [](const auto& a, const auto& b) { return a.first < b.first; };
+    auto lo = std::min_element(entries.begin(), entries.end(), by_time);
+    auto hi = std::max_element(entries.begin(), entries.end(), by_time);
+    StepStraggler s{step, hi->second, hi->first - lo->first};
+    out.stragglers.push_back(s);
+    if (first || s.excess_ms > out.worst.excess_ms) out.worst = s;
+    first = false;
+  }
+  return out;
+}
+
+}  // namespace
 
 Result<RunMetrics> aggregate(std::vector<RankMetrics> per_rank) {
   if (per_rank.empty()) return Error{ErrorCode::kInvalidInput, "Cannot aggregate empty metrics list", ""};
@@ -53,6 +109,7 @@ Result<RunMetrics> aggregate(std::vector<RankMetrics> per_rank) {
     if (!(value >= 0 && value <= 1))
       return Error{ErrorCode::kInvalidInput, fmt::format("{} = {} is outside 0..1", name, value), ""};
   }
+  run.steps = summarize_steps(per_rank);
   run.per_rank = std::move(per_rank);
   return run;
 }
@@ -80,7 +137,10 @@ std::vector<ThresholdCheck> check_thresholds(const RunMetrics& run, const std::v
     c.kind = spec->kind;
     c.unit = unit_name(spec->unit);
     c.actual = spec->value(run);
-    if (c.actual) {
+    if (!c.actual && spec->unavailable) {
+      c.passed = false;  // configured but not measurable: a gate that cannot pass silently
+      c.message = spec->unavailable;
+    } else if (c.actual) {
       double v = *c.actual;
       // Equality passes, as in the original.
       c.passed = c.kind == ThresholdKind::kMax ? v <= c.limit : v >= c.limit;

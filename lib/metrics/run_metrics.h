@@ -26,6 +26,10 @@ struct RunMetrics {
   std::optional<double> avg_exposed_comm_ratio;  // timeline ranks only
   double avg_compute_time_us = 0;
   double avg_comm_time_us = 0;
+  // Per-step figures over every rank's steps; absent when no trace has ProfilerStep
+  // annotations. avg_iteration_time_* above is the whole profiled window, kept as the
+  // original reports it.
+  std::optional<StepSummary> steps;
 };
 
 // Fails on an empty list or an average ratio outside 0..1.

@@ -26,23 +26,50 @@ const ThresholdSpec kCatalogue[] = {
      kUnbounded,
      [](double v, double limit) {
        return fmt::format("Average iteration time {:.2f}ms exceeds threshold {}ms", v, limit_text(limit));
-     }},
+     },
+     nullptr},
     {"min_compute_ratio", ThresholdKind::kMin, ThresholdUnit::kFraction, "compute ratio", "compute_ratio",
      "avg_compute_ratio", [](const RunMetrics& r) -> std::optional<double> { return r.avg_compute_ratio; }, 1.0,
      [](double v, double limit) {
        return fmt::format("Average compute ratio {} below threshold {}", percent(v), percent(limit));
-     }},
+     },
+     nullptr},
     {"min_overlap_ratio", ThresholdKind::kMin, ThresholdUnit::kFraction, "overlap ratio", "overlap_ratio",
      "avg_overlap_ratio", [](const RunMetrics& r) -> std::optional<double> { return r.avg_overlap_ratio; }, 1.0,
      [](double v, double limit) {
        return fmt::format("Average overlap ratio {} below threshold {}", percent(v), percent(limit));
-     }},
+     },
+     nullptr},
     // std/mean may exceed 1 (one slow rank among fast ones), so no upper bound.
     {"max_time_variance_ratio", ThresholdKind::kMax, ThresholdUnit::kFraction, "time variance", "rank_balance",
      "time_variance_ratio", [](const RunMetrics& r) { return r.time_variance_ratio; }, kUnbounded,
      [](double v, double limit) {
        return fmt::format("Iteration time variance {} exceeds threshold {}", percent(v), percent(limit));
-     }},
+     },
+     nullptr},
+    // Per-step figures (ProfilerStep#N annotations): not in the original, which only
+    // has the whole profiled window above.
+    {"max_avg_step_time_ms", ThresholdKind::kMax, ThresholdUnit::kMs, "avg step time", "step_time",
+     "avg_step_time_ms",
+     [](const RunMetrics& r) -> std::optional<double> {
+       return r.steps ? std::optional<double>(r.steps->mean_ms) : std::nullopt;
+     },
+     kUnbounded,
+     [](double v, double limit) {
+       return fmt::format("Average step time {:.2f}ms exceeds threshold {}ms", v, limit_text(limit));
+     },
+     "Average step time not available: the traces have no ProfilerStep annotations"},
+    // A coefficient of variation may exceed 1, so no upper bound.
+    {"max_step_time_cv", ThresholdKind::kMax, ThresholdUnit::kFraction, "step time CV", "step_balance",
+     "step_time_cv",
+     [](const RunMetrics& r) -> std::optional<double> {
+       return r.steps ? std::optional<double>(r.steps->cv) : std::nullopt;
+     },
+     kUnbounded,
+     [](double v, double limit) {
+       return fmt::format("Step time coefficient of variation {} exceeds threshold {}", percent(v), percent(limit));
+     },
+     "Step time coefficient of variation not available: the traces have no ProfilerStep annotations"},
 };
 
 }  // namespace

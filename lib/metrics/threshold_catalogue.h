@@ -30,6 +30,9 @@ struct ThresholdSpec {
   double max_limit;     // a limit above this is a config error (infinity: no bound)
   // The original's failure text, byte for byte.
   std::string (*message)(double actual, double limit);
+  // Why a configured gate fails when `value` is empty; nullptr: an empty value is
+  // not checked and passes (the original's variance of a zero mean).
+  const char* unavailable;
 };
 
 // All keys, in the order reports list them.

@@ -22,7 +22,7 @@ RunMetrics fixture_run() {
   return aggregate({rank_metrics(1, 12000, 9000, 4000), rank_metrics(0, 10000, 8000, 3000)}).value();
 }
 
-TEST(ThresholdCatalogue, RowsForTheFourKeys) {
+TEST(ThresholdCatalogue, RowsForTheSixKeys) {
   std::set<std::string> keys, tiers;
   for (const auto& spec : threshold_catalogue()) {
     keys.insert(spec.key);
@@ -32,7 +32,7 @@ TEST(ThresholdCatalogue, RowsForTheFourKeys) {
     EXPECT_EQ(std::string(spec.key).substr(0, 4), spec.kind == ThresholdKind::kMax ? "max_" : "min_");
   }
   EXPECT_EQ(keys, (std::set<std::string>{"max_avg_iteration_ms", "min_compute_ratio", "min_overlap_ratio",
-                                         "max_time_variance_ratio"}));
+                                         "max_time_variance_ratio", "max_avg_step_time_ms", "max_step_time_cv"}));
   EXPECT_EQ(tiers.size(), keys.size());
   EXPECT_EQ(find_threshold("max_avg_iteration_us"), nullptr);
 }

@@ -41,17 +41,22 @@ Result<RankMetrics> analyze_trace_file(const fs::path& file, const AnalyzeOption
   if (data->negative_durations > 0)
     warnings.push_back(fmt::format("{}: skipped {} events with a negative or non-finite dur", name,
                                    data->negative_durations));
-  trace::Breakdown breakdown = trace::gpu_breakdown(*data, options.selection);
+  std::vector<bool> selected = trace::select_gpu_events(*data, options.selection);
+  trace::Breakdown breakdown = trace::breakdown_of(*data, trace::selected_indices(selected));
   RankMetrics m;
   if (breakdown.selected_events > 0 && breakdown.total_time > 0) {
     m = from_timeline(breakdown);
+    m.steps = step_metrics(*data, selected);
   } else {
+    m.steps = step_metrics(*data, {});  // step times only: no GPU timeline to split
     const char* why = data->gpu_events.empty() ? "it has no GPU events"
                                                : "none of its GPU events is linked to a launch (try --include-unlinked-kernels)";
     warnings.push_back(fmt::format("{}: no GPU timeline because {}; using the basic raw-trace scan", name, why));
     auto full = trace::read_trace(file, trace::BasicScanMode::kInclude, limits);
     if (!full) return full.error();
+    std::vector<StepMetrics> steps = std::move(m.steps);
     m = from_basic_scan(full->basic);
+    m.steps = std::move(steps);
     if (m.total_time_us <= 0) return Error{ErrorCode::kInvalidInput, "trace has no timed events", name};
   }
   for (double v : {m.total_time_us, m.compute_time_us, m.comm_time_us, m.total_comm_time_us, m.compute_ratio,
@@ -63,6 +68,14 @@ Result<RankMetrics> analyze_trace_file(const fs::path& file, const AnalyzeOption
                    "the event times overflow: ts and dur sum past the largest number a double holds, so this "
                    "trace's metrics are not finite",
                    name};
+  if (m.steps.empty())
+    warnings.push_back(name + ": no ProfilerStep annotations (torch.profiler's step()); the per-step figures are null");
+  for (const auto& st : m.steps)
+    for (double v : {st.time_ms, st.compute_ms.value_or(0), st.comm_ms.value_or(0), st.exposed_comm_ms.value_or(0),
+                     st.overlap_ms.value_or(0)})
+      if (!std::isfinite(v))
+        return Error{ErrorCode::kInvalidInput,
+                     fmt::format("ProfilerStep#{}'s times overflow: they are not finite", st.step), name};
   m.source = name;
   if (data->rank) {
     m.rank = data->rank;

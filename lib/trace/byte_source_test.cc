@@ -75,6 +75,15 @@ TEST(ZstdTrace, EveryShippedTraceReadsAsItsGzipTwin) {
       EXPECT_EQ(z->gpu_events[i].end, g->gpu_events[i].end);
     }
     EXPECT_EQ(z->keyed_events.size(), g->keyed_events.size()) << name;
+    ASSERT_EQ(z->steps.size(), g->steps.size()) << name;
+    for (size_t i = 0; i < z->steps.size(); ++i) {
+      EXPECT_EQ(z->steps[i].number, g->steps[i].number) << name;
+      EXPECT_EQ(z->steps[i].ts, g->steps[i].ts) << name;
+      EXPECT_EQ(z->steps[i].dur, g->steps[i].dur) << name;
+    }
+    ASSERT_EQ(z->runtime_launches.size(), g->runtime_launches.size()) << name;
+    for (size_t i = 0; i < z->runtime_launches.size(); ++i) EXPECT_EQ(z->runtime_launches[i].ts, g->runtime_launches[i].ts);
+    for (size_t i = 0; i < z->gpu_events.size(); ++i) EXPECT_EQ(z->gpu_events[i].correlation, g->gpu_events[i].correlation);
     EXPECT_EQ(z->basic.total, g->basic.total) << name;
   }
 }

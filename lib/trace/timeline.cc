@@ -105,13 +105,22 @@ std::vector<bool> select_gpu_events(const TraceData& data, KernelSelection selec
   return selected;
 }
 
+std::vector<uint32_t> selected_indices(const std::vector<bool>& selected) {
+  std::vector<uint32_t> indices;
+  for (size_t i = 0; i < selected.size(); ++i)
+    if (selected[i]) indices.push_back(static_cast<uint32_t>(i));
+  return indices;
+}
+
 Breakdown gpu_breakdown(const TraceData& data, KernelSelection selection) {
-  std::vector<bool> selected = select_gpu_events(data, selection);
+  return breakdown_of(data, selected_indices(select_gpu_events(data, selection)));
+}
+
+Breakdown breakdown_of(const TraceData& data, const std::vector<uint32_t>& indices) {
   Intervals comp, comm, memcpy, all;
   Breakdown b;
   double first = 0, last = 0;
-  for (size_t i = 0; i < data.gpu_events.size(); ++i) {
-    if (!selected[i]) continue;
+  for (uint32_t i : indices) {
     const GpuEvent& ev = data.gpu_events[i];
     Intervals& bucket = ev.cls == GpuClass::kCommunication ? comm : ev.cls == GpuClass::kMemcpy ? memcpy : comp;
     bucket.emplace_back(ev.ts, ev.end);

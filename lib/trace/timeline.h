@@ -44,5 +44,10 @@ std::vector<bool> select_gpu_events(const TraceData& data, KernelSelection selec
 
 // The breakdown over the selected events; selected_events == 0 means no GPU timeline.
 Breakdown gpu_breakdown(const TraceData& data, KernelSelection selection);
+// The same over gpu_events[i] for each i in `indices` (ascending), e.g. the events of
+// one profiler step (step_metrics.h).
+Breakdown breakdown_of(const TraceData& data, const std::vector<uint32_t>& indices);
+// The indices i where selected[i] is true, ascending.
+std::vector<uint32_t> selected_indices(const std::vector<bool>& selected);
 
 }  // namespace aorta::trace

@@ -70,7 +70,34 @@ struct RawEvent {
   int64_t pid = 0, tid = 0, id = 0;
   double ts = 0, dur = 0;
   int64_t correlation = kNoKey, external_id = kNoKey;
+  int64_t step = -1;  // N of a name ProfilerStep#N, else -1
 };
+
+// N of "ProfilerStep#N" (decimal digits only), else -1. `name` is a decoded string,
+// or the raw bytes after a JSON string's opening quote up to its closing one.
+int64_t profiler_step_number(std::string_view name) {
+  constexpr std::string_view kPrefix = "ProfilerStep#";
+  if (name.size() <= kPrefix.size() || name[0] != 'P' || !name.starts_with(kPrefix)) return -1;
+  std::string_view digits = name.substr(kPrefix.size());
+  if (digits.size() > 18) return -1;  // fits int64 without overflow checks
+  int64_t n = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return -1;
+    n = n * 10 + (c - '0');
+  }
+  return n;
+}
+
+// The same on an undecoded JSON string (raw points past its opening quote): the
+// GPU-timeline-only read leaves CPU events' names undecoded, and a step name holds
+// no escapes. The scan stops at the closing quote, inside the (padded) buffer.
+int64_t raw_profiler_step_number(const char* raw) {
+  if (raw[0] != 'P') return -1;
+  size_t n = 0;
+  while (n < 40 && raw[n] != '"' && raw[n] != '\\') ++n;
+  if (n == 40 || raw[n] != '"') return -1;
+  return profiler_step_number(std::string_view(raw, n));
+}
 
 simdjson::error_code read_id(simdjson::ondemand::value value, int64_t& out, IdInterner& interner, uint8_t& interned,
                              uint8_t bit) {
@@ -142,14 +169,21 @@ simdjson::error_code read_event(simdjson::ondemand::object obj, RawEvent& ev, Id
           if (auto e = value.get_string().get(ev.cat)) return e;
         break;
       case 'n':
-        if (!basic && !ev.cat.empty() && !timeline_category(ev.cat)) break;  // not needed: left undecoded
-        if (key.unsafe_is_equal("name") && value.get_string().get(ev.name) != simdjson::SUCCESS) ev.name = {};
+        if (!key.unsafe_is_equal("name")) break;
+        if (!basic && !ev.cat.empty() && !timeline_category(ev.cat)) {
+          // Not needed but for a step marker: a look at the raw bytes, left undecoded.
+          simdjson::ondemand::raw_json_string raw;
+          if (value.get_raw_json_string().get(raw) == simdjson::SUCCESS) ev.step = raw_profiler_step_number(raw.raw());
+          break;
+        }
+        if (value.get_string().get(ev.name) != simdjson::SUCCESS) ev.name = {};
+        ev.step = profiler_step_number(ev.name);
         break;
       case 't':
         if (key.unsafe_is_equal("tid")) {
           if (auto e = read_id(value, ev.tid, interner, ev.interned, kTidInterned)) return e;
           ev.has_tid = true;
-        } else if (!basic && !ev.cat.empty() && !timeline_category(ev.cat)) {
+        } else if (!basic && ev.step < 0 && !ev.cat.empty() && !timeline_category(ev.cat)) {
           break;
         } else if (key.unsafe_is_equal("ts")) {
           if (auto e = value.get_double().get(ev.ts)) return e;
@@ -157,7 +191,7 @@ simdjson::error_code read_event(simdjson::ondemand::object obj, RawEvent& ev, Id
         }
         break;
       case 'd':
-        if (!basic && !ev.cat.empty() && !timeline_category(ev.cat)) break;
+        if (!basic && ev.step < 0 && !ev.cat.empty() && !timeline_category(ev.cat)) break;
         if (key.unsafe_is_equal("dur")) {
           if (auto e = value.get_double().get(ev.dur)) return e;
           ev.has_dur = true;
@@ -318,6 +352,11 @@ void add_event(PartState& part, const RawEvent& ev, const NameClasses::Classes& 
   LargeVector<UndecidedKeyed>& undecided = part.undecided;
   const uint8_t tags = part.deferred ? ev.interned : 0;
   Cat cat = classify_cat(ev.cat);
+  // A step marker. The GPU-timeline-only read decodes a CPU event's ts and dur only
+  // after its name has shown it to be one: Kineto and the legacy writer both write
+  // ts and dur after the name.
+  if (ev.step >= 0 && cat == Cat::kOther && ev.ph == "X" && ev.has_ts && ev.has_dur && ev.cat != "gpu_user_annotation")
+    data.steps.push_back({ev.step, ev.ts, ev.dur});
   if (cat == Cat::kFlow) {
     const bool interned_id = (tags & kIdInterned) != 0;
     if (ev.has_id && ev.ph == "s") (interned_id ? part.interned_flow_starts : data.flow_starts).push_back(ev.id);
@@ -328,10 +367,10 @@ void add_event(PartState& part, const RawEvent& ev, const NameClasses::Classes& 
   int32_t gpu_index = -1;
   if ((cat == Cat::kKernel || cat == Cat::kMemcpy || cat == Cat::kMemset) && ev.has_ts && ev.has_dur) {
     gpu_index = static_cast<int32_t>(data.gpu_events.size());
-    data.gpu_events.push_back({ev.ts, ev.ts + ev.dur, cls.gpu});
+    data.gpu_events.push_back({ev.ts, ev.ts + ev.dur, cls.gpu, ev.correlation});
   }
   if (cat == Cat::kRuntime) {
-    data.runtime_launches.push_back({ev.correlation, ev.external_id,
+    data.runtime_launches.push_back({ev.correlation, ev.external_id, ev.ts,
                                      ev.name == "cudaGraphLaunch" || ev.name == "hipGraphLaunch"});
     if (!data.link_by_correlation && cls.launch) {
       data.link_by_correlation = ev.correlation != kNoKey;
@@ -481,7 +520,7 @@ Status read_into(PartState& state, const std::filesystem::path& file, bool basic
   // of a split file has its share of the budget.
   auto state_bytes = [&] {
     return used_bytes(data.gpu_events) + used_bytes(data.keyed_events) + used_bytes(data.runtime_launches) +
-           used_bytes(data.flow_starts) + used_bytes(data.flow_ends) + used_bytes(undecided) +
+           used_bytes(data.flow_starts) + used_bytes(data.flow_ends) + used_bytes(undecided) + used_bytes(data.steps) +
            used_bytes(state.interned_flow_starts) + interner.bytes() + threads.bytes() + names.bytes();
   };
   auto within_budget = [&]() -> Status {
@@ -617,6 +656,7 @@ PartState merge_parts(std::vector<std::unique_ptr<PartState>>& parts) {
     data.runtime_launches.insert(data.runtime_launches.end(), p.data.runtime_launches.begin(),
                                  p.data.runtime_launches.end());
     LargeVector<RuntimeLaunch>().swap(p.data.runtime_launches);
+    data.steps.insert(data.steps.end(), p.data.steps.begin(), p.data.steps.end());
     for (const auto& u : p.undecided) {
       const int64_t key = by_correlation ? u.correlation : u.external_id;
       if (key != kNoKey) data.keyed_events.push_back({thread[u.thread], u.gpu_index < 0 ? -1 : u.gpu_index + offset, key});

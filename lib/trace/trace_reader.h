@@ -22,6 +22,9 @@ struct GpuEvent {
   double ts = 0;
   double end = 0;  // ts + dur in double, the only rounding step (reference B.5)
   GpuClass cls = GpuClass::kComputation;
+  // args.correlation: the runtime launch it came from, whose CPU time places it in a
+  // profiler step (step_metrics.h).
+  int64_t correlation = kNoKey;
 };
 
 // An event with a pid, tid and a link key in its args: the candidates of the
@@ -37,7 +40,17 @@ struct KeyedEvent {
 struct RuntimeLaunch {
   int64_t correlation = kNoKey;
   int64_t external_id = kNoKey;
+  double ts = 0;              // CPU time of the call
   bool graph_launch = false;  // cudaGraphLaunch / hipGraphLaunch link every kernel of the graph
+};
+
+// PyTorch's step marker: a complete ("X") CPU event named ProfilerStep#N, which the
+// profiler's step() writes around each training iteration. GPU-side copies of it
+// (cat gpu_user_annotation) are not steps.
+struct StepAnnotation {
+  int64_t number = 0;  // N
+  double ts = 0;
+  double dur = 0;
 };
 
 struct FlowEnd {
@@ -70,6 +83,7 @@ struct TraceData {
   LargeVector<GpuEvent> gpu_events;
   LargeVector<KeyedEvent> keyed_events;
   LargeVector<RuntimeLaunch> runtime_launches;  // cuda_runtime / cuda_driver events, file order
+  std::vector<StepAnnotation> steps;            // file order; a handful per trace
   // The first runtime event whose name contains "launch" decides the link key; a
   // trace without one links by External id (TraceLens's default) and leaves this empty.
   std::optional<bool> link_by_correlation;

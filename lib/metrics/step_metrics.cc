@@ -1,0 +1,58 @@
+#include "metrics/step_metrics.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "trace/timeline.h"
+
+namespace aorta::metrics {
+
+std::vector<StepMetrics> step_metrics(const trace::TraceData& data, const std::vector<bool>& selected) {
+  std::vector<trace::StepAnnotation> steps(data.steps.begin(), data.steps.end());
+  std::stable_sort(steps.begin(), steps.end(),
+                   [](const trace::StepAnnotation& a, const trace::StepAnnotation& b) { return a.ts < b.ts; });
+  std::vector<std::vector<uint32_t>> members(steps.size());
+  if (!selected.empty() && !steps.empty()) {
+    // correlation -> CPU time of its runtime call; the first call in file order wins.
+    std::vector<std::pair<int64_t, double>> launch_ts;
+    for (const auto& l : data.runtime_launches)
+      if (l.correlation != trace::kNoKey) launch_ts.emplace_back(l.correlation, l.ts);
+    std::stable_sort(launch_ts.begin(), launch_ts.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (uint32_t i = 0; i < data.gpu_events.size(); ++i) {
+      const int64_t correlation = data.gpu_events[i].correlation;
+      if (!selected[i] || correlation == trace::kNoKey) continue;
+      auto l = std::lower_bound(launch_ts.begin(), launch_ts.end(), correlation,
+                                [](const auto& e, int64_t c) { return e.first < c; });
+      if (l == launch_ts.end() || l->first != correlation) continue;
+      const double t = l->second;
+      // The last step starting at or before t; annotations of one thread do not overlap.
+      auto s = std::upper_bound(steps.begin(), steps.end(), t,
+                                [](double v, const trace::StepAnnotation& a) { return v < a.ts; });
+      if (s == steps.begin()) continue;
+      --s;
+      if (t < s->ts + s->dur) members[static_cast<size_t>(s - steps.begin())].push_back(i);
+    }
+  }
+  std::vector<StepMetrics> out;
+  out.reserve(steps.size());
+  for (size_t k = 0; k < steps.size(); ++k) {
+    StepMetrics m;
+    m.step = steps[k].number;
+    m.start_us = steps[k].ts;
+    m.time_ms = steps[k].dur / 1000.0;
+    if (!selected.empty()) {
+      const trace::Breakdown b = trace::breakdown_of(data, members[k]);
+      m.gpu_events = b.selected_events;
+      m.compute_ms = b.computation_time / 1000.0;
+      m.comm_ms = b.total_comm_time / 1000.0;
+      m.exposed_comm_ms = b.exposed_comm_time / 1000.0;
+      m.overlap_ms = b.comp_comm_overlap_time / 1000.0;
+      if (b.total_comm_time > 0) m.overlap_ratio = b.comp_comm_overlap_time / b.total_comm_time;
+    }
+    out.push_back(m);
+  }
+  return out;
+}
+
+}  // namespace aorta::metrics

@@ -1,0 +1,53 @@
+// Per-step figures of one rank, HTA's per-iteration breakdown: a step is PyTorch's
+// ProfilerStep#N annotation, and a GPU event belongs to the step in which it was
+// launched (its correlation id's runtime call lies inside the annotation), however
+// long after the step it runs. Pure functions, no I/O.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "trace/trace_reader.h"
+
+namespace aorta::metrics {
+
+struct StepMetrics {
+  int64_t step = 0;       // N of ProfilerStep#N
+  double start_us = 0;    // the annotation's ts (trace clock)
+  double time_ms = 0;     // the annotation's dur
+  uint64_t gpu_events = 0;  // timeline events launched in the step
+  // The step's events on the rank's timeline (timeline.h); absent when the rank has
+  // no GPU timeline (a CPU-only trace).
+  std::optional<double> compute_ms;
+  std::optional<double> comm_ms;          // all communication
+  std::optional<double> exposed_comm_ms;  // communication where no compute runs
+  std::optional<double> overlap_ms;       // |COMP ∩ COMM|
+  std::optional<double> overlap_ratio;    // overlap / comm; absent when the step has no communication
+};
+
+// One entry per ProfilerStep annotation, by start time. `selected` is the rank's
+// timeline selection (select_gpu_events); empty: no GPU timeline. A launch counts
+// in [ts, ts + dur) of a step; events launched outside every step are in none.
+std::vector<StepMetrics> step_metrics(const trace::TraceData& data, const std::vector<bool>& selected);
+
+struct StepStraggler {
+  int64_t step = 0;
+  std::optional<int> slowest_rank;  // unknown rank stays unknown
+  double excess_ms = 0;             // slowest rank's step time minus the fastest's
+};
+
+// The steps of all ranks together (run_metrics.h computes it).
+struct StepSummary {
+  uint64_t step_count = 0;  // distinct step numbers over all ranks
+  uint64_t samples = 0;     // (rank, step) times the figures below are over
+  double mean_ms = 0;
+  double median_ms = 0;
+  double p95_ms = 0;        // linear interpolation between order statistics (numpy's default)
+  double max_ms = 0;
+  double cv = 0;            // population standard deviation / mean; 0 when the mean is 0
+  std::vector<StepStraggler> stragglers;  // one per step number, ascending
+  StepStraggler worst;                    // the largest excess (the earliest step on a tie)
+};
+
+}  // namespace aorta::metrics
