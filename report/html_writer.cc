@@ -49,7 +49,10 @@ std::vector<std::pair<std::string, std::string>> headline(const metrics::RunMetr
           {"avg compute ratio", ratio(m.avg_compute_ratio)},
           {"avg comm ratio", ratio(m.avg_comm_ratio)},
           {"avg exposed comm ratio", ratio(m.avg_exposed_comm_ratio)},
-          {"avg overlap ratio", ratio(m.avg_overlap_ratio)}};
+          {"avg overlap ratio", ratio(m.avg_overlap_ratio)},
+          {"steps", m.steps ? fmt::format("{} (mean {:.3f} ms, p95 {:.3f} ms, cv {:.4f})", m.steps->step_count,
+                                          m.steps->mean_ms, m.steps->p95_ms, m.steps->cv)
+                            : "none (no ProfilerStep annotations in the traces)"}};
 }
 
 // The sub-tests of a stage, collapsed under it.

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "report/summary_table.h"
+
 namespace aorta::report {
 namespace {
 
@@ -19,6 +21,7 @@ void rank_table(const metrics::RunMetrics& m, std::string& out) {
                      m.avg_iteration_time_ms, m.min_iteration_time_us / 1000.0, m.max_iteration_time_us / 1000.0,
                      ratio(m.time_variance_ratio), ratio(m.avg_compute_ratio), ratio(m.avg_comm_ratio),
                      ratio(m.avg_exposed_comm_ratio), ratio(m.avg_overlap_ratio));
+  out += steps_line(m);
 }
 
 }  // namespace

@@ -68,6 +68,7 @@ TEST(RunSummary, VerdictRankTableRunLineSubTestsAndFailures) {
             "?      basic_scan                    834.100   0.1149   0.6114             -   0.1117\n"
             "run: avg iteration 834.850 ms (min 834.100, max 835.600), time variance ratio 0.0013; avg compute 0.1149, "
             "comm 0.6114, exposed comm -, overlap 0.1117\n"
+            "steps: none (no ProfilerStep annotations in the traces)\n"
             "SUBFAIL [threshold] (metric=max_avg_iteration_ms): failed (actual 834.85 ms, max 800 ms) - Average "
             "iteration time 834.85ms exceeds threshold 800ms\n"
             "FAILED test_validate_thresholds: Average iteration time 834.85ms exceeds threshold 800ms\n");

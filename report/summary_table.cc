@@ -4,6 +4,17 @@
 
 namespace aorta::report {
 
+std::string steps_line(const metrics::RunMetrics& run) {
+  // The window is every profiled step together; a step is one ProfilerStep#N.
+  const auto& st = run.steps;
+  if (!st) return "steps: none (no ProfilerStep annotations in the traces)\n";
+  return fmt::format("steps: {} ({} rank-steps), mean {:.3f} ms, median {:.3f}, p95 {:.3f}, max {:.3f}, cv {:.4f}; "
+                     "worst straggler step {} on rank {}, +{:.3f} ms over the fastest\n",
+                     st->step_count, st->samples, st->mean_ms, st->median_ms, st->p95_ms, st->max_ms, st->cv,
+                     st->worst.step, st->worst.slowest_rank ? std::to_string(*st->worst.slowest_rank) : "?",
+                     st->worst.excess_ms);
+}
+
 void write_summary_table(const metrics::RunMetrics& run, std::ostream& out) {
   out << fmt::format("{:>6}  {:<22}  {:>12}  {:>12}  {:>12}  {:>12}  {:>8}  {:>8}  {:>8}\n", "rank", "parser",
                      "total ms", "compute ms", "comm ms", "total comm", "compute", "comm", "overlap");
@@ -18,15 +29,7 @@ void write_summary_table(const metrics::RunMetrics& run, std::ostream& out) {
                      run.avg_iteration_time_ms, run.std_iteration_time_us / 1000, run.min_iteration_time_us / 1000,
                      run.max_iteration_time_us / 1000, run.avg_compute_ratio * 100, run.avg_comm_ratio * 100,
                      run.avg_overlap_ratio * 100, run.per_rank.size());
-  // The window above is every profiled step together; a step is one ProfilerStep#N.
-  if (const auto& st = run.steps)
-    out << fmt::format("steps: {} ({} rank-steps), mean {:.3f} ms, median {:.3f}, p95 {:.3f}, max {:.3f}, cv {:.4f}; "
-                       "worst straggler step {} on rank {}, +{:.3f} ms over the fastest\n",
-                       st->step_count, st->samples, st->mean_ms, st->median_ms, st->p95_ms, st->max_ms, st->cv,
-                       st->worst.step, st->worst.slowest_rank ? std::to_string(*st->worst.slowest_rank) : "?",
-                       st->worst.excess_ms);
-  else
-    out << "steps: none (no ProfilerStep annotations in the traces)\n";
+  out << steps_line(run);
   out << "comm = exposed communication on the GPU-timeline path, total communication on the basic scan; "
          "overlap = share of communication that runs under compute\n";
 }
