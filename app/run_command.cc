@@ -207,19 +207,38 @@ void init_gtest(const char* argv0, const GtestFlags& flags, const std::string& f
 // the original streams it (tail -F follows it). The final log replaces it whole when
 // the run ends; node 0's whole log stays in <suite>_html/node_logs/. A file that
 // cannot be opened loses only this live view: the final write reports the problem.
-job::ProgressFn live_log(const std::filesystem::path& path, const std::string& suite, const std::string& run_id,
-                         const std::string& head) {
+std::string live_log_header(const std::string& suite, const std::string& run_id) {
+  return suite + " run " + run_id + ": the training output of node 0 while it runs; the whole report log replaces "
+         "this when the run ends\n";
+}
+
+job::ProgressFn live_log(const std::filesystem::path& path, const std::string& header) {
   auto out = std::make_shared<std::ofstream>();
-  return [out, path, suite, run_id, head](const std::string& line) {
+  return [out, path, header](const std::string& line) {
     if (!out->is_open()) {
       std::error_code ec;
       std::filesystem::create_directories(path.parent_path(), ec);
       out->open(path, std::ios::app);
-      *out << suite << " run " << run_id << ": the training output of node 0 (" << head
-           << ") while it runs; the whole report log replaces this when the run ends\n";
+      *out << header;
     }
     *out << report::redact_text(line) << "\n" << std::flush;  // the report's rule: no secret in any report file
   };
+}
+
+// A live log the final one did not replace (a full disk) is not the report and must
+// not look like it: removed, saying so.
+void remove_stale_live_log(const std::filesystem::path& path, const std::string& header) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return;
+  std::string start(header.size(), '\0');
+  in.read(start.data(), static_cast<std::streamsize>(start.size()));
+  start.resize(static_cast<size_t>(in.gcount()));
+  if (!header.starts_with(start)) return;  // the final log (or an empty prefix of the header: also stale)
+  in.close();
+  std::error_code ec;
+  if (std::filesystem::remove(path, ec))
+    std::cerr << "aorta_suite: " << path.string() << ": removed the live training output, since the run's log could "
+              << "not replace it\n";
 }
 
 // The suite named in the reports of a run that could not start: the one named, else
@@ -293,11 +312,13 @@ int run_suite(const cli::Options& o, const char* argv0) {
 
   auto* s = fixtures::Session::current();
   report::AortaListener* listener = install_reports(*s, o, request, suite);
-  if (std::find(request.outputs.begin(), request.outputs.end(), "log") != request.outputs.end())
-    s->training_output = live_log(request.log_file.empty() ? report_dir / (suite + ".log") : request.log_file, suite,
-                                  s->state().run_id, plan->cluster.nodes.front().name);
+  const bool logging = std::find(request.outputs.begin(), request.outputs.end(), "log") != request.outputs.end();
+  const std::filesystem::path log_path = request.log_file.empty() ? report_dir / (suite + ".log") : request.log_file;
+  const std::string live_header = live_log_header(suite, s->state().run_id);
+  if (logging) s->training_output = live_log(log_path, live_header);
   install_interrupt_handlers();
   int rc = RUN_ALL_TESTS();
+  if (logging) remove_stale_live_log(log_path, live_header);
   if (interrupt_signal()) std::cerr << "aorta_suite: interrupted by " << interrupt_name() << "; cleaned up and reported\n";
   if (s->state().report_file) std::cout << "aorta_suite: report " << s->state().report_file->string() << "\n";
   if (listener->write_failed()) return kExitFailed;
