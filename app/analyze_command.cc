@@ -1,5 +1,7 @@
 #include "app/analyze_command.h"
 
+#include <unistd.h>
+
 #include <iostream>
 
 #include "app/exit_codes.h"
@@ -26,6 +28,8 @@ int analyze(const cli::Options& o) {
     options.jobs = o.jobs;
     options.limits = *limits;
     options.selection = o.include_unlinked ? trace::KernelSelection::kIncludeUnlinked : trace::KernelSelection::kLinkedOnly;
+    // Progress for a person watching (stderr a terminal); scripts get only the results.
+    if (::isatty(STDERR_FILENO)) options.progress = [](const std::string& line) { std::cerr << line << std::endl; };
     metrics::TraceSet set = metrics::analyze_traces(o.trace_dir, options);
     for (const auto& w : set.warnings) std::cerr << "warning: " << w << "\n";
     for (const auto& e : set.errors) std::cerr << "error: " << e << "\n";

@@ -337,6 +337,7 @@ StageOutcome parse_results(StageContext& ctx) {
     return out;
   }
   metrics::AnalyzeOptions options;  // one trace per core at once
+  options.progress = ctx.log;
   state.parse = metrics::analyze_traces(traces->second, options);
   for (const auto& w : state.parse->warnings) out.notes.push_back(w);
   for (const auto& e : state.parse->errors) out.notes.push_back("trace error: " + e);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -140,9 +141,28 @@ TraceSet analyze_found(const fs::path& dir, AnalyzeOptions options) {
   };
   std::vector<Slot> slots(files.size());
   std::atomic<size_t> next{0};
+  std::mutex progress_lock;
+  size_t done = 0;
+  const auto begin = std::chrono::steady_clock::now();
+  auto seconds_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
   auto worker = [&] {
-    for (size_t i = next++; i < files.size(); i = next++)
+    for (size_t i = next++; i < files.size(); i = next++) {
+      const auto start = std::chrono::steady_clock::now();
       slots[i].result = analyze_guarded(files[i], options, slots[i].warnings, &slots[i].bytes);
+      if (!options.progress) continue;
+      const double took = seconds_since(start), mb = static_cast<double>(slots[i].bytes) / 1e6;
+      std::lock_guard<std::mutex> hold(progress_lock);
+      try {
+        options.progress(fmt::format("[parse] {}/{} traces: {} {:.1f} MB in {:.1f} s ({:.1f} MB/s){}; elapsed {:.1f} s",
+                                     ++done, files.size(), valid_utf8(files[i].filename().string()), mb, took,
+                                     took > 0 ? mb / took : 0.0, slots[i].result->ok() ? "" : ", failed",
+                                     seconds_since(begin)));
+      } catch (...) {
+        // A progress line that cannot be printed costs only itself.
+      }
+    }
   };
   int jobs = options.jobs > 0 ? options.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   // More cores than files: the rest go into each file (a large plain one is split).

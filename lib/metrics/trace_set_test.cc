@@ -6,9 +6,11 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -75,6 +77,33 @@ TEST(AnalyzeZstd, ShippedTracesGiveTheSameJsonAsTheirGzipTwins) {
     EXPECT_EQ(gz, zst) << name << "\n" << gz.dump(2) << "\n---\n" << zst.dump(2);
   }
   ASSERT_EQ(files, 6);
+}
+
+// Issue 16: one progress line per trace as it is done, counting up to N, with the
+// file's uncompressed size (read back here from the file itself) and a rate; a trace
+// that fails says so.
+TEST(AnalyzeProgress, OneLinePerTraceWithItsSizeAndRate) {
+  aorta::testing::TempDir dir;
+  const std::string rank0 = gunzip(kData / "h200-aorta-overlap_rank0.pt.trace.json.gz");
+  write_binary(dir.path() / "rank0" / "a.json", rank0);
+  write_binary(dir.path() / "rank1" / "b.json", "{\"traceEvents\": [");
+  AnalyzeOptions options;
+  options.jobs = 2;
+  std::vector<std::string> lines;
+  options.progress = [&](const std::string& line) { lines.push_back(line); };
+  TraceSet set = analyze_traces(dir.path(), options);
+  ASSERT_EQ(lines.size(), 2u);
+  std::string good = lines[0].find(" a.json ") != std::string::npos ? lines[0] : lines[1];
+  std::string bad = lines[0].find(" b.json ") != std::string::npos ? lines[0] : lines[1];
+  const std::string size = fmt::format(" a.json {:.1f} MB in ", static_cast<double>(rank0.size()) / 1e6);
+  EXPECT_NE(good.find(size), std::string::npos) << good << " lacks" << size;
+  EXPECT_NE(good.find(" MB/s); elapsed "), std::string::npos) << good;
+  EXPECT_NE(bad.find(" b.json "), std::string::npos);
+  EXPECT_NE(bad.find(", failed; elapsed "), std::string::npos) << bad;
+  // Counted 1/2 then 2/2, whichever finished first.
+  EXPECT_TRUE(lines[0].starts_with("[parse] 1/2 traces: ") || lines[1].starts_with("[parse] 1/2 traces: "));
+  EXPECT_TRUE(lines[0].starts_with("[parse] 2/2 traces: ") || lines[1].starts_with("[parse] 2/2 traces: "));
+  EXPECT_EQ(set.files_parsed, 1u);
 }
 
 TEST(AnalyzeSplit, OnePlainFileGivesTheSameJsonWithOneThreadOrMore) {
