@@ -365,13 +365,24 @@ constexpr int kAxisX = 150, kAxisWidth = 400, kTop = 20, kRow = 24;
 std::string number(double v) { return fmt::format("{:.2f}", v); }
 
 // Horizontal bars, one per entry, on the chart's axis, as inline SVG: ticks in the
-// chart's unit, each gate a dashed red line at its value with its label.
+// chart's unit, each gate a dashed orange line at its value with its label (not the
+// verdict red: the CSP check counts red pixels to see the stylesheet applied).
 void svg_chart(const ordered_json& bars, const std::string& unit, const ordered_json& axis, const ordered_json& gates,
                std::ostream& out) {
   const double max = axis["max"].get<double>();
   const auto x_of = [&](double v) { return kAxisX + kAxisWidth * std::clamp(v, 0.0, max) / max; };
   const int base = kTop + kRow * static_cast<int>(bars.size());
   out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"640\" height=\"" << base + 22 << "\" role=\"img\">";
+  // Gates first, so that bars and their values paint over a line they cross.
+  for (const auto& g : gates) {
+    const double x = x_of(g["drawn_at"].get<double>());
+    const bool right_half = x > kAxisX + kAxisWidth / 2;
+    out << fmt::format("<line class=\"gate\" data-threshold=\"{0}\" x1=\"{1}\" y1=\"{2}\" x2=\"{1}\" y2=\"{3}\" "
+                       "stroke=\"#bc4c00\" stroke-width=\"2\" stroke-dasharray=\"4 3\"/>",
+                       escape_xml(g["threshold"]), number(x), kTop - 6, base)
+        << fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"#bc4c00\" text-anchor=\"{}\">{}</text>", number(x),
+                       kTop - 8, right_half ? "end" : "start", escape_xml(g["label"]));
+  }
   int y = kTop;
   for (const auto& b : bars) {
     const double value = b[1].get<double>();
@@ -392,15 +403,6 @@ void svg_chart(const ordered_json& bars, const std::string& unit, const ordered_
         << fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"10\" text-anchor=\"middle\">{:g} {}</text>", number(x),
                        base + 16, t.get<double>(), escape_xml(unit));
   }
-  for (const auto& g : gates) {
-    const double x = x_of(g["drawn_at"].get<double>());
-    const bool right_half = x > kAxisX + kAxisWidth / 2;
-    out << fmt::format("<line class=\"gate\" data-threshold=\"{0}\" x1=\"{1}\" y1=\"{2}\" x2=\"{1}\" y2=\"{3}\" "
-                       "stroke=\"#cf222e\" stroke-width=\"2\" stroke-dasharray=\"4 3\"/>",
-                       escape_xml(g["threshold"]), number(x), kTop - 6, base)
-        << fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"#cf222e\" text-anchor=\"{}\">{}</text>", number(x),
-                       kTop - 8, right_half ? "end" : "start", escape_xml(g["label"]));
-  }
   out << "</svg>\n";
 }
 
@@ -416,7 +418,7 @@ std::string run_deck_stylesheet() {
          "section{border:1px solid #ddd;border-radius:6px;padding:12px 16px;margin:16px 0;overflow-x:auto}\n"
          "table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:3px 8px;text-align:left;"
          "overflow-wrap:anywhere}\n"
-         "th{background:#eee}.pass{color:#1a7f37;font-weight:bold}.fail{color:#cf222e;font-weight:bold}\n"
+         "th{background:#eee;overflow-wrap:normal}.pass{color:#1a7f37;font-weight:bold}.fail{color:#cf222e;font-weight:bold}\n"
          ".record,.na,.not{color:#6e7781;font-weight:bold}\n"
          // The full results table: as wide as its card, cells wrap, and what still
          // does not fit scrolls inside the card.
