@@ -464,8 +464,10 @@ void write_run_deck_html(const ordered_json& deck, std::ostream& out) {
                            ? "n/a"
                            : std::string(g["spec"]["kind"] == "max" ? "≤ " : "≥ ") +
                                  metrics::format_limit(*spec, g["spec"]["value"].get<double>());
+    // The actual in the gate's unit too: 11.00 ms, 0.7750.
+    std::string actual = g["actual"].is_null() || !spec ? "n/a" : metrics::format_actual(*spec, g["actual"].get<double>());
     out << "<tr><td>" << tier << "</td><td>" << escape_xml(g["metric"]) << "</td><td>" << escape_xml(gate)
-        << "</td><td>" << escape_xml(text(g["actual"])) << "</td><td class=\"" << status.substr(0, status.find(' '))
+        << "</td><td>" << escape_xml(actual) << "</td><td class=\"" << status.substr(0, status.find(' '))
         << "\">" << status << "</td><td>" << escape_xml(g.value("reason", "")) << "</td></tr>\n";
   }
   out << "</table></section>\n";

@@ -97,7 +97,8 @@ TEST(RunDeck, GateTextInTheGatesUnit) {
   std::ostringstream html;
   write_run_deck_html(deck, html);
   const std::string page = html.str();
-  for (const char* needle : {"<td>≤ 60000 ms</td>", "<td>≥ 0.5</td>", "<td>≤ 0.125</td>",
+  for (const char* needle : {"<td>≤ 60000 ms</td>", "<td>≥ 0.5</td>", "<td>≤ 0.125</td>", "<td>11.00 ms</td>",
+                             "<td>0.7750</td>", "<td>0.1286</td>",
                              "PASS · 11.00 ms (limit ≤ 60000 ms)", "PASS · 0.7750 (limit ≥ 0.5)"})
     EXPECT_NE(page.find(needle), std::string::npos) << needle;
   EXPECT_EQ(page.find("6e+04"), std::string::npos);
