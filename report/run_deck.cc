@@ -1,6 +1,7 @@
 #include "report/run_deck.h"
 
 #include <algorithm>
+#include <cmath>
 #include <ctime>
 
 #include <fmt/format.h>
@@ -58,6 +59,89 @@ std::string metrics_source(const metrics::RunMetrics* r) {
   return timeline ? "TraceLens-compatible GPU timeline on raw traces" : "Basic raw-trace scan";
 }
 
+const config::Threshold* configured(const config::Variant& v, const std::string& key) {
+  for (const auto& th : v.thresholds)
+    if (th.key == key && th.value) return &th;
+  return nullptr;
+}
+
+// NCCL channels and the RCCL branch describe an accelerator run: one that builds
+// RCCL, or whose parsed ranks have a GPU timeline. A CPU run (gloo, RCCL build
+// skipped, basic trace scan) has neither, and the deck leaves them out.
+bool accelerator_run(const DeckInput& in) {
+  if (!in.variant->skip_rccl_build) return true;
+  if (in.result)
+    for (const auto& r : in.result->per_rank)
+      if (r.parser == metrics::ParserPath::kGpuTimeline) return true;
+  return false;
+}
+
+// A chart axis from 0: share charts have a fixed 0-100 % axis (a 3 % share is drawn
+// 3 % wide), time charts one scaled to the data with round ticks (0, 5, 10, 15 ms).
+ordered_json fixed_percent_axis() { return {{"max", 100}, {"ticks", {0, 25, 50, 75, 100}}}; }
+
+ordered_json data_axis(double largest) {
+  if (!(largest > 0)) largest = 1;
+  const double raw = largest / 4;
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = 10 * magnitude;
+  for (double m : {1.0, 2.0, 2.5, 5.0})
+    if (m * magnitude >= raw * (1 - 1e-9)) {
+      step = m * magnitude;
+      break;
+    }
+  const int count = std::max(1, static_cast<int>(std::ceil(largest / step - 1e-9)));
+  ordered_json ticks = ordered_json::array();
+  for (int i = 0; i <= count; ++i) ticks.push_back(i * step);
+  return {{"max", count * step}, {"ticks", ticks}};
+}
+
+// The configured gates of catalogue tier `tier`, in the chart's unit (a fraction
+// gate on a % chart is scaled by 100). A gate off the axis is drawn at its edge.
+ordered_json chart_gates(const DeckInput& in, const std::string& tier, const ordered_json& axis) {
+  ordered_json gates = ordered_json::array();
+  for (const auto& spec : metrics::threshold_catalogue()) {
+    if (tier != spec.tier) continue;
+    const config::Threshold* t = configured(*in.variant, spec.key);
+    if (!t) continue;
+    const bool fraction = spec.unit == metrics::ThresholdUnit::kFraction;
+    const double value = fraction ? *t->value * 100 : *t->value;
+    const double max = axis["max"].get<double>();
+    std::string label = std::string(spec.kind == metrics::ThresholdKind::kMax ? "max " : "min ") +
+                        metrics::format_limit(spec, *t->value);
+    if (fraction) label += fmt::format(" ({:g} %)", value);
+    label += std::string(" ") + spec.display;
+    double drawn = std::clamp(value, 0.0, max);
+    if (value > max) label += ", beyond the axis: drawn at its end";
+    if (value < 0) label += ", below the axis: drawn at 0";
+    gates.push_back({{"threshold", spec.key}, {"kind", spec.kind == metrics::ThresholdKind::kMax ? "max" : "min"},
+                     {"value", value}, {"drawn_at", drawn}, {"off_axis", drawn != value}, {"label", label}});
+  }
+  return gates;
+}
+
+ordered_json chart(const DeckInput& in, const std::string& id, const std::string& title, const std::string& unit,
+                   const std::string& tier, ordered_json bars) {
+  double largest = 0;
+  for (const auto& b : bars) largest = std::max(largest, b[1].get<double>());
+  ordered_json axis = unit == "%" ? fixed_percent_axis() : data_axis(largest);
+  ordered_json c;
+  c["id"] = id;
+  c["title"] = title;
+  c["unit"] = unit;
+  c["scale"] = unit == "%" ? "fixed" : "data";
+  c["axis"] = axis;
+  c["gate_tier"] = tier;  // the gate_matrix tier this chart shows; "gates": the configured ones
+  c["gates"] = chart_gates(in, tier, axis);
+  c["bars"] = std::move(bars);
+  return c;
+}
+
+std::string rank_label(const metrics::RankMetrics& r) { return r.rank ? std::to_string(*r.rank) : "?"; }
+
+inline constexpr const char* kNoStepsNote =
+    "No per-step charts: the traces have no ProfilerStep annotations.";
+
 }  // namespace
 
 std::string threshold_state(const DeckInput& in) {
@@ -113,9 +197,7 @@ ordered_json run_deck_json(const DeckInput& in) {
     g["metric"] = std::string("training.") + spec.metric;
     g["threshold"] = spec.key;
     g["actual"] = number_or_null(in.result ? spec.value(*in.result) : std::nullopt);
-    const config::Threshold* t = nullptr;
-    for (const auto& th : in.variant->thresholds)
-      if (th.key == spec.key && th.value) t = &th;
+    const config::Threshold* t = configured(*in.variant, spec.key);
     if (!t) {
       g["status"] = "na";
       g["spec"] = nullptr;
@@ -142,8 +224,11 @@ ordered_json run_deck_json(const DeckInput& in) {
   row("Image", in.variant->container.image.empty() ? "—" : shown(in.variant->container.image));
   row("Nodes", std::to_string(in.nodes));
   row("GPUs/node", std::to_string(in.gpus_per_node));
-  row("NCCL channels", std::to_string(in.nccl_channels));
-  row("RCCL branch", shown(in.variant->rccl.branch));
+  const bool accelerator = accelerator_run(in);
+  if (accelerator) {
+    row("NCCL channels", std::to_string(in.nccl_channels));
+    row("RCCL branch", shown(in.variant->rccl.branch));
+  }
   row("Metrics source", metrics_source(in.result));
   row("Thresholds", state);
   for (const auto& t : in.variant->thresholds) {
@@ -158,12 +243,14 @@ ordered_json run_deck_json(const DeckInput& in) {
                            spec->kind == metrics::ThresholdKind::kMax ? "≤" : "≥", metrics::format_limit(*spec, *t.value)));
   }
   bool all_passed = run.count(job::Outcome::kFailed) == 0;
-  row("Pytest stages", all_passed ? "all passed" : "failures — see pytest report");
-  row("Pytest report", valid_utf8(in.pytest_html), true);
+  row("gtest stages", all_passed ? "all passed" : "failures — see the HTML report");
+  row("HTML report", valid_utf8(in.pytest_html), true);
   row("Log", valid_utf8(in.log_file), true);
   row("aorta_suite", run.version + " (commit " + run.commit + ")");
   deck["run_card_display"] = card;
-  // File names come from the command line: bytes, not necessarily UTF-8.
+  deck["accelerator_fields"] = accelerator;
+  // File names come from the command line: bytes, not necessarily UTF-8. The key
+  // pytest_html_path is the original's; here it is the HTML report's path.
   deck["provenance"] = {{"pytest_html_path", valid_utf8(in.pytest_html)}, {"log_file_path", valid_utf8(in.log_file)},
                         {"cluster_file", valid_utf8(in.cluster_file)}, {"config_file", valid_utf8(in.config_file)},
                         {"run_id", run.run_id}, {"aorta_suite_version", run.version}, {"aorta_suite_commit", run.commit}};
@@ -172,19 +259,30 @@ ordered_json run_deck_json(const DeckInput& in) {
   if (in.result) {
     ordered_json values = ordered_json::object();
     for (const auto& key : metric_keys()) values["training." + key] = number_or_null(metric(in.result, key));
+    ordered_json dimensions = {{"nodes", std::to_string(in.nodes)}, {"gpus_per_node", std::to_string(in.gpus_per_node)}};
+    if (accelerator) {
+      dimensions["nccl_channels"] = std::to_string(in.nccl_channels);
+      dimensions["rccl_branch"] = shown(in.variant->rccl.branch);
+    }
     cells.push_back({{"id", in.variant->model_id.empty() ? "default" : shown(in.variant->model_id)},
-                     {"dimensions", {{"nodes", std::to_string(in.nodes)}, {"gpus_per_node", std::to_string(in.gpus_per_node)},
-                                     {"nccl_channels", std::to_string(in.nccl_channels)}, {"rccl_branch", in.variant->rccl.branch}}},
+                     {"dimensions", dimensions},
                      {"metrics", values}});
   }
   deck["cells"] = cells;
   ordered_json table;
-  table["headers"] = {"Model", "Nodes", "GPUs/node", "NCCL channels", "RCCL branch", "Ranks", "Avg iter (ms)",
-                      "Iter std across ranks (ms)", "Min rank iter (ms)", "Max rank iter (ms)", "Time variance",
-                      "Compute (ms)", "Comm time (ms)", "Compute ratio", "Comm ratio", "Overlap ratio"};
+  table["headers"] = {"Model", "Nodes", "GPUs/node"};
+  if (accelerator)
+    for (const char* h : {"NCCL channels", "RCCL branch"}) table["headers"].push_back(h);
+  for (const char* h : {"Ranks", "Avg iter (ms)", "Iter std across ranks (ms)", "Min rank iter (ms)", "Max rank iter (ms)",
+                        "Time variance", "Compute (ms)", "Comm time (ms)", "Compute ratio", "Comm ratio", "Overlap ratio"})
+    table["headers"].push_back(h);
   table["rows"] = ordered_json::array();
   if (in.result) {
-    ordered_json r = {in.variant->model_id, in.nodes, in.gpus_per_node, in.nccl_channels, in.variant->rccl.branch};
+    ordered_json r = {shown(in.variant->model_id), in.nodes, in.gpus_per_node};
+    if (accelerator) {
+      r.push_back(in.nccl_channels);
+      r.push_back(shown(in.variant->rccl.branch));
+    }
     for (const char* key : {"ranks", "avg_iteration_time_ms", "std_iteration_time_ms", "min_iteration_time_ms",
                             "max_iteration_time_ms", "time_variance_ratio", "avg_compute_time_ms", "avg_comm_time_ms",
                             "avg_compute_ratio", "avg_comm_ratio", "avg_overlap_ratio"})
@@ -216,7 +314,38 @@ ordered_json run_deck_json(const DeckInput& in) {
       series.push_back({{"group", s.group}, {"name", s.name}, {"unit", s.unit}, {"x_label", "rank"}, {"points", points}});
     }
   }
-  deck["metric_charts"] = {{"series", series}};
+
+  // The charts the page draws: per-rank time and shares when there are two ranks,
+  // per-step time of each rank whose trace has steps.
+  ordered_json charts = ordered_json::array();
+  if (in.result && in.result->per_rank.size() >= 2) {
+    ordered_json time = ordered_json::array(), share = ordered_json::array(), overlap = ordered_json::array();
+    for (const auto& r : in.result->per_rank) {
+      const std::string rank = "rank " + rank_label(r);
+      time.push_back({rank + " iteration", r.total_time_us * 0.001});
+      time.push_back({rank + " compute", r.compute_time_us * 0.001});
+      time.push_back({rank + " comm", r.comm_time_us * 0.001});
+      share.push_back({rank + " compute", r.compute_ratio * 100});
+      share.push_back({rank + " comm", r.comm_ratio * 100});
+      overlap.push_back({rank + " overlap", r.overlap_ratio * 100});
+    }
+    charts.push_back(chart(in, "time", "Time by rank", "ms", "iteration_time", time));
+    charts.push_back(chart(in, "share", "Share of iteration by rank", "%", "compute_ratio", share));
+    charts.push_back(chart(in, "overlap", "Comm overlap by rank", "%", "overlap_ratio", overlap));
+  }
+  ordered_json step_charts = ordered_json::array();
+  if (in.result)
+    for (const auto& r : in.result->per_rank) {
+      if (r.steps.empty()) continue;
+      ordered_json bars = ordered_json::array();
+      for (const auto& s : r.steps) bars.push_back({"step " + std::to_string(s.step), s.time_ms});
+      step_charts.push_back(
+          chart(in, "steps-rank-" + rank_label(r), "Step time, rank " + rank_label(r), "ms", "step_time", bars));
+    }
+  deck["metric_charts"] = {{"series", series},
+                           {"charts", charts},
+                           {"step_charts", step_charts},
+                           {"step_note", in.result && step_charts.empty() ? ordered_json(kNoStepsNote) : ordered_json(nullptr)}};
   return deck;
 }
 
@@ -229,22 +358,57 @@ std::string text(const ordered_json& v) {
   return v.dump();
 }
 
-// Horizontal bars, one per entry, as inline SVG.
-void svg_bars(const std::vector<std::pair<std::string, double>>& bars, const std::string& unit, std::ostream& out) {
-  double max = 0;
-  for (const auto& b : bars) max = std::max(max, b.second);
-  int height = 24 * static_cast<int>(bars.size()) + 8;
-  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"640\" height=\"" << height << "\" role=\"img\">";
-  int y = 4;
-  for (const auto& [label, value] : bars) {
-    double w = max > 0 ? 400.0 * value / max : 0;
-    out << fmt::format("<text x=\"0\" y=\"{}\" font-size=\"12\">{}</text>", y + 14, escape_xml(label))
-        << fmt::format("<rect x=\"150\" y=\"{}\" width=\"{:.1f}\" height=\"18\" fill=\"#4a7bd0\"/>", y, w)
-        << fmt::format("<text x=\"{:.1f}\" y=\"{}\" font-size=\"12\">{:.3g} {}</text>", 156 + w, y + 14, value,
-                       escape_xml(unit));
-    y += 24;
+// Chart geometry: labels left of x = kAxisX, the axis kAxisWidth wide, gate labels
+// above the bars, tick labels below. Tests read these numbers back from the SVG.
+constexpr int kAxisX = 150, kAxisWidth = 400, kTop = 20, kRow = 24;
+
+std::string number(double v) { return fmt::format("{:.2f}", v); }
+
+// Horizontal bars, one per entry, on the chart's axis, as inline SVG: ticks in the
+// chart's unit, each gate a dashed orange line at its value with its label (not the
+// verdict red: the CSP check counts red pixels to see the stylesheet applied).
+void svg_chart(const ordered_json& bars, const std::string& unit, const ordered_json& axis, const ordered_json& gates,
+               std::ostream& out) {
+  const double max = axis["max"].get<double>();
+  const auto x_of = [&](double v) { return kAxisX + kAxisWidth * std::clamp(v, 0.0, max) / max; };
+  const int base = kTop + kRow * static_cast<int>(bars.size());
+  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"640\" height=\"" << base + 22 << "\" role=\"img\">";
+  // Gates first, so that bars and their values paint over a line they cross.
+  for (const auto& g : gates) {
+    const double x = x_of(g["drawn_at"].get<double>());
+    const bool right_half = x > kAxisX + kAxisWidth / 2;
+    out << fmt::format("<line class=\"gate\" data-threshold=\"{0}\" x1=\"{1}\" y1=\"{2}\" x2=\"{1}\" y2=\"{3}\" "
+                       "stroke=\"#bc4c00\" stroke-width=\"2\" stroke-dasharray=\"4 3\"/>",
+                       escape_xml(g["threshold"]), number(x), kTop - 6, base)
+        << fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"#bc4c00\" text-anchor=\"{}\">{}</text>", number(x),
+                       kTop - 8, right_half ? "end" : "start", escape_xml(g["label"]));
+  }
+  int y = kTop;
+  for (const auto& b : bars) {
+    const double value = b[1].get<double>();
+    const double w = x_of(value) - kAxisX;
+    out << fmt::format("<text x=\"0\" y=\"{}\" font-size=\"12\">{}</text>", y + 14, escape_xml(b[0]))
+        << fmt::format("<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"18\" fill=\"#4a7bd0\"/>", kAxisX, y,
+                       number(w))
+        << fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\">{} {}</text>", number(kAxisX + w + 6), y + 14,
+                       number(value), escape_xml(unit));
+    y += kRow;
+  }
+  out << fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#888\"/>", kAxisX, base, kAxisX + kAxisWidth,
+                     base);
+  for (const auto& t : axis["ticks"]) {
+    const double x = x_of(t.get<double>());
+    out << fmt::format("<line class=\"tick\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#888\"/>", number(x), base,
+                       base + 4)
+        << fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"10\" text-anchor=\"middle\">{:g} {}</text>", number(x),
+                       base + 16, t.get<double>(), escape_xml(unit));
   }
   out << "</svg>\n";
+}
+
+void chart_html(const ordered_json& c, std::ostream& out) {
+  out << "<h3 id=\"chart-" << escape_xml(c["id"]) << "\">" << escape_xml(c["title"]) << "</h3>\n";
+  svg_chart(c["bars"], c["unit"], c["axis"], c["gates"], out);
 }
 
 }  // namespace
@@ -254,8 +418,11 @@ std::string run_deck_stylesheet() {
          "section{border:1px solid #ddd;border-radius:6px;padding:12px 16px;margin:16px 0;overflow-x:auto}\n"
          "table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:3px 8px;text-align:left;"
          "overflow-wrap:anywhere}\n"
-         "th{background:#eee}.pass{color:#1a7f37;font-weight:bold}.fail{color:#cf222e;font-weight:bold}\n"
-         ".record,.na,.not{color:#6e7781;font-weight:bold}\n";
+         "th{background:#eee;overflow-wrap:normal}.pass{color:#1a7f37;font-weight:bold}.fail{color:#cf222e;font-weight:bold}\n"
+         ".record,.na,.not{color:#6e7781;font-weight:bold}\n"
+         // The full results table: as wide as its card, cells wrap, and what still
+         // does not fit scrolls inside the card.
+         ".scroll{overflow-x:auto;max-width:100%}table.wide{width:100%}table.wide th,table.wide td{font-size:12px}\n";
 }
 
 void write_run_deck_html(const ordered_json& deck, std::ostream& out) {
@@ -278,9 +445,13 @@ void write_run_deck_html(const ordered_json& deck, std::ostream& out) {
   out << "</table></section>\n";
 
   out << "<section id=\"lifecycle\"><h2>Lifecycle timeline</h2>\n";
-  std::vector<std::pair<std::string, double>> stages;
-  for (const auto& [label, seconds] : deck["lifecycle"].items()) stages.emplace_back(label, seconds.get<double>());
-  svg_bars(stages, "s", out);
+  ordered_json stages = ordered_json::array();
+  double longest = 0;
+  for (const auto& [label, seconds] : deck["lifecycle"].items()) {
+    stages.push_back({label, seconds});
+    longest = std::max(longest, seconds.get<double>());
+  }
+  svg_chart(stages, "s", data_axis(longest), ordered_json::array(), out);
   out << "</section>\n";
 
   out << "<section id=\"gates\"><h2>Threshold gates</h2><table>\n<tr><th>Tier</th><th>Metric</th><th>Gate</th>"
@@ -293,8 +464,10 @@ void write_run_deck_html(const ordered_json& deck, std::ostream& out) {
                            ? "n/a"
                            : std::string(g["spec"]["kind"] == "max" ? "≤ " : "≥ ") +
                                  metrics::format_limit(*spec, g["spec"]["value"].get<double>());
+    // The actual in the gate's unit too: 11.00 ms, 0.7750.
+    std::string actual = g["actual"].is_null() || !spec ? "n/a" : metrics::format_actual(*spec, g["actual"].get<double>());
     out << "<tr><td>" << tier << "</td><td>" << escape_xml(g["metric"]) << "</td><td>" << escape_xml(gate)
-        << "</td><td>" << escape_xml(text(g["actual"])) << "</td><td class=\"" << status.substr(0, status.find(' '))
+        << "</td><td>" << escape_xml(actual) << "</td><td class=\"" << status.substr(0, status.find(' '))
         << "\">" << status << "</td><td>" << escape_xml(g.value("reason", "")) << "</td></tr>\n";
   }
   out << "</table></section>\n";
@@ -310,25 +483,21 @@ void write_run_deck_html(const ordered_json& deck, std::ostream& out) {
   }
   out << "</section>\n";
 
-  const auto& series = deck["metric_charts"]["series"];
-  if (!series.empty()) {
+  const auto& charts = deck["metric_charts"];
+  if (!charts["charts"].empty()) {
     out << "<section id=\"per-rank\"><h2>Per-rank breakdown</h2>\n";
-    for (const char* group : {"Time", "Share of iteration", "Comm overlap"}) {
-      out << "<h3>" << group << " by rank</h3>\n";
-      std::vector<std::pair<std::string, double>> bars;
-      std::string unit;
-      for (const auto& s : series) {
-        if (s["group"] != group) continue;
-        unit = s["unit"];
-        for (const auto& p : s["points"])
-          bars.emplace_back(fmt::format("rank {} {}", p[0].get<int>(), s["name"].get<std::string>()), p[1].get<double>());
-      }
-      svg_bars(bars, unit, out);
-    }
+    for (const auto& c : charts["charts"]) chart_html(c, out);
+    out << "</section>\n";
+  }
+  if (!charts["step_charts"].empty() || !charts["step_note"].is_null()) {
+    out << "<section id=\"per-step\"><h2>Per-step time</h2>\n";
+    for (const auto& c : charts["step_charts"]) chart_html(c, out);
+    if (!charts["step_note"].is_null()) out << "<p>" << escape_xml(charts["step_note"]) << "</p>\n";
     out << "</section>\n";
   }
 
-  out << "<section id=\"results\"><h2>Full results</h2><table>\n<tr>";
+  // The wide table scrolls inside its own box, never past the card.
+  out << "<section id=\"results\"><h2>Full results</h2><div class=\"scroll\"><table class=\"wide\">\n<tr>";
   for (const auto& h : deck["results_table"]["headers"]) out << "<th>" << escape_xml(h) << "</th>";
   out << "</tr>\n";
   for (const auto& r : deck["results_table"]["rows"]) {
@@ -336,7 +505,7 @@ void write_run_deck_html(const ordered_json& deck, std::ostream& out) {
     for (const auto& v : r) out << "<td>" << escape_xml(text(v)) << "</td>";
     out << "</tr>\n";
   }
-  out << "</table></section>\n<footer>" << escape_xml(report["footer"]) << "</footer>\n</body>\n</html>\n";
+  out << "</table></div></section>\n<footer>" << escape_xml(report["footer"]) << "</footer>\n</body>\n</html>\n";
 }
 
 }  // namespace aorta::report

@@ -97,7 +97,8 @@ TEST(RunDeck, GateTextInTheGatesUnit) {
   std::ostringstream html;
   write_run_deck_html(deck, html);
   const std::string page = html.str();
-  for (const char* needle : {"<td>≤ 60000 ms</td>", "<td>≥ 0.5</td>", "<td>≤ 0.125</td>",
+  for (const char* needle : {"<td>≤ 60000 ms</td>", "<td>≥ 0.5</td>", "<td>≤ 0.125</td>", "<td>11.00 ms</td>",
+                             "<td>0.7750</td>", "<td>0.1286</td>",
                              "PASS · 11.00 ms (limit ≤ 60000 ms)", "PASS · 0.7750 (limit ≥ 0.5)"})
     EXPECT_NE(page.find(needle), std::string::npos) << needle;
   EXPECT_EQ(page.find("6e+04"), std::string::npos);
@@ -134,6 +135,152 @@ TEST(RunDeck, OneRankHasNoCharts) {
   Fixture f;
   f.result = metrics::aggregate({rank_metrics(0, 10000, 8000, 3000)}).value();
   EXPECT_TRUE(run_deck_json(f.input())["metric_charts"]["series"].empty());
+  EXPECT_TRUE(run_deck_json(f.input())["metric_charts"]["charts"].empty());
+}
+
+std::string page(const ordered_json& deck) {
+  std::ostringstream html;
+  write_run_deck_html(deck, html);
+  return html.str();
+}
+
+// The SVG of the chart whose heading has id `chart-<id>`.
+std::string chart_svg(const std::string& html, const std::string& id) {
+  size_t at = html.find("id=\"chart-" + id + "\"");
+  if (at == std::string::npos) return "";
+  size_t begin = html.find("<svg", at), end = html.find("</svg>", at);
+  return html.substr(begin, end - begin);
+}
+
+// Geometry: the axis runs from x = 150 to x = 550 (400 px). A 3.16 % compute share
+// is 0.0316 * 400 = 12.64 px wide, not the full width it had when bars were scaled
+// to the largest; the 0.5 compute gate sits at 150 + 200 = 350.
+TEST(RunDeck, ShareChartsOnAFixedAxisWithTheirGate) {
+  Fixture f;
+  f.result = metrics::aggregate({rank_metrics(0, 10000, 316, 3000), rank_metrics(1, 10000, 5000, 1000)}).value();
+  f.variant.thresholds = {{"min_compute_ratio", 0.5}, {"min_overlap_ratio", 0.25}};
+  auto deck = run_deck_json(f.input());
+  const auto& share = deck["metric_charts"]["charts"][1];
+  EXPECT_EQ(share["id"], "share");
+  EXPECT_EQ(share["scale"], "fixed");
+  EXPECT_EQ(share["axis"].dump(), R"({"max":100,"ticks":[0,25,50,75,100]})");
+  ASSERT_EQ(share["gates"].size(), 1u);
+  EXPECT_EQ(share["gates"][0]["threshold"], "min_compute_ratio");
+  EXPECT_EQ(share["gates"][0]["label"], "min 0.5 (50 %) compute ratio");
+  EXPECT_EQ(deck["metric_charts"]["charts"][2]["gates"][0]["threshold"], "min_overlap_ratio");
+  const std::string svg = chart_svg(page(deck), "share");
+  // rank 0 compute first (3.16 %), then rank 0 comm (30 %), rank 1 compute (50 %).
+  EXPECT_NE(svg.find(R"(<rect class="bar" x="150" y="20" width="12.64")"), std::string::npos) << svg;
+  EXPECT_NE(svg.find(R"(<rect class="bar" x="150" y="44" width="120.00")"), std::string::npos) << svg;
+  EXPECT_NE(svg.find(R"(<rect class="bar" x="150" y="68" width="200.00")"), std::string::npos) << svg;
+  EXPECT_NE(svg.find(R"(data-threshold="min_compute_ratio" x1="350.00")"), std::string::npos) << svg;
+  EXPECT_NE(svg.find(">min 0.5 (50 %) compute ratio</text>"), std::string::npos);
+  for (const char* tick : {R"(x1="150.00" y1="116")", R"(x1="250.00" y1="116")", R"(x1="550.00" y1="116")", ">0 %<",
+                           ">25 %<", ">100 %<"})
+    EXPECT_NE(svg.find(tick), std::string::npos) << tick;
+  // The overlap gate at 25 % of the axis: 150 + 100.
+  EXPECT_NE(chart_svg(page(deck), "overlap").find(R"(data-threshold="min_overlap_ratio" x1="250.00")"), std::string::npos);
+}
+
+// Time charts keep an axis scaled to the data, with its ticks in ms: the fixture's
+// longest bar is 12 ms, so ticks 0, 5, 10, 15 ms and 10 ms is 400 * 10 / 15 = 266.67
+// px. A gate beyond the axis is drawn at its end and says so.
+TEST(RunDeck, TimeChartShowsItsScaleAndAGateBeyondIt) {
+  Fixture f;
+  auto deck = run_deck_json(f.input());  // max_avg_iteration_ms 20
+  const auto& time = deck["metric_charts"]["charts"][0];
+  EXPECT_EQ(time["scale"], "data");
+  EXPECT_EQ(time["axis"].dump(), R"({"max":15.0,"ticks":[0.0,5.0,10.0,15.0]})");
+  ASSERT_EQ(time["gates"].size(), 1u);
+  EXPECT_EQ(time["gates"][0]["off_axis"], true);
+  EXPECT_EQ(time["gates"][0]["label"], "max 20 ms avg iteration time, beyond the axis: drawn at its end");
+  std::string svg = chart_svg(page(deck), "time");
+  EXPECT_NE(svg.find(R"(<rect class="bar" x="150" y="20" width="266.67")"), std::string::npos) << svg;
+  EXPECT_NE(svg.find(R"(data-threshold="max_avg_iteration_ms" x1="550.00")"), std::string::npos) << svg;
+  for (const char* tick : {">0 ms<", ">5 ms<", ">15 ms<", R"(x1="283.33")"}) EXPECT_NE(svg.find(tick), std::string::npos) << tick;
+  f.variant.thresholds = {{"max_avg_iteration_ms", 6.0}};  // inside: 150 + 400 * 6 / 15 = 310
+  svg = chart_svg(page(run_deck_json(f.input())), "time");
+  EXPECT_NE(svg.find(R"(data-threshold="max_avg_iteration_ms" x1="310.00")"), std::string::npos) << svg;
+  EXPECT_NE(svg.find(">max 6 ms avg iteration time</text>"), std::string::npos) << svg;
+  f.variant.thresholds = {};
+  deck = run_deck_json(f.input());
+  EXPECT_TRUE(deck["metric_charts"]["charts"][0]["gates"].empty());
+  EXPECT_EQ(page(deck).find("class=\"gate\""), std::string::npos);
+}
+
+// One step chart per rank that has steps, with the step gate; none and one line
+// when no trace has ProfilerStep annotations.
+TEST(RunDeck, StepChartsWhenStepsExist) {
+  Fixture f;
+  auto none = run_deck_json(f.input());
+  EXPECT_TRUE(none["metric_charts"]["step_charts"].empty());
+  EXPECT_EQ(none["metric_charts"]["step_note"], "No per-step charts: the traces have no ProfilerStep annotations.");
+  EXPECT_NE(page(none).find("<p>No per-step charts: the traces have no ProfilerStep annotations.</p>"), std::string::npos);
+  EXPECT_EQ(page(none).find("steps-rank"), std::string::npos);
+  EXPECT_EQ(page(run_deck_json(f.input(false))).find("per-step"), std::string::npos);  // no metrics: no section
+
+  auto step = [](int64_t n, double ms) {
+    metrics::StepMetrics s;
+    s.step = n;
+    s.time_ms = ms;
+    return s;
+  };
+  f.result.per_rank[0].steps = {step(1, 100), step(2, 200)};  // rank 0: axis 0-200 ms, ticks of 50
+  f.result.per_rank[1].steps = {step(1, 150)};                // rank 1: axis 0-150 ms
+  f.variant.thresholds = {{"max_avg_step_time_ms", 150.0}};
+  auto deck = run_deck_json(f.input());
+  const auto& charts = deck["metric_charts"]["step_charts"];
+  ASSERT_EQ(charts.size(), 2u);
+  EXPECT_EQ(deck["metric_charts"]["step_note"], nullptr);
+  EXPECT_EQ(charts[0]["title"], "Step time, rank 0");
+  EXPECT_EQ(charts[0]["axis"]["max"], 200.0);
+  EXPECT_EQ(charts[0]["gates"][0]["threshold"], "max_avg_step_time_ms");
+  EXPECT_EQ(charts[0]["gates"][0]["label"], "max 150 ms avg step time");
+  EXPECT_EQ(charts[1]["axis"]["max"], 150.0);
+  const std::string html = page(deck);
+  std::string svg = chart_svg(html, "steps-rank-0");
+  EXPECT_NE(svg.find(">step 1</text><rect class=\"bar\" x=\"150\" y=\"20\" width=\"200.00\""), std::string::npos) << svg;
+  EXPECT_NE(svg.find(R"(data-threshold="max_avg_step_time_ms" x1="450.00")"), std::string::npos) << svg;
+  svg = chart_svg(html, "steps-rank-1");
+  EXPECT_NE(svg.find(R"(data-threshold="max_avg_step_time_ms" x1="550.00")"), std::string::npos) << svg;
+  EXPECT_EQ(html.find("No per-step charts"), std::string::npos);
+}
+
+// NCCL channels and the RCCL branch only for an accelerator run: RCCL built, or a
+// rank parsed from a GPU timeline. The fixture's ranks are basic scans.
+TEST(RunDeck, AcceleratorFieldsOnlyOnAcceleratorRuns) {
+  Fixture f;
+  auto fields = [&] {
+    const auto deck = run_deck_json(f.input());
+    std::string found;
+    for (const auto& r : deck["run_card_display"])
+      if (r[0] == "NCCL channels" || r[0] == "RCCL branch") found += r[0].get<std::string>() + ";";
+    for (const auto& h : deck["results_table"]["headers"])
+      if (h == "NCCL channels" || h == "RCCL branch") found += "column " + h.get<std::string>() + ";";
+    if (deck["cells"][0]["dimensions"].contains("nccl_channels")) found += "cell;";
+    EXPECT_EQ(deck["results_table"]["headers"].size(), deck["results_table"]["rows"][0].size());
+    const std::string html = page(deck);
+    EXPECT_EQ(html.find("NCCL channels") != std::string::npos, deck["accelerator_fields"].get<bool>());
+    EXPECT_EQ(html.find("develop") != std::string::npos, deck["accelerator_fields"].get<bool>());
+    return found;
+  };
+  const std::string all = "NCCL channels;RCCL branch;column NCCL channels;column RCCL branch;cell;";
+  EXPECT_EQ(fields(), all);  // RCCL built (the default)
+  f.variant.skip_rccl_build = true;  // the CPU run: gloo, basic scans
+  EXPECT_EQ(fields(), "");
+  f.result.per_rank[1].parser = metrics::ParserPath::kGpuTimeline;  // GPU-shaped traces
+  EXPECT_EQ(fields(), all);
+}
+
+// This tool's words: gtest stages and the HTML report, not the original's pytest.
+TEST(RunDeck, WordsOfThisTool) {
+  Fixture f;
+  const std::string html = page(run_deck_json(f.input()));
+  EXPECT_NE(html.find("<th>gtest stages</th><td>all passed</td>"), std::string::npos);
+  EXPECT_NE(html.find(R"(<th>HTML report</th><td><a href="../r.html">)"), std::string::npos);
+  EXPECT_EQ(html.find("ytest"), std::string::npos);
+  f.run.stages[0].outcome = job::Outcome::kFailed;
+  EXPECT_NE(page(run_deck_json(f.input())).find("failures — see the HTML report"), std::string::npos);
 }
 
 }  // namespace

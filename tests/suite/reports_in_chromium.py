@@ -77,8 +77,12 @@ with tempfile.TemporaryDirectory() as work:
 
     deck_dom = chromium(work, "--dump-dom", "file://" + deck).stdout
     for needle in ("Aorta Run Deck", "Threshold gates", "Time by rank", "Share of iteration by rank",
-                   "max_avg_iteration_ms", "Metrics source", 'id="overall-status" class="fail"'):
+                   "max_avg_iteration_ms", "Metrics source", 'id="overall-status" class="fail"', "gtest stages",
+                   "HTML report", "Step time, rank 0", 'class="gate" data-threshold="max_avg_iteration_ms"'):
         expect(needle in deck_dom, f"deck DOM lacks {needle!r}")
+    # The CPU run: no accelerator fields, no pytest wording.
+    for needle in ("NCCL channels", "RCCL branch", "Pytest"):
+        expect(needle not in deck_dom, f"deck DOM has {needle!r} on a CPU run")
     expect(deck_dom.count("<svg") >= 4, "deck charts are inline SVG")
 
     # Readable with styles off: the verdict is words, the facts are tables.
