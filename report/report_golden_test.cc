@@ -34,10 +34,8 @@ StageResult stage(std::string name, Outcome outcome, double seconds, std::string
 }
 
 StageResult subtest_case(const StageResult& parent, const job::SubTest& t) {
-  StageResult r = stage(parent.stage + "/" + job::test_name_part(t.value), t.outcome, 0.001, parent.label);
-  r.stage = parent.stage;
-  r.subtest = t;
-  if (t.outcome == Outcome::kFailed) r.failures.push_back(t.message);
+  StageResult r = subtest_result(parent.stage, job::test_name_part(t.value), parent.label, t);
+  r.seconds = 0.001;
   return r;
 }
 

@@ -54,4 +54,9 @@ struct RunRecord {
 // sequence would break every report written from the record.
 StageResult valid_text(StageResult stage);
 
+// The record of a sub-test's own gtest test, <stage_test>/<name_part>: its outcome,
+// the measured value as its log, its message as failure or skip reason.
+StageResult subtest_result(const std::string& stage_test, const std::string& name_part, const std::string& label,
+                           const job::SubTest& sub);
+
 }  // namespace aorta::report
