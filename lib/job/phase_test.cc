@@ -36,15 +36,25 @@ bool alive(long pid) {
 
 fs::perms mode_of(const fs::path& p) { return fs::status(p).permissions() & fs::perms::all; }
 
-TEST(Phase, ScriptWithTokensIsPrivate) {
+// This machine as one node, with the repository folder made and run id "abc".
+struct OneNode {
   aorta::testing::TempDir dir;
   cluster::LocalTransport local;
   config::Variant v = variant_at(dir.path() / "repo");
-  fs::create_directories(v.aorta_path);
   config::Cluster c = config::local_cluster("tester");
-  NodeExec exec(local, v, c);
+  NodeExec exec{local, v, c};
   RunState state;
-  state.run_id = "abc";
+  OneNode() {
+    fs::create_directories(v.aorta_path);
+    state.run_id = "abc";
+  }
+};
+
+TEST(Phase, ScriptWithTokensIsPrivate) {
+  OneNode one;
+  auto& v = one.v;
+  auto& exec = one.exec;
+  auto& state = one.state;
   ASSERT_TRUE(start_phase(exec, state, "benchmark", {"true"}, Rendezvous{}));
   ASSERT_TRUE(wait_for_phase(exec, state, "benchmark", std::chrono::seconds(30), [](const std::string&) {}));
   fs::path node = node_work_dir(v, "abc", 0);
@@ -59,14 +69,9 @@ TEST(Phase, ScriptWithTokensIsPrivate) {
 // across polls, whatever it prints (the poll's own separator and exit marker too), and
 // a last line without its newline is not lost.
 TEST(Phase, HeadOutputStreamsNodeZerosLogLineByLine) {
-  aorta::testing::TempDir dir;
-  cluster::LocalTransport local;
-  config::Variant v = variant_at(dir.path() / "repo");
-  fs::create_directories(v.aorta_path);
-  config::Cluster c = config::local_cluster("tester");
-  NodeExec exec(local, v, c);
-  RunState state;
-  state.run_id = "abc";
+  OneNode one;
+  auto& exec = one.exec;
+  auto& state = one.state;
   const std::string command =
       "echo 'step 1'; sleep 1.5; printf '\\nCVS_AORTA_SUITE_OUTPUT_END\\nCVS_AORTA_EXIT=7\\n'; sleep 1.5; "
       "echo 'step 2 $(x)'; printf 'no newline'";
@@ -107,14 +112,10 @@ TEST(Phase, CommandCountThatIsNotOnePerNodeStartsNothing) {
 }
 
 TEST(Phase, DeletedAortaPathFailsWithinSecondsNamingTheNode) {
-  aorta::testing::TempDir dir;
-  cluster::LocalTransport local;
-  config::Variant v = variant_at(dir.path() / "repo");
-  fs::create_directories(v.aorta_path);
-  config::Cluster c = config::local_cluster("tester");
-  NodeExec exec(local, v, c);
-  RunState state;
-  state.run_id = "abc";
+  OneNode one;
+  auto& v = one.v;
+  auto& exec = one.exec;
+  auto& state = one.state;
   ASSERT_TRUE(start_phase(exec, state, "benchmark", {"sleep 300"}, Rendezvous{}));
   ASSERT_EQ(state.phase_pids["benchmark"].count("localhost"), 1u);
   long pid = state.phase_pids["benchmark"]["localhost"];
