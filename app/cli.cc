@@ -46,6 +46,17 @@ po::options_description analyze_options() {
   return d;
 }
 
+po::options_description compare_options() {
+  po::options_description d("Options");
+  d.add_options()
+      ("output", po::value<std::string>()->value_name("FILE"), "also write the comparison as JSON here")
+      ("max-regression", po::value<std::vector<std::string>>()->value_name("[KEY=]PCT")->composing(),
+       "exit 1 when a metric is more than PCT % worse than the baseline; KEY=PCT for one metric (repeatable)")
+      ("help,h", "print this help")
+      ("version", "print the version and git commit");
+  return d;
+}
+
 po::options_description plain_options() {
   po::options_description d("Options");
   d.add_options()("help,h", "print this help")("version", "print the version and git commit");
@@ -136,6 +147,16 @@ void parse_analyze(const std::vector<std::string>& args, Options& o) {
   else o.trace_dir = p.positional.front();
 }
 
+void parse_compare(const std::vector<std::string>& args, Options& o) {
+  if (o.help) return;
+  Parsed p = parse_with(args, compare_options());
+  o.output = text(p.vm, "output");
+  if (p.vm.count("max-regression")) o.max_regression = p.vm["max-regression"].as<std::vector<std::string>>();
+  if (!p.unknown.empty()) o.error = "unknown argument: " + p.unknown.front();
+  else if (p.positional.size() != 2) o.error = "compare needs BASELINE and CANDIDATE (report JSON, run folder or trace folder)";
+  else o.compare_paths = p.positional;
+}
+
 void parse_list(const std::vector<std::string>& args, Options& o) {
   if (o.help) return;
   Parsed p = parse_with(args, plain_options());
@@ -180,7 +201,8 @@ struct Subcommand {
 constexpr Subcommand kSubcommands[] = {{"run", Command::kRun, parse_run},
                                        {"list", Command::kList, parse_list},
                                        {"config", Command::kConfigCopy, parse_config},
-                                       {"analyze", Command::kAnalyze, parse_analyze}};
+                                       {"analyze", Command::kAnalyze, parse_analyze},
+                                       {"compare", Command::kCompare, parse_compare}};
 
 // "--help" or "-h" among the words after the command, before a "--".
 bool asks_help(const std::vector<std::string>& args) {
@@ -233,8 +255,11 @@ Usage:
   aorta_suite analyze TRACE_DIR [--output FILE] [--include-unlinked-kernels] [--jobs N]
       Compute per-rank and run metrics from the profiler traces under TRACE_DIR,
       reading N traces at once (default: one per core).
+  aorta_suite compare BASELINE CANDIDATE [--max-regression [KEY=]PCT ...] [--output FILE]
+      Two runs side by side (report JSONs, run folders or trace folders): per metric the
+      values, change, ratio and verdict; a Mann-Whitney U test on the per-step times.
   aorta_suite COMMAND --help
-      One command's options (run, list, config, analyze).
+      One command's options (run, list, config, analyze, compare).
   aorta_suite --help
   aorta_suite --version
       Print the version and the git commit this binary was built from.
@@ -278,6 +303,17 @@ std::string command_help(Command command) {
           << analyze_options()
           << "\nExit status: 0 every trace parsed; 3 partial (the rest reported); 1 nothing parsed or the output\n"
              "could not be written; 2 usage error (also a bad AORTA_TRACE_MEMORY_LIMIT).\n";
+      break;
+    case Command::kCompare:
+      out << "Usage: aorta_suite compare BASELINE CANDIDATE [--max-regression [KEY=]PCT ...] [--output FILE]\n\n"
+             "Compares two runs. Each is an aorta_benchmark_report.json or analyze JSON, a run folder holding\n"
+             "one, or a folder of traces (analyzed first). Per metric: both values, the change, the ratio and\n"
+             "a verdict (better, worse, same, regressed past --max-regression); on the per-step times a\n"
+             "two-sided Mann-Whitney U test (normal approximation, tie and continuity corrected; slower or\n"
+             "faster when p < 0.05).\n\n"
+          << compare_options()
+          << "\nExit status: 0 no metric regressed past its limit; 1 one did; 2 usage error or an input that\n"
+             "cannot be read.\n";
       break;
     case Command::kList:
       out << "Usage: aorta_suite list [aorta_single|aorta_distributed]\n\n"

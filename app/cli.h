@@ -7,7 +7,7 @@
 
 namespace aorta::cli {
 
-enum class Command { kRun, kHelp, kVersion, kList, kConfigCopy, kConfigList, kAnalyze };
+enum class Command { kRun, kHelp, kVersion, kList, kConfigCopy, kConfigList, kAnalyze, kCompare };
 
 struct Options {
   Command command = Command::kRun;
@@ -35,6 +35,9 @@ struct Options {
   std::string trace_dir;
   bool include_unlinked = false;
   int jobs = 0;  // 0: one per core
+  // compare: BASELINE CANDIDATE, and --max-regression PCT or KEY=PCT (repeatable)
+  std::vector<std::string> compare_paths;
+  std::vector<std::string> max_regression;
 };
 
 Options parse(const std::vector<std::string>& args);

@@ -3,6 +3,7 @@
 
 #include "app/analyze_command.h"
 #include "app/cli.h"
+#include "app/compare_command.h"
 #include "app/exit_codes.h"
 #include "app/run_command.h"
 #include "common/utf8.h"
@@ -56,6 +57,8 @@ int run_main(int argc, char** argv) {
       return kExitOk;
     case cli::Command::kAnalyze:
       return analyze(o);
+    case cli::Command::kCompare:
+      return compare(o);
     case cli::Command::kRun:
       return run_suite(o, argv[0]);
   }

@@ -1,0 +1,106 @@
+#include "metrics/compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace aorta::metrics {
+namespace {
+
+// The compared metrics and which way is better, in the order they are shown.
+struct Compared {
+  const char* key;
+  bool lower_is_better;
+};
+constexpr Compared kCompared[] = {
+    {"avg_iteration_time_ms", true},  {"time_variance_ratio", true}, {"avg_compute_ratio", false},
+    {"avg_comm_ratio", true},         {"avg_exposed_comm_ratio", true}, {"avg_overlap_ratio", false},
+    {"avg_step_time_ms", true},       {"median_step_time_ms", true}, {"p95_step_time_ms", true},
+    {"max_step_time_ms", true},       {"step_time_cv", true},
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
+std::vector<std::string> compared_metrics() {
+  std::vector<std::string> keys;
+  for (const auto& c : kCompared) keys.emplace_back(c.key);
+  return keys;
+}
+
+MannWhitney mann_whitney(const std::vector<double>& baseline, const std::vector<double>& candidate) {
+  const size_t n1 = baseline.size(), n2 = candidate.size(), n = n1 + n2;
+  if (n1 == 0 || n2 == 0) return {};
+  // Every value with its side; ranks 1..n, ties given their average rank.
+  std::vector<std::pair<double, bool>> all;
+  for (double x : baseline) all.emplace_back(x, true);
+  for (double x : candidate) all.emplace_back(x, false);
+  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  double rank_sum = 0, ties = 0;  // ties: sum of t^3 - t over groups of equal values
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    while (j < n && all[j].first == all[i].first) ++j;
+    const double t = static_cast<double>(j - i), rank = (static_cast<double>(i + 1) + static_cast<double>(j)) / 2;
+    for (size_t k = i; k < j; ++k)
+      if (all[k].second) rank_sum += rank;
+    ties += t * t * t - t;
+    i = j;
+  }
+  const double a = static_cast<double>(n1), b = static_cast<double>(n2), total = static_cast<double>(n);
+  MannWhitney r;
+  r.u = rank_sum - a * (a + 1) / 2;
+  const double mean = a * b / 2;
+  const double variance = a * b / 12 * ((total + 1) - (total > 1 ? ties / (total * (total - 1)) : 0));
+  if (variance <= 0) return {r.u, 1};  // every value equal: no evidence either way
+  const double z = std::max(0.0, std::fabs(r.u - mean) - 0.5) / std::sqrt(variance);
+  r.p = std::erfc(z / std::sqrt(2.0));
+  return r;
+}
+
+Comparison compare_runs(const RunFigures& baseline, const RunFigures& candidate,
+                        const std::map<std::string, double>& limits) {
+  Comparison out;
+  for (const auto& [key, lower] : kCompared) {
+    auto b = baseline.performance.find(key), c = candidate.performance.find(key);
+    if (b == baseline.performance.end() || c == candidate.performance.end()) continue;
+    MetricComparison m;
+    m.key = key;
+    m.lower_is_better = lower;
+    m.baseline = b->second;
+    m.candidate = c->second;
+    m.change = m.candidate - m.baseline;
+    if (auto own = limits.find(key); own != limits.end()) m.limit_pct = own->second;
+    else if (auto all = limits.find(""); all != limits.end()) m.limit_pct = all->second;
+    if (m.baseline != 0) {
+      m.ratio = m.candidate / m.baseline;
+      m.regression_pct = (lower ? m.change : -m.change) / std::fabs(m.baseline) * 100;
+    } else if (m.candidate == 0) {
+      m.regression_pct = 0;
+    }
+    if (!m.regression_pct) m.verdict = "n/a";  // from 0 to something: no percentage to judge
+    else if (m.limit_pct && *m.regression_pct > *m.limit_pct) m.verdict = "regressed";
+    else m.verdict = *m.regression_pct > 0 ? "worse" : *m.regression_pct < 0 ? "better" : "same";
+    out.regressed = out.regressed || m.verdict == "regressed";
+    out.metrics.push_back(m);
+  }
+  if (!baseline.step_times_ms.empty() && !candidate.step_times_ms.empty()) {
+    StepComparison s;
+    s.baseline_samples = baseline.step_times_ms.size();
+    s.candidate_samples = candidate.step_times_ms.size();
+    s.baseline_median_ms = median(baseline.step_times_ms);
+    s.candidate_median_ms = median(candidate.step_times_ms);
+    s.test = mann_whitney(baseline.step_times_ms, candidate.step_times_ms);
+    if (s.baseline_samples < 2 || s.candidate_samples < 2) s.verdict = "too few steps";
+    else if (s.test.p >= kSignificance) s.verdict = "no significant difference";
+    else s.verdict = s.candidate_median_ms > s.baseline_median_ms ? "slower" : "faster";
+    out.steps = s;
+  }
+  return out;
+}
+
+}  // namespace aorta::metrics

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""aorta_suite compare on the real H200 traces: the same run twice is "same" everywhere;
+a candidate 10 % slower is a regression past --max-regression 5 (exit 1), its step
+times "slower" by a Mann-Whitney U test whose U and p are recomputed here from the
+definition; inputs that cannot be read and bad limits are exit 2 naming them.
+Usage: compare_runs.py AORTA_SUITE TEST_DATA_DIR
+"""
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from suite_run import expect
+
+binary, data = os.path.abspath(sys.argv[1]), sys.argv[2]
+
+
+def suite(work, *args):
+    return subprocess.run([binary, *args], capture_output=True, text=True, cwd=work, timeout=600)
+
+
+def mann_whitney(a, b):
+    """U of a and the two-sided p: normal approximation, ties averaged and corrected,
+    continuity corrected (scipy.stats.mannwhitneyu(method="asymptotic"))."""
+    values = sorted([(x, 0) for x in a] + [(x, 1) for x in b])
+    n1, n2, n = len(a), len(b), len(a) + len(b)
+    ranks, i, ties = {}, 0, 0.0
+    while i < n:
+        j = i
+        while j < n and values[j][0] == values[i][0]:
+            j += 1
+        ranks[values[i][0]] = (i + 1 + j) / 2
+        ties += (j - i) ** 3 - (j - i)
+        i = j
+    u = sum(ranks[x] for x in a) - n1 * (n1 + 1) / 2
+    sd = math.sqrt(n1 * n2 / 12 * ((n + 1) - ties / (n * (n - 1))))
+    z = max(0.0, abs(u - n1 * n2 / 2) - 0.5) / sd
+    return u, math.erfc(z / math.sqrt(2))
+
+
+with tempfile.TemporaryDirectory() as work:
+    traces = os.path.join(work, "traces")
+    os.makedirs(traces)
+    for rank in (0, 1):
+        shutil.copy(os.path.join(data, f"h200-aorta-overlap_rank{rank}.pt.trace.json.gz"), traces)
+    p = suite(work, "analyze", "traces", "--output", "base.json")
+    expect(p.returncode == 0, f"analyze: {p.returncode} {p.stderr[-500:]}")
+    base = json.load(open(os.path.join(work, "base.json")))
+
+    # 1. The trace folder against its own analysis: every metric the same, p = 1.
+    p = suite(work, "compare", "traces", "base.json", "--max-regression", "5", "--output", "same.json")
+    expect(p.returncode == 0, f"same run: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+    same = json.load(open(os.path.join(work, "same.json")))
+    expect(all(m["verdict"] == "same" for m in same["metrics"]), f"{same['metrics']}")
+    expect(same["step_times"]["p_value"] == 1 and same["step_times"]["verdict"] == "no significant difference",
+           f"{same['step_times']}")
+
+    # 2. A candidate whose window and steps are 10 % slower.
+    slow = json.loads(json.dumps(base))
+    slow["performance"]["avg_iteration_time_ms"] *= 1.1
+    for r in slow["per_rank_summary"]:
+        for s in r["steps"]:
+            s["step_time_ms"] *= 1.1
+    json.dump(slow, open(os.path.join(work, "slow.json"), "w"))
+    p = suite(work, "compare", "base.json", "slow.json", "--max-regression", "5", "--output", "slow-vs-base.json")
+    expect(p.returncode == 1 and "regressed: a metric is past its --max-regression" in p.stdout,
+           f"regression: exit {p.returncode}\n{p.stdout}")
+    out = json.load(open(os.path.join(work, "slow-vs-base.json")))
+    it = [m for m in out["metrics"] if m["metric"] == "avg_iteration_time_ms"][0]
+    b, c = base["performance"]["avg_iteration_time_ms"], slow["performance"]["avg_iteration_time_ms"]
+    expect(it["baseline"] == b and it["candidate"] == c and abs(it["ratio"] - c / b) < 1e-12 and
+           abs(it["regression_pct"] - (c - b) / b * 100) < 1e-9 and it["verdict"] == "regressed", f"{it}")
+    expect("avg_iteration_time_ms" in p.stdout and "(10.00 % worse, limit 5 %)" in p.stdout, p.stdout)
+    steps_b = [s["step_time_ms"] for r in base["per_rank_summary"] for s in r["steps"]]
+    steps_c = [s["step_time_ms"] for r in slow["per_rank_summary"] for s in r["steps"]]
+    u, pv = mann_whitney(steps_b, steps_c)
+    st = out["step_times"]
+    expect(st["baseline_samples"] == len(steps_b) == 8 and st["candidate_samples"] == 8, f"{st}")
+    expect(st["mann_whitney_u"] == u and abs(st["p_value"] - pv) < 1e-12, f"U {st['mann_whitney_u']} vs {u}, "
+           f"p {st['p_value']} vs {pv}")
+    expect((st["verdict"] == "slower") == (pv < 0.05), f"{st}")
+    # Only the iteration metric given a limit of its own: the 10 % is within 20 %.
+    p = suite(work, "compare", "base.json", "slow.json", "--max-regression", "avg_iteration_time_ms=20")
+    expect(p.returncode == 0, f"a per-metric limit: exit {p.returncode}\n{p.stdout}")
+
+    # 3. Inputs and limits that cannot be used: exit 2, named.
+    for args, words in [(["nothing.json", "base.json"], "baseline nothing.json: cannot be read"),
+                        (["base.json", "empty"], "candidate empty: neither aorta_benchmark_report.json nor traces"),
+                        (["base.json", "traces/h200-aorta-overlap_rank0.pt.trace.json.gz"], "not JSON"),
+                        (["base.json", "base.json", "--max-regression", "-1"], "PCT must be a number >= 0"),
+                        (["base.json", "base.json", "--max-regression", "bogus=5"], "unknown metric bogus"),
+                        (["base.json"], "compare needs BASELINE and CANDIDATE")]:
+        os.makedirs(os.path.join(work, "empty"), exist_ok=True)
+        p = suite(work, "compare", *args)
+        expect(p.returncode == 2 and words in p.stderr, f"{args}: exit {p.returncode}: {p.stderr[:300]!r}")
+
+print("compare_runs: ok")
