@@ -26,6 +26,7 @@ struct Options {
   bool no_log_file = false;
   std::string junitxml;
   std::string workspace;
+  std::string baseline;  // --baseline: a report to compare the run with in the Run Deck
   // run: the suite named as CVS names it (run aorta_single); list: the suite to list
   std::string suite;
   // config copy

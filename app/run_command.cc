@@ -25,6 +25,7 @@
 #include "report/junit_writer.h"
 #include "report/metrics_json.h"
 #include "report/redact.h"
+#include "report/run_figures.h"
 #include "report/run_deck.h"
 #include "slurm/job.h"
 #include "suites/suites.h"
@@ -76,7 +77,7 @@ std::optional<SuiteKind> pick_suite(const std::string& named, const std::optiona
 // JUnit files that disagree would confuse dashboards. --gtest_output=xml[:PATH] still
 // gets a JUnit file: ours. Returns the listener (gtest owns it).
 report::AortaListener* install_reports(fixtures::Session& session, const cli::Options& o, const ReportRequest& request,
-                                       const std::string& suite) {
+                                       const std::string& suite, const metrics::RunFigures* baseline) {
   report::ReportContext context =
       report_context(request, suite, session.state().run_id, session.state().output_root);
   context.artifacts = &session.state().artifacts;
@@ -86,7 +87,7 @@ report::AortaListener* install_reports(fixtures::Session& session, const cli::Op
   context.input_files.emplace_back("config", v.file);
   context.input_files.emplace_back("config", v.threshold_file);
   context.deck = {&v, session.cluster().nodes.size(), v.ranks_per_node(), job::nccl_channels(v), &session.state().result,
-                  o.cluster_file, v.file.string(), ""};
+                  o.cluster_file, v.file.string(), "", baseline};
   auto details = [s = &session](const std::string& test_name) -> std::optional<report::StageResult> {
     if (const auto* r = s->find_record(test_name)) return *r;
     return std::nullopt;
@@ -123,6 +124,7 @@ struct Plan {
   std::string config_file;
   std::optional<slurm::SlurmJob> job;
   SuiteKind kind = SuiteKind::kSingle;
+  std::optional<metrics::RunFigures> baseline;  // --baseline, read before anything runs
 };
 
 // kExitOk with plan filled, or the exit status of errors already reported on stderr
@@ -181,6 +183,11 @@ int load_plan(const cli::Options& o, const GtestFlags& flags, Plan& plan, std::v
   if (!kind) return refuse(*job ? error + " (Slurm job " + (*job)->id + " has " +
                                            std::to_string(cluster->nodes.size()) + " node(s))"
                                      : error);
+  if (!o.baseline.empty()) {
+    auto baseline = report::load_run_figures(o.baseline);
+    if (!baseline) return refuse("--baseline " + baseline.error().message);
+    plan.baseline = std::move(*baseline);
+  }
   plan.cluster = std::move(*cluster);
   plan.variant = std::move(*variant.variant);
   plan.job = *job;
@@ -311,7 +318,7 @@ int run_suite(const cli::Options& o, const char* argv0) {
   fixtures::Session::install(std::move(session));
 
   auto* s = fixtures::Session::current();
-  report::AortaListener* listener = install_reports(*s, o, request, suite);
+  report::AortaListener* listener = install_reports(*s, o, request, suite, plan->baseline ? &*plan->baseline : nullptr);
   const bool logging = std::find(request.outputs.begin(), request.outputs.end(), "log") != request.outputs.end();
   const std::filesystem::path log_path = request.log_file.empty() ? report_dir / (suite + ".log") : request.log_file;
   const std::string live_header = live_log_header(suite, s->state().run_id);

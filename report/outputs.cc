@@ -73,7 +73,7 @@ class DeckOutput final : public Output {
     const std::string folder = run.suite + "_html";
     const fs::path report = html_file(run, context), deck_dir = report.parent_path() / folder;
     DeckInput in{&run, d.variant, d.nodes, d.gpus_per_node, d.nccl_channels, parsed_result(context), link(deck_dir, report),
-                 link(deck_dir, log_file(run, context)), d.cluster_file, d.config_file, d.generated_at};
+                 link(deck_dir, log_file(run, context)), d.cluster_file, d.config_file, d.generated_at, d.baseline};
     auto json = run_deck_json(in);
     std::ostringstream html;
     write_run_deck_html(json, html);

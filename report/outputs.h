@@ -16,6 +16,7 @@
 
 #include "common/result.h"
 #include "config/variant.h"
+#include "metrics/compare.h"
 #include "metrics/run_metrics.h"
 #include "report/junit_writer.h"
 #include "report/run_record.h"
@@ -33,6 +34,7 @@ struct DeckContext {
   std::string cluster_file;
   std::string config_file;
   std::string generated_at;  // empty: now
+  const metrics::RunFigures* baseline = nullptr;  // --baseline: the deck compares the run with it
 };
 
 struct ReportContext {

@@ -10,6 +10,7 @@
 #include "common/version.h"
 #include "metrics/threshold_catalogue.h"
 #include "report/redact.h"
+#include "report/run_figures.h"
 #include "report/report_writer.h"
 
 namespace aorta::report {
@@ -346,6 +347,12 @@ ordered_json run_deck_json(const DeckInput& in) {
                            {"charts", charts},
                            {"step_charts", step_charts},
                            {"step_note", in.result && step_charts.empty() ? ordered_json(kNoStepsNote) : ordered_json(nullptr)}};
+  // Against a baseline run (--baseline): the same comparison `aorta_suite compare` prints.
+  deck["comparison"] = nullptr;
+  if (in.baseline && in.result) {
+    const metrics::RunFigures self = run_figures(*in.result, "this run");
+    deck["comparison"] = comparison_json(metrics::compare_runs(*in.baseline, self, {}), *in.baseline, self);
+  }
   return deck;
 }
 
@@ -493,6 +500,27 @@ void write_run_deck_html(const ordered_json& deck, std::ostream& out) {
     out << "<section id=\"per-step\"><h2>Per-step time</h2>\n";
     for (const auto& c : charts["step_charts"]) chart_html(c, out);
     if (!charts["step_note"].is_null()) out << "<p>" << escape_xml(charts["step_note"]) << "</p>\n";
+    out << "</section>\n";
+  }
+
+  if (const auto& c = deck["comparison"]; !c.is_null()) {
+    out << "<section id=\"comparison\"><h2>Against the baseline</h2>\n<p>baseline " << escape_xml(c["baseline"])
+        << "</p>\n<table>\n<tr><th>Metric</th><th>Baseline</th><th>This run</th><th>Change</th><th>Ratio</th>"
+           "<th>Verdict</th></tr>\n";
+    for (const auto& m : c["metrics"])
+      out << "<tr><td>" << escape_xml(m["metric"]) << "</td><td>" << escape_xml(text(m["baseline"])) << "</td><td>"
+          << escape_xml(text(m["candidate"])) << "</td><td>" << escape_xml(text(m["change"])) << "</td><td>"
+          << (m["ratio"].is_null() ? "-" : fmt::format("{:.4f}", m["ratio"].get<double>())) << "</td><td class=\""
+          << (m["verdict"] == "better" ? "pass" : m["verdict"] == "worse" ? "fail" : "na") << "\">"
+          << escape_xml(m["verdict"]) << "</td></tr>\n";
+    out << "</table>\n";
+    if (const auto& st = c["step_times"]; !st.is_null())
+      out << "<p id=\"step-comparison\">Step times: " << st["baseline_samples"].get<size_t>() << " vs "
+          << st["candidate_samples"].get<size_t>() << " steps, median "
+          << fmt::format("{:.3f} vs {:.3f} ms; Mann-Whitney U {}, p {:.4g}: ", st["baseline_median_ms"].get<double>(),
+                         st["candidate_median_ms"].get<double>(), st["mann_whitney_u"].get<double>(),
+                         st["p_value"].get<double>())
+          << escape_xml(st["verdict"]) << "</p>\n";
     out << "</section>\n";
   }
 

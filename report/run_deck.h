@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "config/variant.h"
+#include "metrics/compare.h"
 #include "metrics/run_metrics.h"
 #include "report/metrics_json.h"
 #include "report/run_record.h"
@@ -27,6 +28,8 @@ struct DeckInput {
   std::string cluster_file;
   std::string config_file;
   std::string generated_at;  // empty: now (set by golden-file tests)
+  // A run to compare this one with (--baseline): the deck gains a "comparison" section.
+  const metrics::RunFigures* baseline = nullptr;
 };
 
 // Threshold state: enforced | not evaluated | record-only.

@@ -36,6 +36,33 @@ struct Fixture {
   }
 };
 
+// Issue 19: with --baseline the deck compares the run with it, as `compare` does.
+// This run: ranks of 10 and 12 ms, avg 11 ms; compute 0.8 and 0.75, avg 0.775.
+TEST(RunDeck, AgainstABaseline) {
+  Fixture f;
+  metrics::RunFigures baseline{"base.json", {{"avg_iteration_time_ms", 10.0}, {"avg_compute_ratio", 0.775}}, {}};
+  DeckInput in = f.input();
+  EXPECT_TRUE(run_deck_json(in)["comparison"].is_null());
+  in.baseline = &baseline;
+  auto deck = run_deck_json(in);
+  const auto& c = deck["comparison"];
+  ASSERT_EQ(c["metrics"].size(), 2u);  // only what both have
+  EXPECT_EQ(c["baseline"], "base.json");
+  EXPECT_EQ(c["metrics"][0]["metric"], "avg_iteration_time_ms");
+  EXPECT_DOUBLE_EQ(c["metrics"][0]["change"].get<double>(), 1.0);   // 11 - 10
+  EXPECT_DOUBLE_EQ(c["metrics"][0]["ratio"].get<double>(), 1.1);
+  EXPECT_EQ(c["metrics"][0]["verdict"], "worse");
+  EXPECT_EQ(c["metrics"][1]["verdict"], "same");
+  EXPECT_TRUE(c["step_times"].is_null());  // neither has steps
+  std::ostringstream html;
+  write_run_deck_html(deck, html);
+  EXPECT_NE(html.str().find("<section id=\"comparison\"><h2>Against the baseline</h2>"), std::string::npos);
+  EXPECT_NE(html.str().find("<td>avg_iteration_time_ms</td><td>10</td><td>11</td><td>1</td><td>1.1000</td>"
+                            "<td class=\"fail\">worse</td>"),
+            std::string::npos)
+      << html.str();
+}
+
 TEST(RunDeck, EnforcedPassingRun) {
   Fixture f;
   auto deck = run_deck_json(f.input());

@@ -97,4 +97,24 @@ with tempfile.TemporaryDirectory() as work:
         p = suite(work, "compare", *args)
         expect(p.returncode == 2 and words in p.stderr, f"{args}: exit {p.returncode}: {p.stderr[:300]!r}")
 
+    # 4. A suite run with --baseline: the Run Deck compares the run with it, on the
+    #    numbers of the run's own report. A baseline that cannot be read runs nothing.
+    p = suite(work, "--output_dir", "out", "--baseline", "missing.json")
+    expect(p.returncode == 2 and "--baseline missing.json: cannot be read" in p.stderr and
+           not os.path.exists(os.path.join(work, "out")), f"bad baseline: exit {p.returncode}: {p.stderr[:300]!r}")
+    p = suite(work, "--output_dir", "out", "--baseline", "base.json", "--gtest_filter=*single*")
+    expect(p.returncode == 0, f"run with a baseline: exit {p.returncode}\n{p.stdout[-2000:]}")
+    run_dir = os.path.join(work, "out", os.listdir(os.path.join(work, "out"))[0])
+    report = json.load(open(os.path.join(run_dir, "aorta_benchmark_report.json")))
+    deck = json.load(open(os.path.join(run_dir, "aorta_single_html", "aorta_run_deck.json")))
+    comparison = deck["comparison"]
+    expect(comparison["baseline"] == "base.json", f"{comparison['baseline']}")
+    rows = {m["metric"]: m for m in comparison["metrics"]}
+    expect("avg_iteration_time_ms" in rows and "avg_step_time_ms" in rows, f"{list(rows)}")
+    for key, row in rows.items():
+        expect(row["baseline"] == base["performance"][key] and row["candidate"] == report["performance"][key],
+               f"{key}: {row} vs report {report['performance'][key]}")
+    html = open(os.path.join(run_dir, "aorta_single_html", "aorta_run_deck.html")).read()
+    expect('<section id="comparison">' in html and 'id="step-comparison"' in html, "the deck's comparison section")
+
 print("compare_runs: ok")
