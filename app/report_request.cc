@@ -14,6 +14,10 @@ fs::path absolute_or_empty(const std::string& path) { return path.empty() ? fs::
 
 }  // namespace
 
+bool ReportRequest::wants(const std::string& output) const {
+  return std::find(outputs.begin(), outputs.end(), output) != outputs.end();
+}
+
 std::vector<fs::path> ReportRequest::junit_paths(const std::string& suite) const {
   std::vector<fs::path> paths;
   // Relative to where the user ran the command (gtest's rule), not to the run folder.
@@ -60,9 +64,6 @@ bool write_problem_reports(const ReportRequest& request, const std::string& suit
   const std::string run_id = fixtures::new_run_id();
   report::ReportContext context = report_context(request, suite, run_id, fs::path());
   std::vector<std::string> outputs;
-  auto wanted = [&](const std::string& name) {
-    return std::find(request.outputs.begin(), request.outputs.end(), name) != request.outputs.end();
-  };
   if (request.workspace.empty()) {
     // No report folder: only the files asked for by path.
     if (context.extra_junit_paths.empty() && request.html_file.empty() && request.log_file.empty()) return true;
@@ -73,14 +74,16 @@ bool write_problem_reports(const ReportRequest& request, const std::string& suit
     }
     if (!request.log_file.empty()) outputs.push_back("log");
     if (!request.html_file.empty()) outputs.insert(outputs.end(), {"html", "bundle"});
-    context.report_dir = (request.html_file.empty() ? !request.log_file.empty() ? request.log_file : context.junit_file
-                                                    : request.html_file)
-                             .parent_path();
+    // Beside the first file asked for: the HTML's folder and zip go there.
+    const fs::path& first = !request.html_file.empty() ? request.html_file
+                            : !request.log_file.empty() ? request.log_file
+                                                        : context.junit_file;
+    context.report_dir = first.parent_path();
   } else {
     for (const auto& name : request.outputs)
       if (name != "deck" && name != "summary") outputs.push_back(name);  // no config, no metrics: no deck or summary
   }
-  outputs.erase(std::remove_if(outputs.begin(), outputs.end(), [&](const auto& n) { return !wanted(n); }), outputs.end());
+  outputs.erase(std::remove_if(outputs.begin(), outputs.end(), [&](const auto& n) { return !request.wants(n); }), outputs.end());
   return report::write_problem_reports(suite, run_id, problems, context, outputs);
 }
 

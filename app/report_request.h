@@ -23,6 +23,7 @@ struct ReportRequest {
   std::optional<JunitOutput> gtest_junit;
   std::vector<std::string> outputs;  // report/outputs.h names, less what --no-html/--no-log-file drop
 
+  bool wants(const std::string& output) const;
   std::vector<std::filesystem::path> junit_paths(const std::string& suite) const;
   // <workspace>/cvs_runs/<run-id> with a workspace, else the run's own folder.
   std::filesystem::path report_dir(const std::string& run_id, const std::filesystem::path& run_folder) const;

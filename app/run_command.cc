@@ -319,7 +319,7 @@ int run_suite(const cli::Options& o, const char* argv0) {
 
   auto* s = fixtures::Session::current();
   report::AortaListener* listener = install_reports(*s, o, request, suite, plan->baseline ? &*plan->baseline : nullptr);
-  const bool logging = std::find(request.outputs.begin(), request.outputs.end(), "log") != request.outputs.end();
+  const bool logging = request.wants("log");
   const std::filesystem::path log_path = request.log_file.empty() ? report_dir / (suite + ".log") : request.log_file;
   const std::string live_header = live_log_header(suite, s->state().run_id);
   if (logging) s->training_output = live_log(log_path, live_header);
