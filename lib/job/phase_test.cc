@@ -95,6 +95,27 @@ TEST(Phase, HeadOutputStreamsNodeZerosLogLineByLine) {
   EXPECT_GE(second - first, std::chrono::seconds(1));
 }
 
+// Audit J12: the poll ends only when every node has its exit code, and a node that
+// failed is reported once, however many polls still see it. Two nodes on this
+// machine: node 1 fails at once, node 0 ends 2.5 s later (polls at about 0, 1, 3 s).
+TEST(Phase, PollWaitsForEveryNodeAndWarnsOncePerFailedNode) {
+  OneNode one;
+  one.c.nodes.push_back({"second", "", ""});
+  NodeExec exec(one.local, one.v, one.c);
+  ASSERT_TRUE(start_phase(exec, one.state, "benchmark", {"sleep 2.5", "exit 3"}, Rendezvous{}));
+  std::vector<std::string> progress;
+  auto begin = std::chrono::steady_clock::now();
+  Status s = wait_for_phase(exec, one.state, "benchmark", std::chrono::seconds(30),
+                            [&](const std::string& line) { progress.push_back(line); });
+  double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().message, "Aorta command failed on nodes: {second: 3}");
+  EXPECT_GE(waited, 2.5);  // node 0 was waited for
+  const std::string warning = "[benchmark] second exited with 3; waiting for the remaining nodes";
+  EXPECT_EQ(std::count(progress.begin(), progress.end(), warning), 1) << ::testing::PrintToString(progress);
+  EXPECT_NE(progress.back().find("[benchmark] 2/2 nodes done"), std::string::npos) << progress.back();
+}
+
 TEST(Phase, CommandCountThatIsNotOnePerNodeStartsNothing) {
   aorta::testing::TempDir dir;
   cluster::LocalTransport local;

@@ -305,6 +305,27 @@ TEST(StageBodies, CollectionWithNoArtifactFailsItsOwnSubtest) {
   EXPECT_EQ(out.failures.size(), 3u);
 }
 
+// Audit S9, as this suite words it: a node that answers but lists no fresh trace
+// fails its own sub-test (no empty archive counts as collected), and the missing
+// artifact is a failure of its own.
+TEST(StageBodies, CollectionWithNothingFreshFailsTheNodeAndTheArtifact) {
+  Harness h;
+  aorta::testing::TempDir dir;
+  h.v.container.runtime = config::RuntimeKind::kNone;
+  h.v.multi_node.collect_traces = false;  // the head node only
+  h.state.output_root = dir.path();
+  h.fake.on("n1", "find .", 0, "");
+  StageOutcome out = h.run(collect_traces_stage);
+  ASSERT_EQ(out.subtests.size(), 2u);
+  EXPECT_EQ(out.subtests[0].value, "n1");
+  EXPECT_EQ(out.subtests[0].message, "Trace collection on n1: No fresh torch_profiler files found");
+  EXPECT_EQ(out.subtests[1].value, "torch_traces");
+  EXPECT_FALSE(out.subtests[1].passed());
+  EXPECT_EQ(out.failures, (std::vector<std::string>{"Trace collection on n1: No fresh torch_profiler files found",
+                                                    "No fresh torch_traces artifact was collected"}));
+  EXPECT_TRUE(h.fake.downloads("n1").empty());
+}
+
 // Audit J23 (and P2's newest-tree rule): without collect_traces, only the head node
 // is collected, and of its trees only the one with the newest file.
 TEST(StageBodies, CollectionWithoutCombiningKeepsTheHeadsNewestTree) {
@@ -385,6 +406,26 @@ TEST(StageBodies, BenchmarkLogKeepsEachNodesTrainingTail) {
   EXPECT_TRUE(contains(log, "n2 benchmark.log could not be read: tail: cannot open 'benchmark.log'")) << log;
 }
 
+// Audit J3: without a configured master_addr or a vpc_ip, the head node's name is
+// the rendezvous address.
+TEST(StageBodies, BenchmarkRendezvousFallsBackToTheHeadsName) {
+  Harness h;
+  h.v.container.runtime = config::RuntimeKind::kNone;
+  h.cluster.nodes = {{"node-a", "", ""}, {"node-b", "", ""}};
+  h.fake.on("node-a", "import socket", 0, "29512\n");
+  h.fake.on(kAny, "date +%s.%N", 0, "1700000000.25\n");
+  h.fake.on(kAny, "CVS_AORTA_PID=", 0, "CVS_AORTA_PID=555\n");
+  h.fake.on(kAny, "awk", 0, "CVS_AORTA_EXIT=0\n");
+  StageOutcome out = h.run(run_benchmark);
+  EXPECT_EQ(h.state.status, RunStatus::kCompleted) << joined(out.failures);
+  for (const char* host : {"node-a", "node-b"}) {
+    auto scripts = h.fake.commands_with(host, "--master_addr=");
+    ASSERT_EQ(scripts.size(), 1u) << host;
+    EXPECT_TRUE(contains(scripts[0], "--master_addr=" + shell_quote("node-a"))) << scripts[0];
+    EXPECT_TRUE(contains(scripts[0], "export MASTER_ADDR=" + shell_quote("node-a"))) << scripts[0];
+  }
+}
+
 TEST(StageBodies, BenchmarkRefusesABadPortFromTheHead) {
   Harness h;
   h.v.container.runtime = config::RuntimeKind::kNone;
@@ -423,6 +464,22 @@ TEST(StageBodies, ParseWarnsWhenTheRunFailed) {
   EXPECT_EQ(out.failures, std::vector<std::string>{"No torch_traces artifact; cannot parse benchmark metrics"});
   h.state.status = RunStatus::kCompleted;
   EXPECT_TRUE(h.run(parse_results).notes.empty());  // audit R3
+}
+
+// Audit S12: traces that give no rank leave no result, and the stage fails saying so
+// (the reference's "aggregation produced no benchmark result"; here the parse reports
+// it first, with each file's error).
+TEST(StageBodies, ParseWithoutUsableTracesFailsWithoutAResult) {
+  Harness h;
+  aorta::testing::TempDir dir;
+  dir.write("traces/torch_profiler/rank0/trace.json", R"({"traceEvents": [{"ph":"X","ts":)");
+  h.state.status = RunStatus::kCompleted;
+  h.state.artifacts["torch_traces"] = dir.path() / "traces";
+  StageOutcome out = h.run(parse_results);
+  ASSERT_EQ(out.failures.size(), 1u) << joined(out.notes);
+  EXPECT_TRUE(out.failures[0].starts_with("Aorta parsing produced no usable metrics: [")) << out.failures[0];
+  EXPECT_TRUE(contains(out.failures[0], "trace.json")) << out.failures[0];
+  EXPECT_FALSE(h.state.result.has_value());
 }
 
 }  // namespace

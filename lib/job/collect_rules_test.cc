@@ -1,0 +1,92 @@
+// Trace collection's rules through collect_traces() and FakeTransport: which slot a
+// node's traces land in when an earlier node failed (audit J22), and that a link
+// already in the output folder cannot carry a download outside it (audit P7).
+#include "job/collect.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/fake_transport.h"
+#include "tests/temp_dir.h"
+
+namespace aorta::job {
+namespace {
+
+namespace fs = std::filesystem;
+using aorta::testing::FakeTransport;
+
+// Two nodes without a container runtime: listings and downloads use aorta_path itself.
+struct TwoNodes {
+  aorta::testing::TempDir dir;
+  FakeTransport fake;
+  config::Variant v;
+  config::Cluster cluster;
+  RunState state;
+
+  TwoNodes() {
+    v.aorta_path = "/scratch/alice/aorta";
+    v.container.runtime = config::RuntimeKind::kNone;
+    v.timeout_seconds = 60;
+    cluster.username = "alice";
+    cluster.nodes = {{"n1", "10.0.0.1", ""}, {"n2", "10.0.0.2", ""}};
+    state.run_id = "0123456789abcdef0123456789abcdef";
+    state.output_root = dir.path() / "out";
+  }
+  // `host` has `relative` under aorta_path, listed by find with this mtime.
+  void serve(const std::string& host, const std::string& relative, const std::string& mtime) {
+    dir.write(host + "fs/scratch/alice/aorta/" + relative, "{\"traceEvents\": []}");
+    fake.serve_files(host, dir.path() / (host + "fs"));
+    fake.on(host, "find .", 0, mtime + "\t" + relative + std::string(1, '\0'));
+  }
+  std::vector<std::string> collect(bool combined) {
+    NodeExec exec(fake, v, cluster);
+    return collect_traces(exec, state, combined);
+  }
+};
+
+// Every regular file under `root`, followed through nothing.
+std::vector<fs::path> files_under(const fs::path& root) {
+  std::vector<fs::path> found;
+  for (const auto& e : fs::recursive_directory_iterator(root))
+    if (e.is_regular_file()) found.push_back(e.path());
+  return found;
+}
+
+// Audit J22 (the reference's case): node-a fails, node-b still succeeds, and node-b's
+// traces keep node-b's slot, node_1, so a rank's folder always names its node.
+TEST(CollectRules, NodeAfterAFailedOneKeepsItsOwnSlot) {
+  TwoNodes t;
+  const std::string trace = "torch_profiler/rank1/trace.json";
+  t.fake.on("n1", "find .", 2, "find: '.': Permission denied");
+  t.serve("n2", trace, "1700000000.5");
+  t.collect(true);
+  ASSERT_EQ(t.state.collection_errors.size(), 1u);
+  EXPECT_EQ(t.state.collection_errors[0],
+            (std::pair<std::string, std::string>{"n1", "listing traces failed (exit 2): find: '.': Permission denied"}));
+  EXPECT_TRUE(fs::is_regular_file(t.state.output_root / "combined_traces/node_1" / trace));
+  EXPECT_FALSE(fs::exists(t.state.output_root / "combined_traces/node_0"));
+  EXPECT_EQ(t.state.trace_trees, (std::map<std::string, std::vector<std::string>>{{"n2", {"torch_profiler"}}}));
+  EXPECT_EQ(t.state.artifacts.at("torch_traces"), t.state.output_root / "combined_traces");
+}
+
+// Audit P7: a link already in the output folder that points outside it is refused;
+// the download does not follow it, and nothing counts as collected.
+TEST(CollectRules, LinkInTheDestinationPointingOutsideIsRefused) {
+  TwoNodes t;
+  const fs::path elsewhere = t.dir.path() / "elsewhere";
+  fs::create_directories(elsewhere);
+  fs::create_directories(t.state.output_root);
+  fs::create_directory_symlink(elsewhere, t.state.output_root / "traces");
+  const std::string trace = "torch_profiler/rank0/trace.json";
+  t.serve("n1", trace, "1700000000.5");
+  t.collect(false);
+  EXPECT_TRUE(files_under(elsewhere).empty());
+  ASSERT_EQ(t.state.collection_errors.size(), 1u);
+  EXPECT_EQ(t.state.collection_errors[0].first, "n1");
+  EXPECT_NE(t.state.collection_errors[0].second.find(trace), std::string::npos) << t.state.collection_errors[0].second;
+  EXPECT_NE(t.state.collection_errors[0].second.find("outside"), std::string::npos) << t.state.collection_errors[0].second;
+  EXPECT_FALSE(t.state.artifacts.count("torch_traces"));
+  EXPECT_TRUE(t.state.trace_trees.empty());
+}
+
+}  // namespace
+}  // namespace aorta::job

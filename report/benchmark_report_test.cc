@@ -1,0 +1,56 @@
+// aorta_benchmark_report.json for a run that failed: the traces it left are still
+// parsed, and the report says the run failed (audit S10, R1).
+#include "report/benchmark_report.h"
+
+#include <gtest/gtest.h>
+
+#include "job/stages.h"
+#include "tests/fake_transport.h"
+#include "tests/temp_dir.h"
+
+namespace aorta::report {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kData = AORTA_TEST_DATA_DIR;
+
+TEST(BenchmarkReport, FailedRunIsParsedFromItsTracesAndReportedAsFailed) {
+  aorta::testing::TempDir dir;
+  const fs::path traces = dir.path() / "combined_traces";
+  for (const auto& [node, rank] : {std::pair{"node_0", "rank0"}, std::pair{"node_1", "rank1"}}) {
+    fs::path to = traces / node / "torch_profiler" / rank;
+    fs::create_directories(to);
+    fs::copy_file(kData / (std::string("h200-torch2.11-kineto-nccl_") + rank + ".json.gz"), to / "trace.json.gz");
+  }
+  aorta::testing::FakeTransport fake;  // parsing reaches no node
+  config::Variant v;
+  config::Cluster cluster;
+  cluster.nodes = {{"node-a", "", ""}, {"node-b", "", ""}};
+  job::NodeExec exec(fake, v, cluster);
+  job::RunState state;
+  state.run_id = "0123456789abcdef0123456789abcdef";
+  state.status = job::RunStatus::kFailed;
+  state.error_message = "node b timed out";
+  state.artifacts["torch_traces"] = traces;
+  job::StageContext ctx{exec, state, [](const std::string&) {}};
+
+  job::StageOutcome out = job::parse_results(ctx);
+  EXPECT_FALSE(out.failed()) << out.failures.front();
+  ASSERT_FALSE(out.notes.empty());
+  EXPECT_EQ(out.notes.front(), "Run did not succeed: node b timed out");
+  ASSERT_TRUE(state.result.has_value());
+
+  auto report = benchmark_report(state, v, cluster, false);
+  EXPECT_EQ(report["status"], "failed");
+  EXPECT_EQ(report["validation_passed"], false);
+  EXPECT_EQ(report["error_message"], "node b timed out");
+  EXPECT_EQ(report["cluster"]["nodes"], 2);
+  ASSERT_EQ(report["per_rank_summary"].size(), 2u);
+  EXPECT_EQ(report["per_rank_summary"][0]["rank"], 0);
+  EXPECT_EQ(report["per_rank_summary"][1]["rank"], 1);
+  EXPECT_GT(report["performance"]["avg_compute_ratio"].get<double>(), 0);
+}
+
+}  // namespace
+}  // namespace aorta::report
