@@ -43,7 +43,7 @@ struct TwoNodes {
   }
 };
 
-// Every regular file under `root`, followed through nothing.
+// Every regular file under `root` (links inside it are not followed).
 std::vector<fs::path> files_under(const fs::path& root) {
   std::vector<fs::path> found;
   for (const auto& e : fs::recursive_directory_iterator(root))
