@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/shell_quote.h"
+#include "job/analysis_reports.h"
 #include "job/collect.h"
 #include "job/container.h"
 #include "job/kernel_log.h"
@@ -310,18 +311,35 @@ StageOutcome analyze(StageContext& ctx) {
   std::string tree = trees->second.front();
   std::string root = ctx.state.trace_dir.empty() ? v.node_repo_path() : ctx.state.trace_dir;
   std::string output = root + "/" + std::filesystem::path(tree).parent_path().string();
+  // Both tools write into this one folder (reference §1.9); each run's copy goes to
+  // analysis/<tool>. Reports older than the head's trace floor are an earlier run's,
+  // unless skip_if_exists asked to keep an earlier run's reports.
   std::string reports = output + "/tracelens_analysis";
+  double floor = v.analysis.skip_if_exists || !ctx.state.trace_floor.count(head) ? 0 : ctx.state.trace_floor.at(head);
   for (auto [enabled, script, name] : {std::tuple{v.analysis.enable_tracelens, v.analysis.tracelens_script, "tracelens_analysis"},
                                        std::tuple{v.analysis.enable_gemm_analysis, v.analysis.gemm_script, "gemm_analysis"}}) {
     if (!enabled) continue;
+    const std::string failed = std::string("Optional ") + name + " failed; raw traces remain available: ";
     std::string cmd = "cd " + shell_quote(v.node_repo_path()) + " && " +
                       (std::string(name) == "tracelens_analysis" ? "python3 -c 'import TraceLens' && " : "") + "bash " +
                       shell_quote(v.node_repo_path() + "/" + script) + " " + shell_quote(output);
     if (v.analysis.skip_if_exists) cmd = "test -d " + shell_quote(reports) + " || ( " + cmd + " )";
-    auto r = cluster::run_everywhere(ctx.exec.transport(), {head}, cmd, seconds(v.timeout_seconds));
-    if (!cluster::all_succeeded(r))
-      out.notes.push_back(std::string("Optional ") + name + " failed; raw traces remain available: " +
-                          cluster::describe_failures(r, 500));
+    std::vector<cluster::HostResult> r{ctx.exec.in_container(0, cmd, seconds(v.timeout_seconds))};
+    if (!cluster::all_succeeded(r)) {
+      out.notes.push_back(failed + cluster::describe_failures(r, 500));
+      continue;
+    }
+    std::filesystem::path dest = ctx.state.output_root / "analysis" / name;
+    std::error_code ec;
+    std::filesystem::create_directories(dest.parent_path(), ec);
+    auto fetched = fetch_report_folder(ctx.exec, 0, reports, floor, dest, ctx.state.output_root, seconds(v.timeout_seconds));
+    if (!fetched) {
+      out.notes.push_back(failed + head + ": " + fetched.error().message);
+      continue;
+    }
+    ctx.state.artifacts[name] = dest;
+    out.notes.push_back(fmt::format("{}: {} report file(s), {:.1f} MB, from {}:{} in {}", name, fetched->files,
+                                    fetched->bytes / 1e6, head, reports, dest.string()));
   }
   return out;
 }
