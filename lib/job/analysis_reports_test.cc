@@ -147,5 +147,45 @@ TEST(AnalysisReports, AnalyzeStageFetchesTheReports) {
   }
 }
 
+// Reference §3.3: on one node, TraceLens's Excel reports are the metrics source (the
+// reports TraceLens made from the shipped H200 traces); each rank still gets its
+// per-step figures from its own trace. On two nodes the raw traces are the source.
+TEST(AnalysisReports, ExcelReportsAreTheSingleNodeSource) {
+  const fs::path data = AORTA_TEST_DATA_DIR;
+  for (size_t nodes : {1u, 2u}) {
+    SCOPED_TRACE(std::to_string(nodes) + " node(s)");
+    LocalNode n;
+    if (nodes == 2) n.cluster.nodes.push_back({"second", "127.0.0.2", ""});
+    fs::path analysis = n.out.path() / "analysis" / "tracelens_analysis";
+    fs::path traces = n.out.path() / "traces" / "torch_profiler";
+    for (int r : {0, 1}) {
+      fs::create_directories(analysis / "individual_reports");
+      fs::copy_file(data / "tracelens" / ("perf_rank" + std::to_string(r) + ".xlsx"),
+                    analysis / "individual_reports" / ("perf_rank" + std::to_string(r) + ".xlsx"));
+      std::string trace = "h200-aorta-overlap_rank" + std::to_string(r) + ".pt.trace.json.gz";
+      fs::create_directories(traces / ("rank" + std::to_string(r)));
+      fs::copy_file(data / trace, traces / ("rank" + std::to_string(r)) / trace);
+    }
+    n.state.artifacts["tracelens_analysis"] = analysis;
+    n.state.artifacts["torch_traces"] = traces;
+    n.state.status = RunStatus::kCompleted;
+    NodeExec exec(n.transport, n.v, n.cluster);
+    StageContext ctx{exec, n.state, {}};
+    StageOutcome out = parse_results(ctx);
+    ASSERT_FALSE(out.failed()) << out.failures[0];
+    ASSERT_TRUE(n.state.parse);
+    ASSERT_EQ(n.state.parse->ranks.size(), 2u);
+    const auto& r0 = n.state.parse->ranks[0];
+    EXPECT_EQ(r0.parser, nodes == 1 ? metrics::ParserPath::kTracelensExcel : metrics::ParserPath::kGpuTimeline);
+    EXPECT_EQ(r0.source.ends_with(".xlsx"), nodes == 1) << r0.source;
+    EXPECT_NEAR(r0.compute_ratio, 96.0369462890625 / 835.60212109375, 1e-6);  // the workbook's cells
+    ASSERT_EQ(r0.steps.size(), 4u);                                       // ProfilerStep#3..#6
+    EXPECT_NEAR(r0.steps[0].time_ms, 235.770, 0.001);
+    bool said = false;
+    for (const auto& note : out.notes) said |= note.starts_with("Metrics from the TraceLens Excel reports: 2 of 2");
+    EXPECT_EQ(said, nodes == 1);
+  }
+}
+
 }  // namespace
 }  // namespace aorta::job

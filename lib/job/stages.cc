@@ -13,6 +13,7 @@
 #include "job/kernel_log.h"
 #include "job/launch.h"
 #include "job/workdir.h"
+#include "tracelens/excel_reports.h"
 
 namespace aorta::job {
 namespace {
@@ -204,9 +205,9 @@ StageOutcome run_benchmark(StageContext& ctx) {
   } else {
     rdzv.master_port = v.multi_node.master_port;
     if (rdzv.master_port == 0) {
-      auto port = exec.in_containers(
-          "python3 -c 'import socket; s=socket.socket(); s.bind((\"\", 0)); print(s.getsockname()[1])'", seconds(60));
-      int picked = port.front().result.ok() ? std::atoi(port.front().result->output.c_str()) : 0;
+      auto port = exec.in_container(
+          0, "python3 -c 'import socket; s=socket.socket(); s.bind((\"\", 0)); print(s.getsockname()[1])'", seconds(60));
+      int picked = port.result.ok() ? std::atoi(port.result->output.c_str()) : 0;
       if (picked < 1024 || picked > 65535) {
         out.failures.push_back("Invalid rendezvous port returned by head node " + exec.hosts().front());
         return out;
@@ -344,21 +345,61 @@ StageOutcome analyze(StageContext& ctx) {
   return out;
 }
 
+namespace {
+
+// Reference §3.3: on one node, TraceLens's per-rank Excel reports, when the analysis
+// brought some home, are the metrics source.
+std::optional<metrics::TraceSet> excel_reports_source(StageContext& ctx) {
+  if (ctx.exec.hosts().size() != 1) return std::nullopt;
+  auto analysis = ctx.state.artifacts.find("tracelens_analysis");
+  if (analysis == ctx.state.artifacts.end() || tracelens::find_excel_reports(analysis->second).empty()) return std::nullopt;
+  return tracelens::parse_excel_reports(analysis->second);
+}
+
+// The workbook has no steps: each rank takes its per-step figures from its own raw
+// trace, and a workbook that disagrees with the trace it was made from is named.
+void add_trace_steps(metrics::TraceSet& excel, const metrics::TraceSet& raw, std::vector<std::string>& notes) {
+  for (auto& rank : excel.ranks) {
+    auto same = std::find_if(raw.ranks.begin(), raw.ranks.end(), [&](const auto& r) { return r.rank && r.rank == rank.rank; });
+    if (same == raw.ranks.end()) continue;
+    rank.steps = same->steps;
+    if (std::abs(same->total_time_us - rank.total_time_us) > 1e-3 * same->total_time_us)
+      notes.push_back(fmt::format("rank {}: the TraceLens report says {:.3f} ms in all, its trace {:.3f} ms ({})", *rank.rank,
+                                  rank.total_time_us / 1000, same->total_time_us / 1000, same->source));
+  }
+}
+
+}  // namespace
+
 StageOutcome parse_results(StageContext& ctx) {
   StageOutcome out;
   auto& state = ctx.state;
   if (state.status != RunStatus::kCompleted && state.status != RunStatus::kPending)
     out.notes.push_back("Run did not succeed: " + state.error_message);
   auto traces = state.artifacts.find("torch_traces");
-  if (traces == state.artifacts.end() || !std::filesystem::is_directory(traces->second)) {
-    out.failures.push_back("No torch_traces artifact; cannot parse benchmark metrics");
-    return out;
-  }
+  state.parse.reset();
+  const bool have_traces = traces != state.artifacts.end() && std::filesystem::is_directory(traces->second);
   metrics::AnalyzeOptions options;  // one trace per core at once
   options.progress = ctx.log;
-  state.parse = metrics::analyze_traces(traces->second, options);
-  for (const auto& w : state.parse->warnings) out.notes.push_back(w);
-  for (const auto& e : state.parse->errors) out.notes.push_back("trace error: " + e);
+  if (auto excel = excel_reports_source(ctx)) {
+    for (const auto& w : excel->warnings) out.notes.push_back(w);
+    for (const auto& e : excel->errors) out.notes.push_back("TraceLens report error: " + e);
+    if (!excel->ranks.empty()) {
+      out.notes.push_back(fmt::format("Metrics from the TraceLens Excel reports: {} of {} report(s) in {}", excel->files_parsed,
+                                      excel->files_found, state.artifacts["tracelens_analysis"].string()));
+      if (have_traces) add_trace_steps(*excel, metrics::analyze_traces(traces->second, options), out.notes);
+      state.parse = std::move(*excel);
+    }
+  }
+  if (!state.parse) {
+    if (!have_traces) {
+      out.failures.push_back("No torch_traces artifact; cannot parse benchmark metrics");
+      return out;
+    }
+    state.parse = metrics::analyze_traces(traces->second, options);
+    for (const auto& w : state.parse->warnings) out.notes.push_back(w);
+    for (const auto& e : state.parse->errors) out.notes.push_back("trace error: " + e);
+  }
   if (state.parse->status == metrics::ParseStatus::kFailed || state.parse->ranks.empty()) {
     out.failures.push_back("Aorta parsing produced no usable metrics: [" + fmt::format("{}", fmt::join(state.parse->errors, "; ")) + "]");
     return out;
