@@ -54,6 +54,9 @@ ordered_json number_or_null(std::optional<double> v) { return v ? ordered_json(*
 
 std::string metrics_source(const metrics::RunMetrics* r) {
   if (!r) return "—";
+  // The Excel source is all or nothing: parse_results uses it for every rank or none.
+  if (!r->per_rank.empty() && r->per_rank.front().parser == metrics::ParserPath::kTracelensExcel)
+    return "Aorta TraceLens Excel reports";
   bool timeline = false, basic = false;
   for (const auto& rank : r->per_rank) (rank.parser == metrics::ParserPath::kGpuTimeline ? timeline : basic) = true;
   if (timeline && basic) return "GPU timeline on raw traces, basic raw-trace scan for some ranks";
@@ -73,7 +76,7 @@ bool accelerator_run(const DeckInput& in) {
   if (!in.variant->skip_rccl_build) return true;
   if (in.result)
     for (const auto& r : in.result->per_rank)
-      if (r.parser == metrics::ParserPath::kGpuTimeline) return true;
+      if (r.parser == metrics::ParserPath::kGpuTimeline || r.parser == metrics::ParserPath::kTracelensExcel) return true;
   return false;
 }
 

@@ -259,4 +259,6 @@ std::vector<std::string> collect_logs(NodeExec& exec, RunState& state) {
   return warnings;
 }
 
+bool resolves_inside(const fs::path& root, const fs::path& dest) { return inside(root, dest); }
+
 }  // namespace aorta::job

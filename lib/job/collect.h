@@ -3,6 +3,7 @@
 // write outside the run's output folder.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,9 @@ std::string trace_tree(const std::string& relative_path);
 // A relative path that stays inside its root: no absolute path, no "..", no empty
 // or control-character components.
 bool is_safe_relative_path(const std::string& path);
+
+// True when `dest` resolves inside `root` and no existing symlink redirects it.
+bool resolves_inside(const std::filesystem::path& root, const std::filesystem::path& dest);
 
 // Keeps the newest trace (*.json, *.json.gz) of each directory, and every other file
 // (one trace per rank directory): the

@@ -43,6 +43,11 @@ std::vector<HostResult> NodeExec::in_containers_each(const std::vector<std::stri
   return cluster::run_on_hosts(transport_, hosts_, wrapped, timeout);
 }
 
+HostResult NodeExec::in_container(size_t node, const std::string& command, std::chrono::seconds timeout) {
+  const std::string& host = hosts_.at(node);
+  return cluster::run_on_hosts(transport_, {host}, {wrap(host, command)}, timeout).front();
+}
+
 std::string NodeExec::host_path(const std::string& node_path) const {
   const std::string& mount = variant_.node_repo_path();
   if (node_path.rfind(mount, 0) == 0) return variant_.aorta_path + node_path.substr(mount.size());

@@ -31,6 +31,8 @@ class NodeExec {
   std::vector<HostResult> on_hosts(const std::string& command, std::chrono::seconds timeout);
   // Inside the container on every host (or directly, with the none runtime).
   std::vector<HostResult> in_containers(const std::string& command, std::chrono::seconds timeout);
+  // Inside the container on hosts()[node] only.
+  HostResult in_container(size_t node, const std::string& command, std::chrono::seconds timeout);
   // commands[i] inside the container on hosts()[i].
   std::vector<HostResult> in_containers_each(const std::vector<std::string>& commands,
                                              std::chrono::seconds timeout);

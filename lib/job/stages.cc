@@ -7,11 +7,13 @@
 #include <fmt/format.h>
 
 #include "common/shell_quote.h"
+#include "job/analysis_reports.h"
 #include "job/collect.h"
 #include "job/container.h"
 #include "job/kernel_log.h"
 #include "job/launch.h"
 #include "job/workdir.h"
+#include "tracelens/excel_reports.h"
 
 namespace aorta::job {
 namespace {
@@ -203,9 +205,9 @@ StageOutcome run_benchmark(StageContext& ctx) {
   } else {
     rdzv.master_port = v.multi_node.master_port;
     if (rdzv.master_port == 0) {
-      auto port = exec.in_containers(
-          "python3 -c 'import socket; s=socket.socket(); s.bind((\"\", 0)); print(s.getsockname()[1])'", seconds(60));
-      int picked = port.front().result.ok() ? std::atoi(port.front().result->output.c_str()) : 0;
+      auto port = exec.in_container(
+          0, "python3 -c 'import socket; s=socket.socket(); s.bind((\"\", 0)); print(s.getsockname()[1])'", seconds(60));
+      int picked = port.result.ok() ? std::atoi(port.result->output.c_str()) : 0;
       if (picked < 1024 || picked > 65535) {
         out.failures.push_back("Invalid rendezvous port returned by head node " + exec.hosts().front());
         return out;
@@ -310,21 +312,64 @@ StageOutcome analyze(StageContext& ctx) {
   std::string tree = trees->second.front();
   std::string root = ctx.state.trace_dir.empty() ? v.node_repo_path() : ctx.state.trace_dir;
   std::string output = root + "/" + std::filesystem::path(tree).parent_path().string();
+  // Both tools write into this one folder (reference §1.9); each run's copy goes to
+  // analysis/<tool>. Reports older than the head's trace floor are an earlier run's,
+  // unless skip_if_exists asked to keep an earlier run's reports.
   std::string reports = output + "/tracelens_analysis";
+  double floor = v.analysis.skip_if_exists || !ctx.state.trace_floor.count(head) ? 0 : ctx.state.trace_floor.at(head);
   for (auto [enabled, script, name] : {std::tuple{v.analysis.enable_tracelens, v.analysis.tracelens_script, "tracelens_analysis"},
                                        std::tuple{v.analysis.enable_gemm_analysis, v.analysis.gemm_script, "gemm_analysis"}}) {
     if (!enabled) continue;
+    const std::string failed = std::string("Optional ") + name + " failed; raw traces remain available: ";
     std::string cmd = "cd " + shell_quote(v.node_repo_path()) + " && " +
                       (std::string(name) == "tracelens_analysis" ? "python3 -c 'import TraceLens' && " : "") + "bash " +
                       shell_quote(v.node_repo_path() + "/" + script) + " " + shell_quote(output);
     if (v.analysis.skip_if_exists) cmd = "test -d " + shell_quote(reports) + " || ( " + cmd + " )";
-    auto r = cluster::run_everywhere(ctx.exec.transport(), {head}, cmd, seconds(v.timeout_seconds));
-    if (!cluster::all_succeeded(r))
-      out.notes.push_back(std::string("Optional ") + name + " failed; raw traces remain available: " +
-                          cluster::describe_failures(r, 500));
+    std::vector<cluster::HostResult> r{ctx.exec.in_container(0, cmd, seconds(v.timeout_seconds))};
+    if (!cluster::all_succeeded(r)) {
+      out.notes.push_back(failed + cluster::describe_failures(r, 500));
+      continue;
+    }
+    std::filesystem::path dest = ctx.state.output_root / "analysis" / name;
+    std::error_code ec;
+    std::filesystem::create_directories(dest.parent_path(), ec);
+    auto fetched = fetch_report_folder(ctx.exec, 0, reports, floor, dest, ctx.state.output_root, seconds(v.timeout_seconds));
+    if (!fetched) {
+      out.notes.push_back(failed + head + ": " + fetched.error().message);
+      continue;
+    }
+    ctx.state.artifacts[name] = dest;
+    out.notes.push_back(fmt::format("{}: {} report file(s), {:.1f} MB, from {}:{} in {}", name, fetched->files,
+                                    fetched->bytes / 1e6, head, reports, dest.string()));
   }
   return out;
 }
+
+namespace {
+
+// Reference §3.3: on one node, TraceLens's per-rank Excel reports, when the analysis
+// brought some home, are the metrics source.
+std::optional<metrics::TraceSet> excel_reports_source(StageContext& ctx) {
+  if (ctx.exec.hosts().size() != 1) return std::nullopt;
+  auto analysis = ctx.state.artifacts.find("tracelens_analysis");
+  if (analysis == ctx.state.artifacts.end() || tracelens::find_excel_reports(analysis->second).empty()) return std::nullopt;
+  return tracelens::parse_excel_reports(analysis->second);
+}
+
+// The workbook has no steps: each rank takes its per-step figures from its own raw
+// trace, and a workbook that disagrees with the trace it was made from is named.
+void add_trace_steps(metrics::TraceSet& excel, const metrics::TraceSet& raw, std::vector<std::string>& notes) {
+  for (auto& rank : excel.ranks) {
+    auto same = std::find_if(raw.ranks.begin(), raw.ranks.end(), [&](const auto& r) { return r.rank && r.rank == rank.rank; });
+    if (same == raw.ranks.end()) continue;
+    rank.steps = same->steps;
+    if (std::abs(same->total_time_us - rank.total_time_us) > 1e-3 * same->total_time_us)
+      notes.push_back(fmt::format("rank {}: the TraceLens report says {:.3f} ms in all, its trace {:.3f} ms ({})", *rank.rank,
+                                  rank.total_time_us / 1000, same->total_time_us / 1000, same->source));
+  }
+}
+
+}  // namespace
 
 StageOutcome parse_results(StageContext& ctx) {
   StageOutcome out;
@@ -332,15 +377,29 @@ StageOutcome parse_results(StageContext& ctx) {
   if (state.status != RunStatus::kCompleted && state.status != RunStatus::kPending)
     out.notes.push_back("Run did not succeed: " + state.error_message);
   auto traces = state.artifacts.find("torch_traces");
-  if (traces == state.artifacts.end() || !std::filesystem::is_directory(traces->second)) {
-    out.failures.push_back("No torch_traces artifact; cannot parse benchmark metrics");
-    return out;
-  }
+  state.parse.reset();
+  const bool have_traces = traces != state.artifacts.end() && std::filesystem::is_directory(traces->second);
   metrics::AnalyzeOptions options;  // one trace per core at once
   options.progress = ctx.log;
-  state.parse = metrics::analyze_traces(traces->second, options);
-  for (const auto& w : state.parse->warnings) out.notes.push_back(w);
-  for (const auto& e : state.parse->errors) out.notes.push_back("trace error: " + e);
+  if (auto excel = excel_reports_source(ctx)) {
+    for (const auto& w : excel->warnings) out.notes.push_back(w);
+    for (const auto& e : excel->errors) out.notes.push_back("TraceLens report error: " + e);
+    if (!excel->ranks.empty()) {
+      out.notes.push_back(fmt::format("Metrics from the TraceLens Excel reports: {} of {} report(s) in {}", excel->files_parsed,
+                                      excel->files_found, state.artifacts["tracelens_analysis"].string()));
+      if (have_traces) add_trace_steps(*excel, metrics::analyze_traces(traces->second, options), out.notes);
+      state.parse = std::move(*excel);
+    }
+  }
+  if (!state.parse) {
+    if (!have_traces) {
+      out.failures.push_back("No torch_traces artifact; cannot parse benchmark metrics");
+      return out;
+    }
+    state.parse = metrics::analyze_traces(traces->second, options);
+    for (const auto& w : state.parse->warnings) out.notes.push_back(w);
+    for (const auto& e : state.parse->errors) out.notes.push_back("trace error: " + e);
+  }
   if (state.parse->status == metrics::ParseStatus::kFailed || state.parse->ranks.empty()) {
     out.failures.push_back("Aorta parsing produced no usable metrics: [" + fmt::format("{}", fmt::join(state.parse->errors, "; ")) + "]");
     return out;

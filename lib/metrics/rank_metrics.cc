@@ -10,7 +10,12 @@ double ratio(double part, double whole) { return whole > 0 ? part / whole : 0.0;
 }  // namespace
 
 const char* parser_name(ParserPath path) {
-  return path == ParserPath::kGpuTimeline ? "tracelens_gpu_timeline" : "basic_scan";
+  switch (path) {
+    case ParserPath::kGpuTimeline: return "tracelens_gpu_timeline";
+    case ParserPath::kBasicScan: return "basic_scan";
+    case ParserPath::kTracelensExcel: return "tracelens_excel";
+  }
+  return "unknown";
 }
 
 RankMetrics from_timeline(const trace::Breakdown& b) {

@@ -15,6 +15,7 @@ namespace aorta::metrics {
 enum class ParserPath {
   kGpuTimeline,  // TraceLens-compatible gpu_timeline over GPU events
   kBasicScan,    // the original's raw scan: no GPU timeline in the trace (CPU-only runs)
+  kTracelensExcel,  // the gpu_timeline sheet of TraceLens's per-rank Excel report (single node)
 };
 
 const char* parser_name(ParserPath path);

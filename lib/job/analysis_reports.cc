@@ -1,0 +1,68 @@
+#include "job/analysis_reports.h"
+
+#include <fmt/format.h>
+
+#include "common/shell_quote.h"
+#include "job/collect.h"
+
+namespace aorta::job {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Exit 3: no such folder (the analysis wrote nothing), told apart from a failed find.
+constexpr int kNoFolder = 3;
+
+std::string listing_command(const std::string& dir) {
+  // -type f skips symlinks, which find does not follow; the floor is applied here,
+  // on the listed times, as the original's mtime >= floor.
+  return "test -d " + shell_quote(dir) + " || exit " + std::to_string(kNoFolder) + "; cd " + shell_quote(dir) +
+         " && find . -type f -printf '%T@\\t%P\\0'";
+}
+
+}  // namespace
+
+Result<FetchedFolder> fetch_report_folder(NodeExec& exec, size_t node, const std::string& remote_dir, double floor,
+                                          const fs::path& dest, const fs::path& output_root,
+                                          std::chrono::seconds timeout) {
+  const std::string& host = exec.hosts().at(node);
+  auto fail = [&](ErrorCode code, const std::string& what) { return Error{code, remote_dir + ": " + what, host}; };
+  HostResult listed = exec.in_container(node, listing_command(remote_dir), timeout);
+  if (!listed.result.ok()) return fail(listed.result.error().code, listed.result.error().message);
+  if (listed.result->exit_code == kNoFolder) return fail(ErrorCode::kNotFound, "no such folder (the analysis wrote no reports)");
+  if (listed.result->exit_code != 0)
+    return fail(ErrorCode::kIo, fmt::format("listing failed (exit {}): {}", listed.result->exit_code,
+                                            listed.result->output.substr(0, 500)));
+  std::vector<std::string> rejected;
+  std::vector<FreshFile> files = parse_file_listing(listed.result->output, rejected);
+  if (!rejected.empty()) return fail(ErrorCode::kInvalidInput, "refused unsafe path: " + rejected.front());
+  std::erase_if(files, [&](const FreshFile& f) { return f.mtime < floor; });
+
+  std::error_code ec;
+  if (fs::exists(dest, ec)) return fail(ErrorCode::kIo, dest.string() + " already exists");
+  fs::path staging = dest.parent_path() / ("." + dest.filename().string() + ".partial");
+  fs::remove_all(staging, ec);
+  auto abandon = [&](Error e) {
+    std::error_code ignored;
+    fs::remove_all(staging, ignored);
+    return e;
+  };
+  FetchedFolder fetched;
+  for (const auto& f : files) {
+    fs::path local = staging / f.path;
+    fs::create_directories(local.parent_path(), ec);
+    if (ec || !resolves_inside(output_root, local))
+      return abandon(fail(ErrorCode::kInvalidInput, "refused to write outside the output folder: " + f.path));
+    std::string remote = exec.host_path(remote_dir + "/" + f.path);
+    if (Status s = exec.transport().download(host, remote, local); !s)
+      return abandon(fail(s.error().code, "download of " + f.path + " failed: " + s.error().message));
+    fetched.bytes += fs::file_size(local, ec);
+    ++fetched.files;
+  }
+  fs::create_directories(staging, ec);  // an empty folder is still the analysis's answer
+  fs::rename(staging, dest, ec);
+  if (ec) return abandon(fail(ErrorCode::kIo, "could not move the reports into " + dest.string() + ": " + ec.message()));
+  return fetched;
+}
+
+}  // namespace aorta::job

@@ -1,0 +1,191 @@
+// The optional analysis's reports, brought home for real: a real shell runs the
+// analysis script and find, and LocalTransport copies the files.
+#include "job/analysis_reports.h"
+
+#include <sys/stat.h>
+#include <utime.h>
+
+#include <gtest/gtest.h>
+
+#include "cluster/local_transport.h"
+#include "job/stages.h"
+#include "tests/fake_transport.h"
+#include "tests/temp_dir.h"
+
+namespace aorta::job {
+namespace {
+
+namespace fs = std::filesystem;
+using aorta::testing::TempDir;
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void set_mtime(const fs::path& p, time_t when) {
+  struct utimbuf times {when, when};
+  ASSERT_EQ(utime(p.c_str(), &times), 0) << p;
+}
+
+// One bare-metal node (runtime none) on this machine: node-side paths are real paths.
+struct LocalNode {
+  TempDir repo, out;
+  cluster::LocalTransport transport;
+  config::Variant v;
+  config::Cluster cluster;
+  RunState state;
+  LocalNode() {
+    v.aorta_path = repo.path().string();
+    v.container.runtime = config::RuntimeKind::kNone;
+    v.timeout_seconds = 60;
+    cluster.nodes = {{"localhost", "127.0.0.1", ""}};
+    state.output_root = out.path();
+  }
+};
+
+// Audit P5: every regular file at least as new as the floor, in its place under the
+// destination; older files and links stay behind.
+TEST(AnalysisReports, FetchesFreshRegularFilesOnly) {
+  LocalNode n;
+  fs::path reports = n.repo.path() / "out" / "tracelens_analysis";
+  n.repo.write("out/tracelens_analysis/individual_reports/perf_rank0.xlsx", "workbook 0");
+  n.repo.write("out/tracelens_analysis/collective_report.csv", "a,b\n1,2\n");
+  fs::path old = n.repo.write("out/tracelens_analysis/individual_reports/perf_rank1.xlsx", "last week's");
+  set_mtime(reports / "collective_report.csv", 1'700'000'000);  // exactly at the floor: kept
+  set_mtime(old, 1'699'999'999);
+  fs::create_symlink("/etc/passwd", reports / "passwd");
+  NodeExec exec(n.transport, n.v, n.cluster);
+  fs::path dest = n.out.path() / "analysis" / "tracelens_analysis";
+  fs::create_directories(dest.parent_path());
+  auto got = fetch_report_folder(exec, 0, reports.string(), 1'700'000'000, dest, n.out.path(), std::chrono::seconds(30));
+  ASSERT_TRUE(got.ok()) << got.error().message;
+  EXPECT_EQ(got->files, 2u);
+  EXPECT_EQ(got->bytes, 10u + 8u);
+  EXPECT_EQ(read(dest / "individual_reports" / "perf_rank0.xlsx"), "workbook 0");
+  EXPECT_EQ(read(dest / "collective_report.csv"), "a,b\n1,2\n");
+  EXPECT_FALSE(fs::exists(dest / "individual_reports" / "perf_rank1.xlsx"));
+  EXPECT_FALSE(fs::is_symlink(dest / "passwd") || fs::exists(dest / "passwd"));
+  EXPECT_FALSE(fs::exists(dest.parent_path() / ".tracelens_analysis.partial"));
+}
+
+TEST(AnalysisReports, AMissingFolderSaysSo) {
+  LocalNode n;
+  NodeExec exec(n.transport, n.v, n.cluster);
+  auto got = fetch_report_folder(exec, 0, (n.repo.path() / "nothing here").string(), 0, n.out.path() / "a",
+                                 n.out.path(), std::chrono::seconds(30));
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.error().context, "localhost");
+  EXPECT_NE(got.error().message.find("nothing here: no such folder"), std::string::npos) << got.error().message;
+  EXPECT_FALSE(fs::exists(n.out.path() / "a"));
+}
+
+// A file that cannot be copied costs the whole folder, and nothing partial is left:
+// the reports are either all there or not at all.
+TEST(AnalysisReports, AFailedFileLeavesNoPartialTree) {
+  TempDir node, out;
+  aorta::testing::FakeTransport fake;
+  node.write("r/a.csv", "a");
+  fake.serve_files("n1", node.path());
+  std::string listing = std::string("1.0\ta.csv") + '\0' + "2.0\tmissing.csv" + '\0';
+  fake.on("n1", "find .", 0, listing);
+  config::Variant v;
+  v.container.runtime = config::RuntimeKind::kNone;
+  config::Cluster cluster;
+  cluster.nodes = {{"n1", "10.0.0.1", ""}};
+  NodeExec exec(fake, v, cluster);
+  auto got = fetch_report_folder(exec, 0, "/r", 0, out.path() / "gemm_analysis", out.path(), std::chrono::seconds(30));
+  ASSERT_FALSE(got.ok());
+  EXPECT_NE(got.error().message.find("/r: download of missing.csv failed"), std::string::npos) << got.error().message;
+  EXPECT_TRUE(fs::is_empty(out.path())) << "a partial tree was left";
+}
+
+TEST(AnalysisReports, RefusesAPathLeavingTheFolder) {
+  TempDir out;
+  aorta::testing::FakeTransport fake;
+  fake.on("n1", "find .", 0, std::string("1.0\t../../etc/passwd") + '\0');
+  config::Variant v;
+  v.container.runtime = config::RuntimeKind::kNone;
+  config::Cluster cluster;
+  cluster.nodes = {{"n1", "10.0.0.1", ""}};
+  NodeExec exec(fake, v, cluster);
+  auto got = fetch_report_folder(exec, 0, "/r", 0, out.path() / "x", out.path(), std::chrono::seconds(30));
+  ASSERT_FALSE(got.ok());
+  EXPECT_NE(got.error().message.find("refused unsafe path: ../../etc/passwd"), std::string::npos);
+  EXPECT_TRUE(fake.downloads("n1").empty());
+}
+
+// The stage end to end: the script writes into <trace parent>/tracelens_analysis (the
+// folder both tools share, as in the original), and the run keeps its copy under
+// analysis/gemm_analysis as an artifact. With skip_if_exists an earlier run's
+// reports are kept and fetched whatever their age, and the script does not run.
+TEST(AnalysisReports, AnalyzeStageFetchesTheReports) {
+  for (bool skip_if_exists : {false, true}) {
+    SCOPED_TRACE(skip_if_exists ? "skip_if_exists" : "fresh");
+    LocalNode n;
+    n.v.analysis.enable_tracelens = false;  // not installed here
+    n.v.analysis.enable_gemm_analysis = true;
+    n.v.analysis.skip_if_exists = skip_if_exists;
+    n.v.analysis.gemm_script = "scripts/gemm.sh";
+    n.repo.write("scripts/gemm.sh", "mkdir -p \"$1/tracelens_analysis\" && echo 'kernel,ms' > \"$1/tracelens_analysis/gemm.csv\"\n");
+    if (skip_if_exists) {
+      fs::path earlier = n.repo.write("out/tracelens_analysis/gemm.csv", "earlier run");
+      set_mtime(earlier, 1'000'000'000);
+    }
+    n.state.trace_trees["localhost"] = {"out/torch_profiler"};
+    n.state.trace_floor["localhost"] = static_cast<double>(time(nullptr)) - 60;
+    NodeExec exec(n.transport, n.v, n.cluster);
+    StageContext ctx{exec, n.state, {}};
+    StageOutcome out = analyze(ctx);
+    EXPECT_FALSE(out.failed());
+    fs::path dest = n.out.path() / "analysis" / "gemm_analysis";
+    ASSERT_EQ(n.state.artifacts.count("gemm_analysis"), 1u) << (out.notes.empty() ? "" : out.notes[0]);
+    EXPECT_EQ(n.state.artifacts["gemm_analysis"], dest);
+    EXPECT_EQ(read(dest / "gemm.csv"), skip_if_exists ? "earlier run" : "kernel,ms\n");
+    ASSERT_EQ(out.notes.size(), 1u) << out.notes[0];
+    EXPECT_NE(out.notes[0].find("gemm_analysis: 1 report file(s)"), std::string::npos) << out.notes[0];
+  }
+}
+
+// Reference §3.3: on one node, TraceLens's Excel reports are the metrics source (the
+// reports TraceLens made from the shipped H200 traces); each rank still gets its
+// per-step figures from its own trace. On two nodes the raw traces are the source.
+TEST(AnalysisReports, ExcelReportsAreTheSingleNodeSource) {
+  const fs::path data = AORTA_TEST_DATA_DIR;
+  for (size_t nodes : {1u, 2u}) {
+    SCOPED_TRACE(std::to_string(nodes) + " node(s)");
+    LocalNode n;
+    if (nodes == 2) n.cluster.nodes.push_back({"second", "127.0.0.2", ""});
+    fs::path analysis = n.out.path() / "analysis" / "tracelens_analysis";
+    fs::path traces = n.out.path() / "traces" / "torch_profiler";
+    for (int r : {0, 1}) {
+      fs::create_directories(analysis / "individual_reports");
+      fs::copy_file(data / "tracelens" / ("perf_rank" + std::to_string(r) + ".xlsx"),
+                    analysis / "individual_reports" / ("perf_rank" + std::to_string(r) + ".xlsx"));
+      std::string trace = "h200-aorta-overlap_rank" + std::to_string(r) + ".pt.trace.json.gz";
+      fs::create_directories(traces / ("rank" + std::to_string(r)));
+      fs::copy_file(data / trace, traces / ("rank" + std::to_string(r)) / trace);
+    }
+    n.state.artifacts["tracelens_analysis"] = analysis;
+    n.state.artifacts["torch_traces"] = traces;
+    n.state.status = RunStatus::kCompleted;
+    NodeExec exec(n.transport, n.v, n.cluster);
+    StageContext ctx{exec, n.state, {}};
+    StageOutcome out = parse_results(ctx);
+    ASSERT_FALSE(out.failed()) << out.failures[0];
+    ASSERT_TRUE(n.state.parse);
+    ASSERT_EQ(n.state.parse->ranks.size(), 2u);
+    const auto& r0 = n.state.parse->ranks[0];
+    EXPECT_EQ(r0.parser, nodes == 1 ? metrics::ParserPath::kTracelensExcel : metrics::ParserPath::kGpuTimeline);
+    EXPECT_EQ(r0.source.ends_with(".xlsx"), nodes == 1) << r0.source;
+    EXPECT_NEAR(r0.compute_ratio, 96.0369462890625 / 835.60212109375, 1e-6);  // the workbook's cells
+    ASSERT_EQ(r0.steps.size(), 4u);                                       // ProfilerStep#3..#6
+    EXPECT_NEAR(r0.steps[0].time_ms, 235.770, 0.001);
+    bool said = false;
+    for (const auto& note : out.notes) said |= note.starts_with("Metrics from the TraceLens Excel reports: 2 of 2");
+    EXPECT_EQ(said, nodes == 1);
+  }
+}
+
+}  // namespace
+}  // namespace aorta::job
