@@ -308,10 +308,10 @@ int run_suite(const cli::Options& o, const char* argv0) {
       return refused(kExitUsage, {what + " cannot be used: " + *problem});
     }
   if (plan->job)
-    if (int code = check_slurm_job(*plan->job, plan->cluster, plan->variant, plan->config_file); code != kExitOk) {
+    if (auto problem = slurm_job_problem(*plan->job, plan->cluster, plan->variant, plan->config_file)) {
       std::error_code ec;
       std::filesystem::remove(session->state().output_root, ec);  // only when empty
-      return code;
+      return refused(usage_error(*problem), {*problem});
     }
   std::cout << "aorta_suite: " << suite << " on " << plan->cluster.nodes.size() << " node(s), config "
             << plan->config_file << ", run " << session->state().run_id << "\n";

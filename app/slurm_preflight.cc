@@ -9,14 +9,13 @@
 #include <filesystem>
 #include <iostream>
 
-#include "app/exit_codes.h"
 #include "cluster/local_transport.h"
 #include "cluster/srun_transport.h"
 #include "common/shell_quote.h"
 
 namespace aorta::app {
 
-int check_slurm_job(const slurm::SlurmJob& job, const config::Cluster& cluster, const config::Variant& v,
+std::optional<std::string> slurm_job_problem(const slurm::SlurmJob& job, const config::Cluster& cluster, const config::Variant& v,
                     const std::string& config_file) {
   std::cout << "aorta_suite: inside Slurm job " << job.id << " on " << cluster.nodes.size()
             << " node(s); commands go through srun\n";
@@ -25,7 +24,7 @@ int check_slurm_job(const slurm::SlurmJob& job, const config::Cluster& cluster, 
                  "using gpus_per_node "
               << v.gpus_per_node << " from the config\n";
   else if (*job.gpus_per_node < v.gpus_per_node)
-    return usage_error("Slurm job " + job.id + " has " + std::to_string(*job.gpus_per_node) +
+    return std::string("Slurm job " + job.id + " has " + std::to_string(*job.gpus_per_node) +
                        " GPU(s) per node, the config needs gpus_per_node " + std::to_string(v.gpus_per_node));
   cluster::LocalTransport local;
   auto left = local.run("localhost", "squeue -h -j " + shell_quote(job.id) + " -o %L", std::chrono::seconds(30));
@@ -49,7 +48,7 @@ int check_slurm_job(const slurm::SlurmJob& job, const config::Cluster& cluster, 
   ::umask(old_mask);
   int fd = ::open(marker.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0)
-    return usage_error("cannot create " + marker.string() + " (" + std::strerror(errno) +
+    return std::string("cannot create " + marker.string() + " (" + std::strerror(errno) +
                        "): aorta_path's folder must be yours and hold no such file");
   static constexpr char kText[] = "written by aorta_suite on the job's first node\n";
   bool written = ::write(fd, kText, sizeof kText - 1) == static_cast<ssize_t>(sizeof kText - 1);
@@ -58,7 +57,7 @@ int check_slurm_job(const slurm::SlurmJob& job, const config::Cluster& cluster, 
     std::filesystem::path path;
     ~RemoveMarker() { std::error_code ignored; std::filesystem::remove(path, ignored); }
   } remove_marker{marker};
-  if (!written) return usage_error("cannot write " + marker.string() + ": " + std::strerror(errno));
+  if (!written) return std::string("cannot write " + marker.string() + ": " + std::strerror(errno));
   std::string check;
   for (const auto& path : {std::filesystem::absolute(config_file).string(), std::filesystem::absolute(v.threshold_file).string(),
                            marker.string()})
@@ -71,9 +70,9 @@ int check_slurm_job(const slurm::SlurmJob& job, const config::Cluster& cluster, 
     else if (!r.result->output.empty()) missing += "\n  " + r.host + " cannot see: " + r.result->output;
   }
   if (!missing.empty())
-    return usage_error("the config file, its threshold file and aorta_path's folder must be on storage every node "
+    return std::string("the config file, its threshold file and aorta_path's folder must be on storage every node "
                        "of the job sees at the same path:" + missing);
-  return kExitOk;
+  return std::nullopt;
 }
 
 }  // namespace aorta::app

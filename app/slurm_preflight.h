@@ -2,6 +2,7 @@
 // against the run's worst case, and the files every node must see at the same path.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "config/cluster.h"
@@ -10,8 +11,8 @@
 
 namespace aorta::app {
 
-// kExitOk, or the exit status of a usage error already reported.
-int check_slurm_job(const slurm::SlurmJob& job, const config::Cluster& cluster, const config::Variant& v,
+// Why the run cannot start in this job (the caller reports it and exits 2), or nothing.
+std::optional<std::string> slurm_job_problem(const slurm::SlurmJob& job, const config::Cluster& cluster, const config::Variant& v,
                     const std::string& config_file);
 
 }  // namespace aorta::app

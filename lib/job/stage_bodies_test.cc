@@ -382,6 +382,7 @@ TEST(StageBodies, BenchmarkUsesTheHeadsPortAndScansEveryNode) {
                                       "ERROR - Failure pattern *** 2023-11-14T22:13:20,500000+00:00 amdgpu: GPU reset "
                                       "begin! *** seen in Dmesg on node n1"}));
   EXPECT_EQ(h.state.kernel_log_matches.size(), 1u);
+  EXPECT_TRUE(h.fake.commands_with("n2", "import socket").empty());  // audit J3: only the head picks the port
 }
 
 // Issue 16: each node's training log tail is in the stage's log, a node whose log

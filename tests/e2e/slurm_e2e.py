@@ -3,9 +3,12 @@
 slurm-up): sbatch runs the suite on the job's first node, the cluster comes from
 the job, every node command goes through srun, and Aorta lives on shared storage.
 
-Usage: slurm_e2e.py AORTA_SUITE single|distributed|outside_node
+Usage: slurm_e2e.py AORTA_SUITE single|distributed|outside_node|not_shared
   outside_node: a cluster file naming a node the job does not have is refused
+  not_shared: aorta_path on node-local storage is refused before anything runs, and
+    the JUnit asked for names why (the early-error report)
 """
+import xml.etree.ElementTree as ET
 import json
 import os
 import subprocess
@@ -24,7 +27,8 @@ env = dict(os.environ, SLURM_CONF=os.path.join(BASE, "slurm", "slurm.conf"))
 
 with tempfile.TemporaryDirectory(dir="/tmp") as work:
     def on_shared_storage(variant):
-        variant["paths"]["shared_fs"] = os.path.join(work, "shared")  # every node sees /tmp: shared storage
+        if mode != "not_shared":  # else the nodes' own /var/lib/aorta-node, which only each node sees
+            variant["paths"]["shared_fs"] = os.path.join(work, "shared")  # every node sees /tmp: shared storage
     write_inputs(work, edit_variant=on_shared_storage)  # no cluster file: the nodes come from the job
     suite = "aorta_single" if mode == "single" else "aorta_distributed"
     extra = ""
@@ -33,6 +37,9 @@ with tempfile.TemporaryDirectory(dir="/tmp") as work:
         json.dump({"username": "root", "password": "unused", "node_dict": {"node3": {"vpc_ip": "10.211.0.13"}}},
                   open(os.path.join(work, "cluster.json"), "w"))
         extra = "--cluster_file cluster.json "
+    if mode == "not_shared":
+        nodes, suite = 2, "aorta_distributed"
+        extra = f"--junitxml {work}/early.xml "
     script = os.path.join(work, "job.sh")
     with open(script, "w") as f:
         f.write("#!/bin/bash\n"
@@ -53,6 +60,18 @@ with tempfile.TemporaryDirectory(dir="/tmp") as work:
         expect(f"node(s) node3 are not in Slurm job {job_id}" in output and "cluster.json" in output, output[-3000:])
         expect(not os.path.exists(os.path.join(work, "out")), "something ran")
         print(f"PASS slurm {mode}: job {job_id} refused node3")
+        sys.exit(0)
+    if mode == "not_shared":
+        expect(job.returncode != 0, "aorta_path on node-local storage was accepted")
+        why = "must be on storage every node of the job sees at the same path"
+        expect(why in output, output[-3000:])
+        expect(not os.path.exists(os.path.join(work, "out")) or not os.listdir(os.path.join(work, "out")), "something ran")
+        cases = ET.parse(os.path.join(work, "early.xml")).getroot().iter("testcase")
+        failures = [c.find("failure") for c in cases if c.get("name") == "test_configuration"]
+        expect(len(failures) == 1 and failures[0] is not None, "no failed test_configuration in the early JUnit")
+        text = (failures[0].get("message") or "") + (failures[0].text or "")
+        expect(why in text and "cannot see" in text, f"the early JUnit does not say why: {text[:2000]}")
+        print(f"PASS slurm {mode}: job {job_id} refused node-local aorta_path, and the JUnit says so")
         sys.exit(0)
     expect(job.returncode == 0, f"sbatch exit {job.returncode}:\n{output[-4000:]}")
     expect(f"inside Slurm job {job_id} on {nodes} node(s); commands go through srun" in output, output[-3000:])
