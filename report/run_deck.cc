@@ -54,10 +54,19 @@ ordered_json number_or_null(std::optional<double> v) { return v ? ordered_json(*
 
 std::string metrics_source(const metrics::RunMetrics* r) {
   if (!r) return "—";
-  bool timeline = false, basic = false;
-  for (const auto& rank : r->per_rank) (rank.parser == metrics::ParserPath::kGpuTimeline ? timeline : basic) = true;
-  if (timeline && basic) return "GPU timeline on raw traces, basic raw-trace scan for some ranks";
-  return timeline ? "TraceLens-compatible GPU timeline on raw traces" : "Basic raw-trace scan";
+  bool gpu = false, cpu = false, basic = false;
+  for (const auto& rank : r->per_rank)
+    (rank.parser == metrics::ParserPath::kGpuTimeline   ? gpu
+     : rank.parser == metrics::ParserPath::kCpuTimeline ? cpu
+                                                         : basic) = true;
+  if (gpu + cpu + basic > 1) {
+    std::string mixed;
+    for (auto [used, name] : {std::pair{gpu, "GPU timeline"}, {cpu, "CPU timeline"}, {basic, "basic raw-trace scan"}})
+      if (used) mixed += (mixed.empty() ? "" : ", ") + std::string(name);
+    return mixed + " on raw traces, by rank";
+  }
+  if (cpu) return "CPU timeline (operators and collectives) on raw traces";
+  return gpu ? "TraceLens-compatible GPU timeline on raw traces" : "Basic raw-trace scan";
 }
 
 const config::Threshold* configured(const config::Variant& v, const std::string& key) {
