@@ -175,10 +175,10 @@ std::string joined(const std::vector<std::string>& lines) {
 TEST(TraceSet, DurSumThatOverflowsIsTheFilesError) {
   aorta::testing::TempDir dir;
   std::filesystem::copy_file(kData / "h200-torch2.11-kineto-nccl_rank0.json.gz", dir.path() / "rank0.json.gz");
-  // CPU-only, so the basic scan sums the durations: 1e308 + 1e308 = inf.
+  // CPU-only, on the CPU timeline: a window from -1e308 to 1e308 is inf long.
   dir.write("rank1.json", R"({"traceEvents": [
-    {"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":0,"dur":1e308},
-    {"ph":"X","cat":"cpu_op","name":"b","pid":1,"tid":1,"ts":1,"dur":1e308}]})");
+    {"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":-1e308,"dur":1e308},
+    {"ph":"X","cat":"cpu_op","name":"b","pid":1,"tid":1,"ts":0,"dur":1e308}]})");
   // GPU timeline: an interval union of two finite spans that passes the largest double.
   dir.write("rank2.json", R"({"traceEvents": [
     {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":-1e308,"dur":1e308},
