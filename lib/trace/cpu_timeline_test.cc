@@ -140,6 +140,19 @@ TEST(CpuTimeline, NothingButStepsIsNoTimeline) {
     {"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":10,"ts":100,"dur":100}]})J").has_value());
 }
 
+TEST(CpuTimeline, WhichEventsTakePart) {
+  EXPECT_EQ(classify_cpu_event("cpu_op", "aten::mm"), CpuClass::kOperator);
+  EXPECT_EQ(classify_cpu_event("", "aten::mm"), CpuClass::kOperator);  // legacy: no cat
+  EXPECT_EQ(classify_cpu_event("user_annotation", "Optimizer.step#SGD.step"), CpuClass::kOperator);
+  EXPECT_EQ(classify_cpu_event("user_annotation", "ProfilerStep#3"), CpuClass::kStep);
+  for (const char* name : {"gloo:all_reduce", "c10d::allreduce_", "nccl:all_reduce", "record_param_comms",
+                           "mpi:broadcast", "ucc:barrier"})
+    EXPECT_EQ(classify_cpu_event("cpu_op", name), CpuClass::kCommunication) << name;
+  EXPECT_EQ(classify_cpu_event("cpu_op", "aten::gloo_like"), CpuClass::kOperator);
+  for (const char* cat : {"python_function", "gpu_user_annotation", "kernel", "cuda_runtime", "Trace"})
+    EXPECT_EQ(classify_cpu_event(cat, "aten::mm"), CpuClass::kNone) << cat;
+}
+
 TEST(CpuTimeline, LengthWithin) {
   EXPECT_DOUBLE_EQ(length_within({{0, 10}, {20, 30}}, 5, 25), 10);
   EXPECT_DOUBLE_EQ(length_within({{0, 10}}, 10, 20), 0);
