@@ -202,9 +202,11 @@ def cpu_timeline(events):
     # Containment is transitive: an event inside any other is inside a top-level
     # one, so it is enough to test each against the top-level events found so far
     # (in order of start, the longer first).
-    top = []
+    top, top_of_thread = [], {}
     for o in sorted((o for o in ops if o["role"] != "step"), key=lambda o: (o["start"], -o["end"], o["index"])):
-        if not any(contains(t, o) for t in reversed(top)):
+        mine = top_of_thread.setdefault(o["thread"], [])
+        if not any(contains(t, o) for t in reversed(mine)):
+            mine.append(o)
             top.append(o)
     step_ops = [o for o in ops if o["role"] == "step"]
     if step_ops:
