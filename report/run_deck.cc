@@ -57,10 +57,19 @@ std::string metrics_source(const metrics::RunMetrics* r) {
   // The Excel source is all or nothing: parse_results uses it for every rank or none.
   if (!r->per_rank.empty() && r->per_rank.front().parser == metrics::ParserPath::kTracelensExcel)
     return "Aorta TraceLens Excel reports";
-  bool timeline = false, basic = false;
-  for (const auto& rank : r->per_rank) (rank.parser == metrics::ParserPath::kGpuTimeline ? timeline : basic) = true;
-  if (timeline && basic) return "GPU timeline on raw traces, basic raw-trace scan for some ranks";
-  return timeline ? "TraceLens-compatible GPU timeline on raw traces" : "Basic raw-trace scan";
+  bool gpu = false, cpu = false, basic = false;
+  for (const auto& rank : r->per_rank)
+    (rank.parser == metrics::ParserPath::kGpuTimeline   ? gpu
+     : rank.parser == metrics::ParserPath::kCpuTimeline ? cpu
+                                                         : basic) = true;
+  if (gpu + cpu + basic > 1) {
+    std::string mixed;
+    for (auto [used, name] : {std::pair{gpu, "GPU timeline"}, {cpu, "CPU timeline"}, {basic, "basic raw-trace scan"}})
+      if (used) mixed += (mixed.empty() ? "" : ", ") + std::string(name);
+    return mixed + " on raw traces, by rank";
+  }
+  if (cpu) return "CPU timeline (operators and collectives) on raw traces";
+  return gpu ? "TraceLens-compatible GPU timeline on raw traces" : "Basic raw-trace scan";
 }
 
 const config::Threshold* configured(const config::Variant& v, const std::string& key) {

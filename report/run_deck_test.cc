@@ -299,6 +299,25 @@ TEST(RunDeck, AcceleratorFieldsOnlyOnAcceleratorRuns) {
   EXPECT_EQ(fields(), all);
 }
 
+// The run card names the parser path of the ranks: the CPU timeline for gloo on CPU
+// (no accelerator fields), each path by name when the ranks differ.
+TEST(RunDeck, MetricsSourceNamesTheParserPath) {
+  Fixture f;
+  auto source = [&] {
+    const std::string html = page(run_deck_json(f.input()));
+    const std::string open = "<th>Metrics source</th><td>";
+    const size_t at = html.find(open);
+    return at == std::string::npos ? std::string() : html.substr(at + open.size(), html.find("</td>", at) - at - open.size());
+  };
+  EXPECT_EQ(source(), "Basic raw-trace scan");
+  for (auto& r : f.result.per_rank) r.parser = metrics::ParserPath::kCpuTimeline;
+  EXPECT_EQ(source(), "CPU timeline (operators and collectives) on raw traces");
+  f.variant.skip_rccl_build = true;
+  EXPECT_FALSE(run_deck_json(f.input())["accelerator_fields"].get<bool>());
+  f.result.per_rank[1].parser = metrics::ParserPath::kGpuTimeline;
+  EXPECT_EQ(source(), "GPU timeline, CPU timeline on raw traces, by rank");
+}
+
 // This tool's words: gtest stages and the HTML report, not the original's pytest.
 TEST(RunDeck, WordsOfThisTool) {
   Fixture f;

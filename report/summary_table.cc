@@ -30,7 +30,7 @@ void write_summary_table(const metrics::RunMetrics& run, std::ostream& out) {
                      run.max_iteration_time_us / 1000, run.avg_compute_ratio * 100, run.avg_comm_ratio * 100,
                      run.avg_overlap_ratio * 100, run.per_rank.size());
   out << steps_line(run);
-  out << "comm = exposed communication on the GPU-timeline path, total communication on the basic scan; "
+  out << "comm = exposed communication on the GPU and CPU timeline paths, total communication on the basic scan; "
          "overlap = share of communication that runs under compute\n";
 }
 

@@ -8,6 +8,9 @@ Written from the definitions, not from the C++ code:
   (cat cuda_runtime / cuda_driver) with the same args.correlation has its CPU ts in
   [step ts, step ts + dur); which GPU events count at all, and whether each is
   compute, communication or memcpy, is tools/independent_metrics.py's selection;
+- on a trace without GPU events, the CPU timeline instead (independent_metrics.py's
+  cpu_timeline): a step's compute and communication are the rank's COMP and COMM
+  within [step ts, step ts + dur);
 - per step: compute = |union of compute|, comm = |union of communication|,
   overlap = |compute ∩ comm| (found here by a sweep over all boundaries),
   exposed comm = comm - overlap, overlap ratio = overlap / comm;
@@ -71,8 +74,18 @@ def per_step(path, include_unlinked):
         c = e.get("args", {}).get("correlation") if isinstance(e.get("args"), dict) else None
         if e.get("cat") in ("cuda_runtime", "cuda_driver") and c is not None and c not in launch_ts:
             launch_ts[c] = e["ts"]
+    any_gpu = any(e.get("cat") in im.GPU_CATS and "ts" in e and "dur" in e and e["dur"] >= 0 for e in events)
+    cpu = im.cpu_timeline(events) if not gpu and not any_gpu else None
     out = []
     for s in steps:
+        if cpu is not None:
+            lo, hi = s["ts"], s["ts"] + s["dur"]
+            comp_len, comm_len, overlap = covered(im.clip(cpu["_compute"], lo, hi), im.clip(cpu["_comm"], lo, hi))
+            out.append({"step": s["step"], "start_us": s["ts"], "step_time_ms": s["dur"] / 1000.0, "gpu_events": 0,
+                        "compute_time_ms": comp_len / 1000.0, "comm_time_ms": comm_len / 1000.0,
+                        "exposed_comm_time_ms": (comm_len - overlap) / 1000.0, "overlap_time_ms": overlap / 1000.0,
+                        "overlap_ratio": overlap / comm_len if comm_len > 0 else None})
+            continue
         mine = [g for g in gpu
                 if g.get("args", {}).get("correlation") in launch_ts
                 and s["ts"] <= launch_ts[g["args"]["correlation"]] < s["ts"] + s["dur"]]
@@ -85,7 +98,7 @@ def per_step(path, include_unlinked):
                         "comm_time_ms": comm_len / 1000.0, "exposed_comm_time_ms": (comm_len - overlap) / 1000.0,
                         "overlap_time_ms": overlap / 1000.0,
                         "overlap_ratio": overlap / comm_len if comm_len > 0 else None})
-        else:  # no GPU timeline: step times only
+        else:  # neither timeline: step times only
             row.update({"gpu_events": 0, "compute_time_ms": None, "comm_time_ms": None,
                         "exposed_comm_time_ms": None, "overlap_time_ms": None, "overlap_ratio": None})
         out.append(row)

@@ -175,10 +175,10 @@ std::string joined(const std::vector<std::string>& lines) {
 TEST(TraceSet, DurSumThatOverflowsIsTheFilesError) {
   aorta::testing::TempDir dir;
   std::filesystem::copy_file(kData / "h200-torch2.11-kineto-nccl_rank0.json.gz", dir.path() / "rank0.json.gz");
-  // CPU-only, so the basic scan sums the durations: 1e308 + 1e308 = inf.
+  // CPU-only, on the CPU timeline: a window from -1e308 to 1e308 is inf long.
   dir.write("rank1.json", R"({"traceEvents": [
-    {"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":0,"dur":1e308},
-    {"ph":"X","cat":"cpu_op","name":"b","pid":1,"tid":1,"ts":1,"dur":1e308}]})");
+    {"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":-1e308,"dur":1e308},
+    {"ph":"X","cat":"cpu_op","name":"b","pid":1,"tid":1,"ts":0,"dur":1e308}]})");
   // GPU timeline: an interval union of two finite spans that passes the largest double.
   dir.write("rank2.json", R"({"traceEvents": [
     {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":-1e308,"dur":1e308},
@@ -223,15 +223,57 @@ TEST(TraceSet, BadMemoryLimitInTheEnvironmentIsAnError) {
   EXPECT_NE(joined(set.errors).find("AORTA_TRACE_MEMORY_LIMIT: '12 parsecs' is not a byte size"), std::string::npos);
 }
 
-TEST(TraceSet, NoGpuEventsFallsBackToTheBasicScanWithAWarning) {
+// The expected figures are tools/independent_metrics.py's on the same files (its
+// cpu_timeline, written from the definitions); the legacy trace's times are whole
+// microseconds, so its sums are exact.
+TEST(TraceSet, NoGpuEventsGivesTheCpuTimelineInBothFormats) {
   std::vector<std::string> warnings;
-  auto m = analyze_trace_file(kData / "debian-torch1.13-gloo-legacy_rank0.json.gz", {}, warnings);
-  ASSERT_TRUE(m.ok());
+  auto legacy = analyze_trace_file(kData / "debian-torch1.13-gloo-legacy_rank0.json.gz", {}, warnings);
+  ASSERT_TRUE(legacy.ok());
+  EXPECT_EQ(legacy->parser, ParserPath::kCpuTimeline);
+  EXPECT_STREQ(parser_name(legacy->parser), "cpu_timeline");
+  EXPECT_EQ(*legacy->rank, 0);  // from "_rank0" in the file name
+  EXPECT_EQ(legacy->rank_source, "path");
+  EXPECT_DOUBLE_EQ(legacy->total_time_us, 44072);  // ProfilerStep#1 start .. ProfilerStep#3 end
+  EXPECT_DOUBLE_EQ(legacy->compute_time_us, 31134);
+  EXPECT_DOUBLE_EQ(legacy->total_comm_time_us, 12155);
+  EXPECT_DOUBLE_EQ(legacy->comm_time_us, 11863);
+  EXPECT_DOUBLE_EQ(*legacy->exposed_comm_time_us, 11863);
+  EXPECT_DOUBLE_EQ(*legacy->busy_time_us, 42997);
+  EXPECT_DOUBLE_EQ(*legacy->idle_time_us, 1075);
+  EXPECT_DOUBLE_EQ(legacy->compute_ratio, 31134.0 / 44072);
+  EXPECT_DOUBLE_EQ(legacy->comm_ratio, 11863.0 / 44072);
+  EXPECT_DOUBLE_EQ(legacy->overlap_ratio, (12155.0 - 11863) / 12155);
+  EXPECT_FALSE(legacy->total_memcpy_time_us.has_value());
+  ASSERT_EQ(legacy->steps.size(), 3u);  // per-step figures from the same timeline
+  EXPECT_DOUBLE_EQ(*legacy->steps[0].compute_ms, 10.205);
+  EXPECT_DOUBLE_EQ(*legacy->steps[0].comm_ms, 5.576);
+  EXPECT_DOUBLE_EQ(*legacy->steps[0].overlap_ms, 0.154);
+  EXPECT_DOUBLE_EQ(*legacy->steps[2].exposed_comm_ms, 2.025);
+
+  auto kineto = analyze_trace_file(kData / "h200-torch2.11-kineto-gloo_rank0.json.gz", {}, warnings);
+  ASSERT_TRUE(kineto.ok());
+  EXPECT_EQ(kineto->parser, ParserPath::kCpuTimeline);
+  EXPECT_NEAR(kineto->total_time_us, 67352.7607421875, 1e-6);  // no steps: the events' span
+  EXPECT_NEAR(kineto->compute_time_us, 60086.5703125, 1e-6);
+  EXPECT_NEAR(kineto->total_comm_time_us, 4180.1298828125, 1e-6);
+  EXPECT_NEAR(kineto->comm_time_us, 3925.6044921875, 1e-6);
+  EXPECT_NEAR(kineto->overlap_ratio, 0.06088934979545389, 1e-12);
+  EXPECT_TRUE(kineto->steps.empty());
+  for (const auto& w : warnings) EXPECT_EQ(w.find("basic raw-trace scan"), std::string::npos) << w;
+}
+
+TEST(TraceSet, NeitherTimelineFallsBackToTheBasicScanWithAWarning) {
+  aorta::testing::TempDir dir;
+  auto file = dir.write("rank0.json", R"J({"traceEvents": [
+    {"ph":"X","cat":"python_function","name":"train.py(12): step","pid":1,"tid":1,"ts":0,"dur":50},
+    {"ph":"i","cat":"cpu_instant_event","name":"[memory]","pid":1,"tid":1,"ts":60}]})J");
+  std::vector<std::string> warnings;
+  auto m = analyze_trace_file(file, {}, warnings);
+  ASSERT_TRUE(m.ok()) << m.error().describe();
   EXPECT_EQ(m->parser, ParserPath::kBasicScan);
-  EXPECT_EQ(*m->rank, 0);  // from "_rank0" in the file name
-  EXPECT_EQ(m->rank_source, "path");
   ASSERT_FALSE(warnings.empty());
-  EXPECT_NE(warnings[0].find("no GPU events"), std::string::npos);
+  EXPECT_NE(warnings[0].find("no GPU events and no CPU operators"), std::string::npos) << warnings[0];
 }
 
 }  // namespace

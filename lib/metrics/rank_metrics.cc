@@ -12,6 +12,7 @@ double ratio(double part, double whole) { return whole > 0 ? part / whole : 0.0;
 const char* parser_name(ParserPath path) {
   switch (path) {
     case ParserPath::kGpuTimeline: return "tracelens_gpu_timeline";
+    case ParserPath::kCpuTimeline: return "cpu_timeline";
     case ParserPath::kBasicScan: return "basic_scan";
     case ParserPath::kTracelensExcel: return "tracelens_excel";
   }
@@ -34,6 +35,14 @@ RankMetrics from_timeline(const trace::Breakdown& b) {
   m.comm_ratio = ratio(b.exposed_comm_time, b.total_time);
   m.exposed_comm_ratio = m.comm_ratio;
   m.overlap_ratio = ratio(b.comp_comm_overlap_time, b.total_comm_time);
+  return m;
+}
+
+RankMetrics from_cpu_timeline(const trace::Breakdown& b) {
+  RankMetrics m = from_timeline(b);
+  m.parser = ParserPath::kCpuTimeline;
+  m.total_memcpy_time_us.reset();
+  m.exposed_memcpy_time_us.reset();
   return m;
 }
 

@@ -14,7 +14,8 @@ namespace aorta::metrics {
 
 enum class ParserPath {
   kGpuTimeline,  // TraceLens-compatible gpu_timeline over GPU events
-  kBasicScan,    // the original's raw scan: no GPU timeline in the trace (CPU-only runs)
+  kCpuTimeline,  // the same breakdown on CPU operators and collectives: no GPU events (trace/cpu_timeline.h)
+  kBasicScan,    // the original's raw scan: neither timeline in the trace
   kTracelensExcel,  // the gpu_timeline sheet of TraceLens's per-rank Excel report (single node)
 };
 
@@ -27,7 +28,7 @@ struct RankMetrics {
   ParserPath parser = ParserPath::kGpuTimeline;
   double total_time_us = 0;
   double compute_time_us = 0;
-  // The original's "comm": exposed communication on the timeline path, total
+  // The original's "comm": exposed communication on the timeline paths, total
   // communication-kernel time on the basic scan.
   double comm_time_us = 0;
   double total_comm_time_us = 0;
@@ -46,6 +47,10 @@ struct RankMetrics {
 // Timeline path. Overlap is |COMP ∩ COMM| / |COMM| (HTA's comp_comm_overlap): the
 // original's max(0, compute + exposed - total) / exposed is 0 on every such trace.
 RankMetrics from_timeline(const trace::Breakdown& b);
+
+// CPU timeline path: the timeline path's fields and formulas over the CPU timeline's
+// breakdown; the memcpy fields are absent (no copies on that timeline).
+RankMetrics from_cpu_timeline(const trace::Breakdown& b);
 
 // Basic scan path, the original's formulas: total is the sum of event durations
 // (or the trace span when that is 0), overlap max(0, compute + comm - total) / comm.

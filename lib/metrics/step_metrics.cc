@@ -55,4 +55,26 @@ std::vector<StepMetrics> step_metrics(const trace::TraceData& data, const std::v
   return out;
 }
 
+std::vector<StepMetrics> cpu_step_metrics(const trace::TraceData& data, const trace::CpuTimeline& timeline) {
+  std::vector<StepMetrics> out = step_metrics(data, {});
+  // The annotations in step_metrics's order (by start, stable), for their exact ends.
+  std::vector<trace::StepAnnotation> steps(data.steps.begin(), data.steps.end());
+  std::stable_sort(steps.begin(), steps.end(),
+                   [](const trace::StepAnnotation& a, const trace::StepAnnotation& b) { return a.ts < b.ts; });
+  const trace::Intervals exposed = trace::subtract_intervals(timeline.comm, timeline.compute);
+  const trace::Intervals overlap = trace::intersect_intervals(timeline.compute, timeline.comm);
+  for (size_t k = 0; k < out.size(); ++k) {
+    StepMetrics& m = out[k];
+    const double start = steps[k].ts, end = steps[k].ts + steps[k].dur;
+    const double comm = trace::length_within(timeline.comm, start, end);
+    const double both = trace::length_within(overlap, start, end);
+    m.compute_ms = trace::length_within(timeline.compute, start, end) / 1000.0;
+    m.comm_ms = comm / 1000.0;
+    m.exposed_comm_ms = trace::length_within(exposed, start, end) / 1000.0;
+    m.overlap_ms = both / 1000.0;
+    if (comm > 0) m.overlap_ratio = both / comm;
+  }
+  return out;
+}
+
 }  // namespace aorta::metrics

@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "trace/cpu_timeline.h"
 #include "trace/trace_reader.h"
 
 namespace aorta::metrics {
@@ -16,9 +17,9 @@ struct StepMetrics {
   int64_t step = 0;       // N of ProfilerStep#N
   double start_us = 0;    // the annotation's ts (trace clock)
   double time_ms = 0;     // the annotation's dur
-  uint64_t gpu_events = 0;  // timeline events launched in the step
-  // The step's events on the rank's timeline (timeline.h); absent when the rank has
-  // no GPU timeline (a CPU-only trace).
+  uint64_t gpu_events = 0;  // timeline events launched in the step (0 on the CPU timeline)
+  // The step's share of the rank's timeline (timeline.h, or cpu_timeline.h); absent
+  // when the rank has neither (basic scan).
   std::optional<double> compute_ms;
   std::optional<double> comm_ms;          // all communication
   std::optional<double> exposed_comm_ms;  // communication where no compute runs
@@ -30,6 +31,11 @@ struct StepMetrics {
 // timeline selection (select_gpu_events); empty: no GPU timeline. A launch counts
 // in [ts, ts + dur) of a step; events launched outside every step are in none.
 std::vector<StepMetrics> step_metrics(const trace::TraceData& data, const std::vector<bool>& selected);
+
+// The same on the CPU timeline: a step's figures are the rank's COMP and COMM
+// (cpu_timeline.h) within [ts, ts + dur) of its annotation, so an operator that
+// straddles two steps is shared by the time it spends in each.
+std::vector<StepMetrics> cpu_step_metrics(const trace::TraceData& data, const trace::CpuTimeline& timeline);
 
 struct StepStraggler {
   int64_t step = 0;

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "common/utf8.h"
+#include "trace/cpu_timeline.h"
 #include "trace/trace_files.h"
 #include "trace/trace_reader.h"
 
@@ -49,16 +50,22 @@ Result<RankMetrics> analyze_trace_file(const fs::path& file, const AnalyzeOption
     m = from_timeline(breakdown);
     m.steps = step_metrics(*data, selected);
   } else {
-    m.steps = step_metrics(*data, {});  // step times only: no GPU timeline to split
-    const char* why = data->gpu_events.empty() ? "it has no GPU events"
-                                               : "none of its GPU events is linked to a launch (try --include-unlinked-kernels)";
-    warnings.push_back(fmt::format("{}: no GPU timeline because {}; using the basic raw-trace scan", name, why));
+    // No GPU timeline: read again with the basic scan, which also keeps the CPU events
+    // of a trace without GPU events (small: gloo on CPU) for the CPU timeline.
     auto full = trace::read_trace(file, trace::BasicScanMode::kInclude, limits);
     if (!full) return full.error();
-    std::vector<StepMetrics> steps = std::move(m.steps);
-    m = from_basic_scan(full->basic);
-    m.steps = std::move(steps);
-    if (m.total_time_us <= 0) return Error{ErrorCode::kInvalidInput, "trace has no timed events", name};
+    if (auto cpu = trace::cpu_timeline(*full)) {
+      m = from_cpu_timeline(cpu->breakdown);
+      m.steps = cpu_step_metrics(*full, *cpu);
+    } else {
+      const char* why = data->gpu_events.empty()
+                            ? "it has no GPU events and no CPU operators or collectives"
+                            : "none of its GPU events is linked to a launch (try --include-unlinked-kernels)";
+      warnings.push_back(fmt::format("{}: no GPU or CPU timeline because {}; using the basic raw-trace scan", name, why));
+      m = from_basic_scan(full->basic);
+      m.steps = step_metrics(*full, {});  // step times only: no timeline to split
+      if (m.total_time_us <= 0) return Error{ErrorCode::kInvalidInput, "trace has no timed events", name};
+    }
   }
   for (double v : {m.total_time_us, m.compute_time_us, m.comm_time_us, m.total_comm_time_us, m.compute_ratio,
                    m.comm_ratio, m.overlap_ratio, m.busy_time_us.value_or(0), m.idle_time_us.value_or(0),

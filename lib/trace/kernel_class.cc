@@ -77,4 +77,13 @@ BasicClass classify_basic(std::string_view cat, std::string_view name) {
   return BasicClass::kOther;
 }
 
+CpuClass classify_cpu_event(std::string_view cat, std::string_view name) {
+  if (!cat.empty() && cat != "cpu_op" && cat != "user_annotation") return CpuClass::kNone;
+  if (name.starts_with("ProfilerStep#")) return CpuClass::kStep;
+  for (std::string_view prefix : {"c10d::", "gloo:", "nccl:", "mpi:", "ucc:"})
+    if (name.starts_with(prefix)) return CpuClass::kCommunication;
+  if (name == "record_param_comms") return CpuClass::kCommunication;
+  return CpuClass::kOperator;
+}
+
 }  // namespace aorta::trace

@@ -16,6 +16,16 @@ enum class BasicClass : unsigned char { kCommunication, kMemory, kComputeKernel,
 // The original's raw scan (reference §3.5), applied to every event with dur > 0.
 BasicClass classify_basic(std::string_view cat, std::string_view name);
 
+// Events of the CPU timeline (cpu_timeline.h), the timeline of traces without GPU
+// events. Only complete ("X") events of cat cpu_op or user_annotation (Kineto) or
+// without a cat (torch 1.13's legacy writer) take part:
+//   kStep           ProfilerStep#N, the step marker (not an operator)
+//   kCommunication  a collective: name starting c10d::, gloo:, nccl:, mpi: or ucc:, or
+//                   record_param_comms (PyTorch's wrapper around every collective)
+//   kOperator       every other one (aten ops, record_function annotations)
+enum class CpuClass : unsigned char { kNone, kOperator, kCommunication, kStep };
+CpuClass classify_cpu_event(std::string_view cat, std::string_view name);
+
 // Case-insensitive substring search; needle must be lower case.
 bool contains_lower(std::string_view haystack, std::string_view lower_needle);
 

@@ -221,6 +221,7 @@ class NameClasses {
     BasicClass basic;
     GpuClass gpu;
     bool launch;  // name contains "launch", any case
+    CpuClass cpu;
   };
   Classes get(std::string_view cat, std::string_view name) {
     key_.assign(cat);
@@ -228,7 +229,8 @@ class NameClasses {
     key_.append(name);
     auto it = cache_.find(key_);
     if (it != cache_.end()) return it->second;
-    Classes c{classify_basic(cat, name), classify_gpu_event(cat, name), contains_lower(name, "launch")};
+    Classes c{classify_basic(cat, name), classify_gpu_event(cat, name), contains_lower(name, "launch"),
+              classify_cpu_event(cat, name)};
     if (bytes_ < kMaxBytes) {
       cache_.emplace(key_, c);
       bytes_ += key_.size() + 80;
@@ -368,6 +370,11 @@ void add_event(PartState& part, const RawEvent& ev, const NameClasses::Classes& 
   if ((cat == Cat::kKernel || cat == Cat::kMemcpy || cat == Cat::kMemset) && ev.has_ts && ev.has_dur) {
     gpu_index = static_cast<int32_t>(data.gpu_events.size());
     data.gpu_events.push_back({ev.ts, ev.ts + ev.dur, cls.gpu, ev.correlation});
+    if (!data.cpu_events.empty()) LargeVector<CpuEvent>().swap(data.cpu_events);  // a GPU trace: not needed
+  } else if (data.has_basic_scan && cls.cpu != CpuClass::kNone && data.gpu_events.empty() && ev.ph == "X" &&
+             ev.has_ts && ev.has_dur && ev.has_pid && ev.has_tid) {
+    data.cpu_events.push_back({ev.ts, ev.ts + ev.dur, threads.intern(ev.pid, ev.tid, tags & (kPidInterned | kTidInterned)),
+                               cls.cpu});
   }
   if (cat == Cat::kRuntime) {
     data.runtime_launches.push_back({ev.correlation, ev.external_id, ev.ts,
@@ -450,7 +457,7 @@ Status read_into(PartState& state, const std::filesystem::path& file, bool basic
     }
     if (!basic && !timeline_category(ev.cat)) {
       // Only its link key can matter (the (pid, tid, key) map holds every keyed event).
-      static const NameClasses::Classes kNone{BasicClass::kOther, GpuClass::kComputation, false};
+      static const NameClasses::Classes kNone{BasicClass::kOther, GpuClass::kComputation, false, CpuClass::kNone};
       add_event(state, ev, kNone);
       return;
     }
@@ -521,6 +528,7 @@ Status read_into(PartState& state, const std::filesystem::path& file, bool basic
   auto state_bytes = [&] {
     return used_bytes(data.gpu_events) + used_bytes(data.keyed_events) + used_bytes(data.runtime_launches) +
            used_bytes(data.flow_starts) + used_bytes(data.flow_ends) + used_bytes(undecided) + used_bytes(data.steps) +
+           used_bytes(data.cpu_events) +
            used_bytes(state.interned_flow_starts) + interner.bytes() + threads.bytes() + names.bytes();
   };
   auto within_budget = [&]() -> Status {
@@ -530,7 +538,9 @@ Status read_into(PartState& state, const std::filesystem::path& file, bool basic
                      std::to_string(limits.max_state_bytes >> 20) + " MiB of " + std::to_string(limits.total_bytes >> 20) +
                      " MiB, reached after " + std::to_string(data.gpu_events.size()) + " GPU events and " +
                      std::to_string(data.keyed_events.size() + undecided.size()) +
-                     " keyed events; AORTA_TRACE_MEMORY_LIMIT raises it)",
+                     " keyed events" +
+                     (data.cpu_events.empty() ? std::string() : " and " + std::to_string(data.cpu_events.size()) + " CPU events") +
+                     "; AORTA_TRACE_MEMORY_LIMIT raises it)",
                  file.string()};
   };
   callbacks.on_events = [&](const EventBatch& batch) -> Status {

@@ -53,6 +53,16 @@ struct StepAnnotation {
   double dur = 0;
 };
 
+// A CPU event of the CPU timeline (cpu_timeline.h). Recorded only by the read with
+// the basic scan, and only while the trace has shown no GPU event: the first one
+// drops them all, as a GPU trace has its GPU timeline.
+struct CpuEvent {
+  double ts = 0;
+  double end = 0;
+  uint32_t thread = 0;  // interned (pid, tid)
+  CpuClass cls = CpuClass::kOperator;
+};
+
 struct FlowEnd {
   int64_t id = 0;
   uint32_t thread = 0;    // interned (pid, tid) of the "f" event
@@ -84,6 +94,7 @@ struct TraceData {
   LargeVector<KeyedEvent> keyed_events;
   LargeVector<RuntimeLaunch> runtime_launches;  // cuda_runtime / cuda_driver events, file order
   std::vector<StepAnnotation> steps;            // file order; a handful per trace
+  LargeVector<CpuEvent> cpu_events;             // file order; empty unless read with the basic scan
   // The first runtime event whose name contains "launch" decides the link key; a
   // trace without one links by External id (TraceLens's default) and leaves this empty.
   std::optional<bool> link_by_correlation;
@@ -95,7 +106,8 @@ struct TraceData {
 };
 
 enum class BasicScanMode {
-  kInclude,  // sum the basic scan too (every event's name, ts and dur are decoded)
+  kInclude,  // sum the basic scan too (every event's name, ts and dur are decoded), and
+             // record the CPU events of a trace without GPU events (cpu_events)
   kSkip,     // GPU timeline data only: events outside it skip name, ts and dur
 };
 

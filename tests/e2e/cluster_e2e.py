@@ -56,6 +56,8 @@ with tempfile.TemporaryDirectory() as work:
     for r in ranks:
         ref = json.loads(subprocess.run([sys.executable, CHECKER, r["source"]], check=True, capture_output=True,
                                         text=True).stdout)
+        # gloo on CPU: both sides on the CPU timeline.
+        expect(r["parser"] == ref["parser"] == "cpu_timeline", f"rank {r['rank']} parser {r['parser']} vs {ref['parser']}")
         for key in ("total_time_us", "compute_time_us", "comm_time_us", "compute_ratio", "comm_ratio", "overlap_ratio"):
             expect(abs(r[key] - ref[key]) <= 1e-9 * max(1, abs(ref[key])), f"rank {r['rank']} {key}: {r[key]} vs {ref[key]}")
     mean = sum(r["total_time_us"] for r in ranks) / len(ranks)

@@ -57,6 +57,32 @@ def check(binary, traces, unlinked):
           f"compute {perf['avg_compute_ratio']:.4f}, iteration {perf['avg_iteration_time_ms']:.3f} ms")
 
 
+CPU_FIELDS = ["total_time_us", "compute_time_us", "comm_time_us", "total_comm_time_us", "exposed_comm_time_us",
+              "busy_time_us", "idle_time_us", "compute_ratio", "comm_ratio", "overlap_ratio"]
+
+
+def check_cpu(binary, data, name):
+    """A trace without GPU events (gloo on CPU): the CPU timeline, real numbers."""
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.copy(os.path.join(data, name), tmp)
+        out = os.path.join(tmp, "a.json")
+        subprocess.run([binary, "analyze", tmp, "--output", out], check=True, stdout=subprocess.DEVNULL)
+        mine = json.load(open(out))
+        ref = subprocess.run([sys.executable, CHECKER, os.path.join(tmp, name)], check=True, capture_output=True,
+                             text=True)
+    e = json.loads(ref.stdout)
+    e["exposed_comm_time_us"] = e["comm_time_us"]
+    assert mine["parse"]["status"] == "success", mine["parse"]
+    [r] = mine["per_rank_summary"]
+    assert r["parser"] == e["parser"] == "cpu_timeline", (r["parser"], e["parser"])
+    assert r["total_memcpy_time_us"] is None and r["exposed_memcpy_time_us"] is None, r
+    assert r["compute_ratio"] > 0 and r["total_comm_time_us"] > 0, r
+    for f in CPU_FIELDS:
+        close(r[f], e[f], f"{name} {f}")
+    print(f"ok: {name}: cpu_timeline, compute {r['compute_ratio']:.4f}, comm {r['comm_ratio']:.4f}, "
+          f"overlap {r['overlap_ratio']:.4f}, total {r['total_time_us'] / 1000:.3f} ms")
+
+
 def main():
     binary, data = os.path.abspath(sys.argv[1]), sys.argv[2]
     with tempfile.TemporaryDirectory() as traces:
@@ -68,6 +94,8 @@ def main():
         for name in ("h200-torch2.11-kineto-nccl_rank0.json.gz", "h200-torch2.11-kineto-nccl_rank1.json.gz"):
             shutil.copy(os.path.join(data, name), traces)
         check(binary, traces, unlinked=False)
+    for name in ("h200-torch2.11-kineto-gloo_rank0.json.gz", "debian-torch1.13-gloo-legacy_rank0.json.gz"):
+        check_cpu(binary, data, name)
 
 
 if __name__ == "__main__":

@@ -81,7 +81,7 @@ def main():
     binary, data = os.path.abspath(sys.argv[1]), sys.argv[2]
     cases = [(("h200-aorta-overlap_rank0.pt.trace.json.gz", "h200-aorta-overlap_rank1.pt.trace.json.gz"), (False, True)),
              (("h200-torch2.11-kineto-nccl_rank0.json.gz", "h200-torch2.11-kineto-nccl_rank1.json.gz"), (False,)),
-             # CPU-only (torch 1.13, gloo): step times without GPU figures.
+             # CPU-only (torch 1.13, gloo): the steps' shares of the CPU timeline.
              (("debian-torch1.13-gloo-legacy_rank0.json.gz",), (False,))]
     for names, modes in cases:
         with tempfile.TemporaryDirectory() as traces:

@@ -68,8 +68,9 @@ def cases(rank1):
                "rank1.json: distributedInfo.rank 7 is out of range (0 to 1, world_size 2)")
     yield Case("dur_sum_overflows",
                {"rank1.json": b'{"traceEvents": [\n'
-                              b'{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":0,"dur":1e308},\n'
-                              b'{"ph":"X","cat":"cpu_op","name":"b","pid":1,"tid":1,"ts":1,"dur":1e308}]}'},
+                              # CPU-only: the CPU timeline's window, -1e308 .. 1e308, is inf long
+                              b'{"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":-1e308,"dur":1e308},\n'
+                              b'{"ph":"X","cat":"cpu_op","name":"b","pid":1,"tid":1,"ts":0,"dur":1e308}]}'},
                "rank1.json: the event times overflow")
     yield Case("non_utf8_name_and_event",
                {b"rank1_\xff.json": b'{"traceEvents": [{"ph":"X","name":"\xff\xfe\xe2\x82","dur":NaN}]}'},
