@@ -44,6 +44,21 @@ struct LocalNode {
   }
 };
 
+// One bare-metal node "n1" whose answers are scripted, with the folder /r.
+struct ScriptedNode {
+  aorta::testing::FakeTransport fake;
+  config::Variant v;
+  config::Cluster cluster;
+  ScriptedNode() {
+    v.container.runtime = config::RuntimeKind::kNone;
+    cluster.nodes = {{"n1", "10.0.0.1", ""}};
+  }
+  Result<FetchedFolder> fetch(const fs::path& dest, const fs::path& output_root) {
+    NodeExec exec(fake, v, cluster);
+    return fetch_report_folder(exec, 0, "/r", 0, dest, output_root, std::chrono::seconds(30));
+  }
+};
+
 // Audit P5: every regular file at least as new as the floor, in its place under the
 // destination; older files and links stay behind.
 TEST(AnalysisReports, FetchesFreshRegularFilesOnly) {
@@ -84,17 +99,11 @@ TEST(AnalysisReports, AMissingFolderSaysSo) {
 // the reports are either all there or not at all.
 TEST(AnalysisReports, AFailedFileLeavesNoPartialTree) {
   TempDir node, out;
-  aorta::testing::FakeTransport fake;
+  ScriptedNode n;
   node.write("r/a.csv", "a");
-  fake.serve_files("n1", node.path());
-  std::string listing = std::string("1.0\ta.csv") + '\0' + "2.0\tmissing.csv" + '\0';
-  fake.on("n1", "find .", 0, listing);
-  config::Variant v;
-  v.container.runtime = config::RuntimeKind::kNone;
-  config::Cluster cluster;
-  cluster.nodes = {{"n1", "10.0.0.1", ""}};
-  NodeExec exec(fake, v, cluster);
-  auto got = fetch_report_folder(exec, 0, "/r", 0, out.path() / "gemm_analysis", out.path(), std::chrono::seconds(30));
+  n.fake.serve_files("n1", node.path());
+  n.fake.on("n1", "find .", 0, std::string("1.0\ta.csv") + '\0' + "2.0\tmissing.csv" + '\0');
+  auto got = n.fetch(out.path() / "gemm_analysis", out.path());
   ASSERT_FALSE(got.ok());
   EXPECT_NE(got.error().message.find("/r: download of missing.csv failed"), std::string::npos) << got.error().message;
   EXPECT_TRUE(fs::is_empty(out.path())) << "a partial tree was left";
@@ -102,17 +111,12 @@ TEST(AnalysisReports, AFailedFileLeavesNoPartialTree) {
 
 TEST(AnalysisReports, RefusesAPathLeavingTheFolder) {
   TempDir out;
-  aorta::testing::FakeTransport fake;
-  fake.on("n1", "find .", 0, std::string("1.0\t../../etc/passwd") + '\0');
-  config::Variant v;
-  v.container.runtime = config::RuntimeKind::kNone;
-  config::Cluster cluster;
-  cluster.nodes = {{"n1", "10.0.0.1", ""}};
-  NodeExec exec(fake, v, cluster);
-  auto got = fetch_report_folder(exec, 0, "/r", 0, out.path() / "x", out.path(), std::chrono::seconds(30));
+  ScriptedNode n;
+  n.fake.on("n1", "find .", 0, std::string("1.0\t../../etc/passwd") + '\0');
+  auto got = n.fetch(out.path() / "x", out.path());
   ASSERT_FALSE(got.ok());
   EXPECT_NE(got.error().message.find("refused unsafe path: ../../etc/passwd"), std::string::npos);
-  EXPECT_TRUE(fake.downloads("n1").empty());
+  EXPECT_TRUE(n.fake.downloads("n1").empty());
 }
 
 // The stage end to end: the script writes into <trace parent>/tracelens_analysis (the
