@@ -53,6 +53,7 @@ ordered_json performance_json(const metrics::RunMetrics& run) {
   p["avg_comm_ratio"] = run.avg_comm_ratio;
   p["avg_overlap_ratio"] = run.avg_overlap_ratio;
   p["avg_exposed_comm_ratio"] = optional_number(run.avg_exposed_comm_ratio);
+  p["peak_memory_gb"] = optional_number(run.peak_memory_gb);
   p["ranks"] = run.per_rank.size();
   // Per-step figures (ProfilerStep#N annotations), over every rank's steps; null
   // when the traces have none.
@@ -95,6 +96,7 @@ ordered_json per_rank_json(const metrics::RunMetrics& run) {
     o["comm_ratio"] = r.comm_ratio;
     o["exposed_comm_ratio"] = optional_number(r.exposed_comm_ratio);
     o["overlap_ratio"] = r.overlap_ratio;
+    o["peak_memory_gb"] = optional_number(r.peak_memory_gb);
     o["steps"] = steps_json(r.steps);  // empty: no ProfilerStep annotations
     list.push_back(o);
   }

@@ -305,6 +305,11 @@ def analyse(path, include_unlinked):
         result["rank"] = doc["distributedInfo"].get("rank")
     result["file"] = path
     result["selected_gpu_events"] = len(gpu)
+    # The original's peak memory: the largest "Total Allocated" (bytes) of any event, in GiB.
+    allocated = [e["args"]["Total Allocated"] for e in events
+                 if isinstance(e.get("args"), dict) and isinstance(e["args"].get("Total Allocated"), (int, float))
+                 and not isinstance(e["args"]["Total Allocated"], bool) and e["args"]["Total Allocated"] >= 0]
+    result["peak_memory_gb"] = max(allocated) / 1024 ** 3 if allocated else None
     return result
 
 

@@ -98,7 +98,9 @@ def main():
     sched = schedule(wait=prof_cfg.get("wait", 1), warmup=prof_cfg.get("warmup", 1),
                      active=prof_cfg.get("active", 3), repeat=prof_cfg.get("repeat", 1))
     handler = tensorboard_trace_handler(rank_dir)
-    profiler = profile(activities=[ProfilerActivity.CPU], schedule=sched, on_trace_ready=handler)
+    # profile_memory: allocator events ("[memory]", args "Total Allocated") give peak_memory_gb.
+    profiler = profile(activities=[ProfilerActivity.CPU], schedule=sched, on_trace_ready=handler,
+                       profile_memory=prof_cfg.get("profile_memory", True))
     if not prof_cfg.get("enabled", True):
         profiler = contextlib.nullcontext(types.SimpleNamespace(step=lambda: None))
     with profiler as prof:

@@ -41,6 +41,9 @@ struct RankMetrics {
   double comm_ratio = 0;
   double overlap_ratio = 0;
   std::optional<double> exposed_comm_ratio;
+  // The original's peak_memory_gb: the largest "Total Allocated" / 1024^3; null when the
+  // trace has no memory events (profile_memory off).
+  std::optional<double> peak_memory_gb;
   std::vector<StepMetrics> steps;  // empty: the trace has no ProfilerStep annotations
 };
 

@@ -103,6 +103,8 @@ Result<RunMetrics> aggregate(std::vector<RankMetrics> per_rank) {
       ++exposed_count;
     }
   if (exposed_count > 0) run.avg_exposed_comm_ratio = exposed_sum / exposed_count;
+  for (const auto& r : per_rank)
+    if (r.peak_memory_gb) run.peak_memory_gb = std::max(run.peak_memory_gb.value_or(0), *r.peak_memory_gb);
   for (auto [name, value] : {std::pair{"avg_compute_ratio", run.avg_compute_ratio},
                              std::pair{"avg_comm_ratio", run.avg_comm_ratio},
                              std::pair{"avg_overlap_ratio", run.avg_overlap_ratio}}) {

@@ -24,6 +24,7 @@ struct RunMetrics {
   double avg_comm_ratio = 0;
   double avg_overlap_ratio = 0;
   std::optional<double> avg_exposed_comm_ratio;  // timeline ranks only
+  std::optional<double> peak_memory_gb;          // the largest rank's; null: no memory events
   double avg_compute_time_us = 0;
   double avg_comm_time_us = 0;
   // Per-step figures over every rank's steps; absent when no trace has ProfilerStep

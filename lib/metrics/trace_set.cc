@@ -67,6 +67,7 @@ Result<RankMetrics> analyze_trace_file(const fs::path& file, const AnalyzeOption
       if (m.total_time_us <= 0) return Error{ErrorCode::kInvalidInput, "trace has no timed events", name};
     }
   }
+  if (data->peak_allocated_bytes) m.peak_memory_gb = *data->peak_allocated_bytes / (1024.0 * 1024.0 * 1024.0);
   for (double v : {m.total_time_us, m.compute_time_us, m.comm_time_us, m.total_comm_time_us, m.compute_ratio,
                    m.comm_ratio, m.overlap_ratio, m.busy_time_us.value_or(0), m.idle_time_us.value_or(0),
                    m.exposed_comm_time_us.value_or(0), m.total_memcpy_time_us.value_or(0),

@@ -71,6 +71,7 @@ struct RawEvent {
   double ts = 0, dur = 0;
   int64_t correlation = kNoKey, external_id = kNoKey;
   int64_t step = -1;  // N of a name ProfilerStep#N, else -1
+  double total_allocated = -1;  // args."Total Allocated", else -1
 };
 
 // N of "ProfilerStep#N" (decimal digits only), else -1. `name` is a decoded string,
@@ -137,6 +138,9 @@ simdjson::error_code read_args(simdjson::ondemand::value value, RawEvent& ev) {
       int64_t v;
       if (field.value().get_int64().get(v) != simdjson::SUCCESS) continue;
       (correlation ? ev.correlation : ev.external_id) = v;
+    } else if (key.unsafe_is_equal("Total Allocated")) {
+      double v;
+      if (field.value().get_double().get(v) == simdjson::SUCCESS && std::isfinite(v) && v >= 0) ev.total_allocated = v;
     }
   }
   return simdjson::SUCCESS;
@@ -354,6 +358,7 @@ void add_event(PartState& part, const RawEvent& ev, const NameClasses::Classes& 
   LargeVector<UndecidedKeyed>& undecided = part.undecided;
   const uint8_t tags = part.deferred ? ev.interned : 0;
   Cat cat = classify_cat(ev.cat);
+  if (ev.total_allocated >= 0) data.peak_allocated_bytes = std::max(data.peak_allocated_bytes.value_or(0), ev.total_allocated);
   // A step marker. The GPU-timeline-only read decodes a CPU event's ts and dur only
   // after its name has shown it to be one: Kineto and the legacy writer both write
   // ts and dur after the name.
@@ -667,6 +672,8 @@ PartState merge_parts(std::vector<std::unique_ptr<PartState>>& parts) {
                                  p.data.runtime_launches.end());
     LargeVector<RuntimeLaunch>().swap(p.data.runtime_launches);
     data.steps.insert(data.steps.end(), p.data.steps.begin(), p.data.steps.end());
+    if (p.data.peak_allocated_bytes)
+      data.peak_allocated_bytes = std::max(data.peak_allocated_bytes.value_or(0), *p.data.peak_allocated_bytes);
     for (const auto& u : p.undecided) {
       const int64_t key = by_correlation ? u.correlation : u.external_id;
       if (key != kNoKey) data.keyed_events.push_back({thread[u.thread], u.gpu_index < 0 ? -1 : u.gpu_index + offset, key});

@@ -94,6 +94,9 @@ struct TraceData {
   LargeVector<KeyedEvent> keyed_events;
   LargeVector<RuntimeLaunch> runtime_launches;  // cuda_runtime / cuda_driver events, file order
   std::vector<StepAnnotation> steps;            // file order; a handful per trace
+  // The largest args."Total Allocated" (bytes) of any event: Kineto's [memory] events
+  // with profile_memory=True; unset without them.
+  std::optional<double> peak_allocated_bytes;
   LargeVector<CpuEvent> cpu_events;             // file order; empty unless read with the basic scan
   // The first runtime event whose name contains "launch" decides the link key; a
   // trace without one links by External id (TraceLens's default) and leaves this empty.

@@ -605,3 +605,39 @@ TEST(TraceSplit, DamagedSplitFileReportsWhatAWholeReadReports) {
 
 }  // namespace
 }  // namespace aorta::trace
+
+// The original's peak_memory_gb: the largest args."Total Allocated" of Kineto's
+// [memory] events (profile_memory=True), in a whole read and in one split in three.
+namespace aorta::trace {
+namespace {
+
+TEST(PeakMemory, LargestTotalAllocatedInAWholeOrASplitRead) {
+  aorta::testing::TempDir dir;
+  std::string events;
+  // 1 GiB, then 3 GiB in the middle, then 2 GiB; a string, a negative number and a
+  // non-memory event's args count for nothing.
+  for (double gib : {1.0, 3.0, 2.0}) {
+    for (int i = 0; i < 40; ++i)
+      events += R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":)" + std::to_string(i * 10) +
+                R"(,"dur":5,"args":{"correlation":1}},)" "\n";
+    events += R"({"ph":"i","cat":"cpu_instant_event","name":"[memory]","pid":1,"tid":1,"ts":5,"args":{"Total Allocated":)" +
+              std::to_string(static_cast<int64_t>(gib * 1024 * 1024 * 1024)) + R"(,"Bytes":512}},)" "\n";
+  }
+  events += R"({"ph":"i","name":"[memory]","pid":1,"tid":1,"ts":6,"args":{"Total Allocated":"9999999999999"}},)" "\n";
+  events += R"({"ph":"i","name":"[memory]","pid":1,"tid":1,"ts":7,"args":{"Total Allocated":-5}})";
+  const auto file = dir.write("memory.json", "{\"traceEvents\": [\n" + events + "\n]}");
+  for (unsigned parts : {1u, 3u}) {
+    auto data = read_trace(file, BasicScanMode::kSkip, {}, TraceSplit{parts, 1});
+    ASSERT_TRUE(data.ok()) << data.error().describe();
+    EXPECT_EQ(data->parts, parts);
+    ASSERT_TRUE(data->peak_allocated_bytes.has_value());
+    EXPECT_EQ(*data->peak_allocated_bytes, 3.0 * 1024 * 1024 * 1024) << parts << " part(s)";
+  }
+  const auto none = dir.write("none.json", R"({"traceEvents": [{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":5}]})");
+  auto data = read_trace(none);
+  ASSERT_TRUE(data.ok());
+  EXPECT_FALSE(data->peak_allocated_bytes.has_value());
+}
+
+}  // namespace
+}  // namespace aorta::trace

@@ -6,8 +6,10 @@ implementation's, in both kernel-selection modes, and the run averages must be
 the plain means of the per-rank values.
 Usage: metrics_vs_independent.py AORTA_SUITE TEST_DATA_DIR
 """
+import gzip
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -42,6 +44,7 @@ def check(binary, traces, unlinked):
         assert r["parser"] == e["parser"] == "tracelens_gpu_timeline"
         for f in FIELDS:
             close(r[f], e[f], f"rank {r['rank']} {f} (unlinked={unlinked})")
+        assert r["peak_memory_gb"] == e["peak_memory_gb"] is None, (r["peak_memory_gb"], e["peak_memory_gb"])  # no [memory] events
     perf = mine["performance"]
     n = len(ranks)
     mean = lambda k: sum(e[k] for e in expected.values()) / n
@@ -83,6 +86,29 @@ def check_cpu(binary, data, name):
           f"overlap {r['overlap_ratio']:.4f}, total {r['total_time_us'] / 1000:.3f} ms")
 
 
+def check_peak_memory(binary, data):
+    """Kineto's [memory] events (profile_memory=True) put into a real trace: the largest
+    "Total Allocated" in GiB, against the checker; the shipped traces have none."""
+    doc = json.load(gzip.open(os.path.join(data, "h200-torch2.11-kineto-nccl_rank0.json.gz")))
+    rng = random.Random(21)
+    sizes = [rng.randrange(1, 80 << 30) for _ in range(500)]
+    for i, size in enumerate(sizes):
+        doc["traceEvents"].insert(rng.randrange(len(doc["traceEvents"])), {
+            "ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": i,
+            "args": {"Total Reserved": size * 2, "Total Allocated": size, "Bytes": 512, "Device Id": 0}})
+    with tempfile.TemporaryDirectory() as tmp:
+        json.dump(doc, open(os.path.join(tmp, "rank0.json"), "w"))
+        out = os.path.join(tmp, "a.json")
+        subprocess.run([binary, "analyze", tmp, "--output", out], check=True, stdout=subprocess.DEVNULL)
+        mine = json.load(open(out))
+        ref = json.loads(subprocess.run([sys.executable, CHECKER, os.path.join(tmp, "rank0.json")], check=True,
+                                        capture_output=True, text=True).stdout)
+    [r] = mine["per_rank_summary"]
+    close(r["peak_memory_gb"], ref["peak_memory_gb"], "peak_memory_gb")
+    close(mine["performance"]["peak_memory_gb"], max(sizes) / 1024 ** 3, "performance.peak_memory_gb")
+    print(f"ok: peak_memory_gb {r['peak_memory_gb']:.3f} over {len(sizes)} [memory] events")
+
+
 def main():
     binary, data = os.path.abspath(sys.argv[1]), sys.argv[2]
     with tempfile.TemporaryDirectory() as traces:
@@ -96,6 +122,7 @@ def main():
         check(binary, traces, unlinked=False)
     for name in ("h200-torch2.11-kineto-gloo_rank0.json.gz", "debian-torch1.13-gloo-legacy_rank0.json.gz"):
         check_cpu(binary, data, name)
+    check_peak_memory(binary, data)
 
 
 if __name__ == "__main__":
