@@ -1,6 +1,6 @@
 // Collection benchmark (issue 21, part 4): one real-shaped trace per node on the
 // test cluster (ci/testcluster.sh, each node its own network namespace and sshd),
-// brought home by aorta_suite's trace collection and, in the same run, by scp,
+// brought home by aorta_suite's trace collection (compressed, then plain) and, in the same run, by scp,
 // rsync -z and `ssh node 'zstd -1 -c F' | zstd -d`, each reading every node at
 // once. Printed per method: wall seconds, bytes on the wire (the nodes' veth
 // counters on the bridge, both directions), client CPU-seconds per GB of trace;
@@ -148,9 +148,12 @@ int main(int argc, char** argv) {
     return same;
   };
 
-  // aorta_suite: the collection stage itself, through the SSH transport.
-  {
+  // aorta_suite: the collection stage itself, through the SSH transport; then its
+  // plain path (trace_compression none: SFTP).
+  for (std::string compression : {"auto", "none"}) {
     aorta::config::Variant v;
+    v.trace_compression = compression;
+    const bool zstd = compression == "auto";
     v.aorta_path = kNodeLocal;
     v.container.runtime = aorta::config::RuntimeKind::kNone;
     aorta::config::Cluster c;
@@ -177,17 +180,17 @@ int main(int argc, char** argv) {
     auto notes = aorta::job::collect_traces(exec, state, true, [](const std::string& line) {
       std::printf("  %s\n", line.c_str());
     });
-    Row row{"aorta_suite (zstd -1 on the node)", std::chrono::duration<double>(Clock::now() - begin).count(),
+    Row row{zstd ? "aorta_suite (zstd -1 on the node)" : "aorta_suite (plain, SFTP)", std::chrono::duration<double>(Clock::now() - begin).count(),
             wire_bytes(nodes) - wire_before, cpu(RUSAGE_SELF) - cpu_before, state.collection_errors.empty()};
     for (const auto& [host, error] : state.collection_errors) std::printf("  %s: %s\n", host.c_str(), error.c_str());
     // Its copies, decompressed, against the originals.
     fs::create_directories(work / "aorta_check");
     for (int i = 1; i <= nodes; ++i) {
       std::error_code ec;  // a missing copy fails cmp below
-      fs::rename(work / "aorta" / "combined_traces" / fmt::format("node_{}", i - 1) / "out/torch_profiler/rank0/t.pt.trace.json.zst",
+      fs::rename(work / "aorta" / "combined_traces" / fmt::format("node_{}", i - 1) / (zstd ? "out/torch_profiler/rank0/t.pt.trace.json.zst" : "out/torch_profiler/rank0/t.pt.trace.json"),
                  copy_of("aorta_check", i), ec);
     }
-    row.same = row.same && cmp_all("aorta_check", "zstd -dc");
+    row.same = row.same && cmp_all("aorta_check", zstd ? "zstd -dc" : "");
     rows.push_back(row);
     fs::remove_all(work / "aorta");
     fs::remove_all(work / "aorta_check");
@@ -221,7 +224,7 @@ int main(int argc, char** argv) {
                 total / 1e6 / r.seconds, r.same ? "same" : "DIFF");
   const Row& ours = rows.front();
   std::printf("\nratios, aorta_suite against each (same run):\n");
-  for (size_t k = 1; k < rows.size(); ++k)
+  for (size_t k = 1; k < rows.size(); ++k)  // rows[1] is its own plain path
     std::printf("  %-34s speed %.2fx, wire bytes 1/%.1f, client CPU %.2fx\n", rows[k].name.c_str(),
                 rows[k].seconds / ours.seconds, static_cast<double>(rows[k].wire) / std::max<uint64_t>(ours.wire, 1),
                 ours.cpu_seconds / std::max(rows[k].cpu_seconds, 1e-9));

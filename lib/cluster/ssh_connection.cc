@@ -389,8 +389,8 @@ awaitable<Status> SshConnection::download(const std::string& remote_path, const 
                     host_};
   }
   std::ofstream out(local_path, std::ios::binary | std::ios::trunc);
-  // libssh2 1.10 splits one sftp_read into requests of 30000 bytes and sends them
-  // all before waiting: a 4 MiB buffer keeps about 140 reads in flight (256 KiB: 8).
+  // libssh2 1.10 sends read requests (30000 bytes each) ahead in proportion to the
+  // buffer sftp_read is given: 4 MiB keeps many more in flight than 256 KiB did.
   std::vector<char> buffer(4 << 20);
   bool read_failed = false;
   for (;;) {
