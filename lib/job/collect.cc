@@ -5,7 +5,9 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <condition_variable>
 #include <mutex>
+#include <thread>
 #include <set>
 
 #include <fmt/format.h>
@@ -124,6 +126,7 @@ struct NodeCopy {
   std::string error;      // the first failure; the node's later files are skipped
   std::vector<std::string> trees;
   Clock::time_point started{}, last_line{};
+  size_t first_job = 0;   // its files' jobs are first_job, first_job + 1, ... in order
 };
 
 // What each node can compress with, as the variant asks: a node without the asked
@@ -163,7 +166,7 @@ void choose_compression(NodeExec& exec, std::vector<NodeCopy>& copies, std::vect
 
 // Copies every node's files at once and checks each copy; fills the NodeCopy fields.
 void copy_all(NodeExec& exec, RunState& state, std::vector<NodeCopy>& copies, size_t nodes, const ProgressFn& progress,
-              std::vector<std::string>& notes) {
+              std::chrono::milliseconds progress_every, std::vector<std::string>& notes) {
   const auto started = Clock::now();
   choose_compression(exec, copies, notes);
   struct JobOf {
@@ -176,6 +179,7 @@ void copy_all(NodeExec& exec, RunState& state, std::vector<NodeCopy>& copies, si
   for (auto& node : copies) {
     if (!node.error.empty()) continue;
     node.started = node.last_line = started;
+    node.first_job = jobs.size();
     for (size_t f = 0; f < node.files.size(); ++f) {
       const std::string& path = node.files[f].path;
       std::string remote = exec.host_path(listing_root(exec, state) + "/" + path);
@@ -188,11 +192,13 @@ void copy_all(NodeExec& exec, RunState& state, std::vector<NodeCopy>& copies, si
   }
   std::mutex mutex;
   size_t finished = 0;
-  auto node_line = [&](const NodeCopy& node) {
+  // `partial`: bytes of the file being written now.
+  auto node_line = [&](const NodeCopy& node, uint64_t partial = 0) {
     double seconds = since(node.started);
+    uint64_t stored = node.stored + partial;
     return fmt::format("{} {}/{} file(s), {:.1f} MB in {:.1f} s ({:.1f} MB/s); {:.1f} MB of traces ({:.1f} MB/s, {})",
-                       node.host, node.fetched, node.files.size(), node.stored / 1e6, seconds,
-                       seconds > 0 ? node.stored / 1e6 / seconds : 0.0, node.raw / 1e6,
+                       node.host, node.fetched, node.files.size(), stored / 1e6, seconds,
+                       seconds > 0 ? stored / 1e6 / seconds : 0.0, node.raw / 1e6,
                        seconds > 0 ? node.raw / 1e6 / seconds : 0.0, compression_name(node.compression));
   };
   auto done = [&](size_t j, const Result<cluster::StreamResult>& r) -> bool {
@@ -235,14 +241,39 @@ void copy_all(NodeExec& exec, RunState& state, std::vector<NodeCopy>& copies, si
     if (progress && last) {
       progress(fmt::format("[collect] {}/{} nodes: {}{}; elapsed {:.1f} s", ++finished, nodes, node_line(node),
                            error.empty() ? "" : ", stopped by a failure", since(started)));
-    } else if (progress && Clock::now() - node.last_line >= kProgressEvery) {
-      node.last_line = Clock::now();
-      progress(fmt::format("[collect] still copying: {}; elapsed {:.1f} s", node_line(node), since(started)));
     }
     return error.empty();
   };
+  // A node still copying gets a line every progress_every, with the bytes of the
+  // file it is writing now: one large trace may take minutes.
+  std::condition_variable wake;
+  bool copied = false;
+  std::thread watcher;
+  if (progress && !jobs.empty())
+    watcher = std::thread([&] {
+      std::unique_lock lock(mutex);
+      while (!wake.wait_for(lock, progress_every, [&] { return copied; })) {
+        for (auto& node : copies) {
+          if (!node.error.empty() || node.fetched == node.files.size()) continue;
+          if (Clock::now() - node.last_line < progress_every) continue;
+          std::error_code ec;
+          uintmax_t partial = fs::file_size(jobs[node.first_job + node.fetched].local_path, ec);
+          node.last_line = Clock::now();
+          progress(fmt::format("[collect] still copying: {}; elapsed {:.1f} s", node_line(node, ec ? 0 : partial),
+                               since(started)));
+        }
+      }
+    });
   if (!jobs.empty())
     exec.transport().copy_batch(jobs, kNodesAtOnce, std::chrono::seconds(exec.variant().timeout_seconds), done);
+  if (watcher.joinable()) {
+    {
+      std::lock_guard lock(mutex);
+      copied = true;
+    }
+    wake.notify_all();
+    watcher.join();
+  }
   uint64_t stored = 0, raw = 0;
   for (const auto& node : copies) stored += node.stored, raw += node.raw;
   if (raw > 0 && stored < raw)
@@ -286,7 +317,8 @@ void snapshot_existing_traces(NodeExec& exec, RunState& state) {
   }
 }
 
-std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool combined, const ProgressFn& progress) {
+std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool combined, const ProgressFn& progress,
+                                        std::chrono::milliseconds progress_every) {
   std::vector<std::string> notes;
   const auto& v = exec.variant();
   const auto& hosts = exec.hosts();
@@ -367,7 +399,7 @@ std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool co
     }
     copies.push_back(std::move(node));
   }
-  copy_all(exec, state, copies, nodes, progress, notes);
+  copy_all(exec, state, copies, nodes, progress, progress_every, notes);
   for (auto& node : copies) {
     if (!node.error.empty()) {
       state.collection_errors.emplace_back(node.host, node.error);

@@ -52,11 +52,13 @@ void snapshot_existing_traces(NodeExec& exec, RunState& state);
 // trace_compression) and kept compressed here (x.json.zst), its decompressed size
 // checked against the node's listing and its frame checksums verified.
 // progress gets one line per node as it finishes (nodes done of N, files, bytes
-// here, rate, elapsed time), and one every kProgressEvery for a node still going.
+// here, rate, elapsed time), and one every progress_every for a node still going
+// (with the bytes of the file it is writing).
 inline constexpr size_t kNodesAtOnce = 16;
-inline constexpr std::chrono::seconds kProgressEvery{15};
+inline constexpr std::chrono::milliseconds kProgressEvery{15000};
 std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool combined,
-                                        const ProgressFn& progress = {});
+                                        const ProgressFn& progress = {},
+                                        std::chrono::milliseconds progress_every = kProgressEvery);
 
 // Downloads <phase>.log of every launched phase and node to <phase>-node-<i>.log.
 // Returns warnings for logs that could not be fetched.

@@ -143,10 +143,10 @@ class CollectCompression : public ::testing::Test {
       if (std::filesystem::exists(std::filesystem::path(d) / name)) return (std::filesystem::path(d) / name).string();
     return "";
   }
-  std::vector<std::string> collect() {
+  std::vector<std::string> collect(std::chrono::milliseconds progress_every = kProgressEvery) {
     cluster::LocalTransport local;
     NodeExec exec(local, v_, c_);
-    collect_traces(exec, state_, false, [&](const std::string& line) { lines_.push_back(line); });
+    collect_traces(exec, state_, false, [&](const std::string& line) { lines_.push_back(line); }, progress_every);
     std::vector<std::string> got;
     for (const auto& e : std::filesystem::recursive_directory_iterator(state_.output_root))
       if (e.is_regular_file()) got.push_back(std::filesystem::relative(e.path(), state_.output_root).string());
@@ -245,6 +245,18 @@ TEST_F(CollectCompression, SizeMismatchFailsNamingTheFile) {
   EXPECT_EQ(errors(), fmt::format("localhost: copy of output/torch_profiler/rank0/t.pt.trace.json holds {} bytes, the "
                                   "node listed {} (changed while it was copied?)\n",
                                   trace_.size() + 9, trace_.size()));
+}
+
+// A node busy with one file for a while says how far it has come, with the bytes
+// of the file it is writing: the fake zstd writes 3 bytes, then waits.
+TEST_F(CollectCompression, LongCopyGetsProgressLines) {
+  only_programs({"bash", "find", "sleep"}, {{"zstd", "printf abc; sleep 1.5; exit 3"}});
+  collect(std::chrono::milliseconds(400));
+  ASSERT_GE(lines_.size(), 3u) << ::testing::PrintToString(lines_);
+  EXPECT_NE(lines_[0].find("[collect] still copying: localhost 1/2 file(s), 0.0 MB in "), std::string::npos) << lines_[0];
+  EXPECT_NE(lines_[0].find("; 0.0 MB of traces ("), std::string::npos) << lines_[0];
+  EXPECT_NE(lines_.back().find("[collect] 1/1 nodes: localhost 1/2 file(s), 0.0 MB in "), std::string::npos) << lines_.back();
+  EXPECT_NE(lines_.back().find(", stopped by a failure; elapsed "), std::string::npos) << lines_.back();
 }
 
 // The compressor failing on the node: its exit code and stderr in the error.
