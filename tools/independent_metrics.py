@@ -11,6 +11,7 @@ Usage: independent_metrics.py [--include-unlinked-kernels] TRACE [TRACE ...]
 Prints one JSON object per trace: {"file", "parser", per-rank fields...}.
 """
 import gzip
+import subprocess
 import json
 import re
 import sys
@@ -23,6 +24,8 @@ GPU_CATS = ("kernel", "gpu_memcpy", "gpu_memset")
 
 
 def load(path):
+    if path.endswith(".zst"):  # collection keeps traces zstd-compressed; Python has no zstd module here
+        return json.loads(subprocess.run(["zstd", "-dc", "--", path], check=True, capture_output=True).stdout)
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rt") as f:
         return json.load(f)

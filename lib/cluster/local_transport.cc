@@ -34,6 +34,34 @@ Result<CommandResult> LocalTransport::run(const std::string& host, const std::st
   }
 }
 
+Result<StreamResult> LocalTransport::stream(const std::string& host, const std::string& command,
+                                            const std::filesystem::path& local_path, std::chrono::seconds timeout) {
+  try {
+    boost::asio::io_context ctx;
+    std::future<std::string> errors;
+    bp::group group;
+    bp::child child(bp::search_path("bash"), "-c", command, bp::std_in < bp::null, bp::std_out > local_path.string(),
+                    bp::std_err > errors, ctx, group);
+    ctx.run_for(timeout);
+    if (!ctx.stopped()) {
+      group.terminate();
+      child.wait();
+      return Error{ErrorCode::kTimeout, "command did not finish within " + std::to_string(timeout.count()) + "s", host};
+    }
+    child.wait();
+    group.detach();
+    StreamResult result{child.exit_code(), 0, errors.get()};
+    if (result.errors.size() > kStreamErrorsKept) result.errors.resize(kStreamErrorsKept);
+    std::error_code ec;
+    uintmax_t size = std::filesystem::file_size(local_path, ec);
+    if (ec) return Error{ErrorCode::kIo, "cannot read back " + local_path.string() + ": " + ec.message(), host};
+    result.bytes = size;
+    return result;
+  } catch (const std::exception& e) {
+    return Error{ErrorCode::kCommandFailed, std::string("could not run command: ") + e.what(), host};
+  }
+}
+
 Status LocalTransport::download(const std::string& host, const std::string& remote_path,
                                 const std::filesystem::path& local_path) {
   std::error_code ec;

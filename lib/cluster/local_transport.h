@@ -10,6 +10,8 @@ class LocalTransport final : public Transport {
  public:
   Result<CommandResult> run(const std::string& host, const std::string& command,
                             std::chrono::seconds timeout) override;
+  Result<StreamResult> stream(const std::string& host, const std::string& command,
+                              const std::filesystem::path& local_path, std::chrono::seconds timeout) override;
   Status download(const std::string& host, const std::string& remote_path,
                   const std::filesystem::path& local_path) override;
   std::string name() const override { return "local"; }

@@ -17,6 +17,19 @@ TEST(LocalTransport, ExitCodeAndInterleavedOutput) {
   EXPECT_EQ(r->output, "out\nerr\n");
 }
 
+// Issue 21: stdout into a file, stderr apart, the exit code.
+TEST(LocalTransport, StreamWritesStdoutToAFileAndKeepsStderrApart) {
+  aorta::testing::TempDir dir;
+  LocalTransport t;
+  auto dest = dir.path() / "out.bin";
+  auto r = t.stream("localhost", "printf 'a\\0b'; echo warn >&2; exit 4", dest, std::chrono::seconds(10));
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  EXPECT_EQ(r->exit_code, 4);
+  EXPECT_EQ(r->errors, "warn\n");
+  EXPECT_EQ(r->bytes, 3u);
+  EXPECT_EQ(std::filesystem::file_size(dest), 3u);
+}
+
 TEST(LocalTransport, TimeoutKillsTheWholeGroup) {
   aorta::testing::TempDir dir;
   LocalTransport t;

@@ -11,6 +11,22 @@ std::string srun_command(const std::string& job_id, const std::string& host, con
          " --overlap --quiet --kill-on-bad-exit=1 bash -c " + shell_quote(ssh_remote_command(command, timeout));
 }
 
+std::string srun_stream_command(const std::string& job_id, const std::string& host, const std::string& command,
+                                std::chrono::seconds timeout) {
+  return "srun --jobid=" + shell_quote(job_id) + " --nodes=1 --ntasks=1 --nodelist=" + shell_quote(host) +
+         " --overlap --quiet --kill-on-bad-exit=1 bash -c " + shell_quote(ssh_stream_command(command, timeout));
+}
+
+Result<StreamResult> SrunTransport::stream(const std::string& host, const std::string& command,
+                                           const std::filesystem::path& local_path, std::chrono::seconds timeout) {
+  auto started = std::chrono::steady_clock::now();
+  auto r = local_.stream(host, srun_stream_command(job_id_, host, command, timeout), local_path,
+                         timeout + std::chrono::seconds(20));
+  if (r && (r->exit_code == 124 || r->exit_code == 137) && std::chrono::steady_clock::now() - started >= timeout)
+    return Error{ErrorCode::kTimeout, "command did not finish within " + std::to_string(timeout.count()) + "s", host};
+  return r;
+}
+
 Result<CommandResult> SrunTransport::run(const std::string& host, const std::string& command,
                                          std::chrono::seconds timeout) {
   // The local limit is a little longer: the node's own timeout ends the command first.

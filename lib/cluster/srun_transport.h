@@ -14,12 +14,17 @@ namespace aorta::cluster {
 // beside the job's other steps (--overlap), under the same remote timeout as SSH.
 std::string srun_command(const std::string& job_id, const std::string& host, const std::string& command,
                          std::chrono::seconds timeout);
+// The same for a stream: stdout and stderr stay apart (srun forwards both).
+std::string srun_stream_command(const std::string& job_id, const std::string& host, const std::string& command,
+                                std::chrono::seconds timeout);
 
 class SrunTransport final : public Transport {
  public:
   explicit SrunTransport(std::string job_id) : job_id_(std::move(job_id)) {}
   Result<CommandResult> run(const std::string& host, const std::string& command,
                             std::chrono::seconds timeout) override;
+  Result<StreamResult> stream(const std::string& host, const std::string& command,
+                              const std::filesystem::path& local_path, std::chrono::seconds timeout) override;
   Status download(const std::string& host, const std::string& remote_path,
                   const std::filesystem::path& local_path) override;
   std::string name() const override { return "srun"; }

@@ -20,6 +20,7 @@
 
 typedef struct _LIBSSH2_SESSION LIBSSH2_SESSION;
 typedef struct _LIBSSH2_SFTP LIBSSH2_SFTP;
+typedef struct _LIBSSH2_CHANNEL LIBSSH2_CHANNEL;
 
 namespace aorta::cluster {
 
@@ -71,6 +72,10 @@ class SshConnection {
   // Runs `command` with the remote shell; stdout and stderr are read both, in order
   // of arrival. Past `deadline` the connection is dropped (its state is unknown).
   boost::asio::awaitable<Result<CommandResult>> exec(const std::string& command, Deadline deadline);
+  // Runs `command`; its stdout is written to `local_path` as it arrives (a wide
+  // channel window keeps many megabytes in flight), its stderr kept apart.
+  boost::asio::awaitable<Result<StreamResult>> exec_to_file(const std::string& command,
+                                                            const std::filesystem::path& local_path, Deadline deadline);
   boost::asio::awaitable<Status> download(const std::string& remote_path, const std::filesystem::path& local_path,
                                           Deadline deadline);
   // Drops the session; the next operation reconnects.
@@ -83,6 +88,11 @@ class SshConnection {
   // Calls `call` until libssh2 stops answering EAGAIN; nullopt past the deadline.
   template <typename Call>
   boost::asio::awaitable<std::optional<std::invoke_result_t<Call>>> retry(Call call, Deadline deadline);
+  // A channel running `command`, or an error (the connection dropped).
+  boost::asio::awaitable<Result<LIBSSH2_CHANNEL*>> start(const std::string& command, unsigned window, Deadline deadline,
+                                                         const std::string& timed_out);
+  // Closes a finished channel; its exit status (128 + signal for a signalled command).
+  boost::asio::awaitable<Result<int>> finish(LIBSSH2_CHANNEL* channel, Deadline deadline, const std::string& timed_out);
   friend class SshJump;  // the bastion's session carries the tunnels
   Error fail(ErrorCode code, const std::string& what);
   // The TCP connection to the node, or the tunnel to it through the jump host.

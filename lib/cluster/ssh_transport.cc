@@ -25,6 +25,10 @@ std::string ssh_remote_command(const std::string& command, std::chrono::seconds 
   return "exec 2>&1; exec timeout -k 10 " + std::to_string(timeout.count()) + " bash -c " + shell_quote(command);
 }
 
+std::string ssh_stream_command(const std::string& command, std::chrono::seconds timeout) {
+  return "exec timeout -k 10 " + std::to_string(timeout.count()) + " bash -c " + shell_quote(command);
+}
+
 Result<CommandResult> remote_timeout_as_error(Result<CommandResult> result, std::chrono::steady_clock::duration took,
                                               std::chrono::seconds timeout, const std::string& host) {
   // 124/137: coreutils timeout ended it (TERM, then KILL).
@@ -148,6 +152,67 @@ Status SshTransport::download(const std::string& host, const std::string& remote
   spawn([&]() -> asio::awaitable<void> { result = co_await c.download(remote_path, local_path, deadline); });
   drive(1);
   return result;
+}
+
+Result<StreamResult> SshTransport::stream(const std::string& host, const std::string& command,
+                                          const std::filesystem::path& local_path, std::chrono::seconds timeout) {
+  return std::move(copy_batch({CopyJob{host, command, "", local_path}}, 1, timeout, {}).front());
+}
+
+std::vector<Result<StreamResult>> SshTransport::copy_batch(const std::vector<CopyJob>& jobs, size_t hosts_at_once,
+                                                           std::chrono::seconds timeout, const CopyDone& done) {
+  std::lock_guard lock(mutex_);
+  std::vector<Result<StreamResult>> results(jobs.size(), Error{ErrorCode::kIo, "not run", ""});
+  std::map<std::string, std::vector<size_t>> by_host;
+  for (size_t i = 0; i < jobs.size(); ++i) by_host[jobs[i].host].push_back(i);
+  // Connections are made here, before any coroutine runs: the map is not shared then.
+  std::vector<std::pair<SshConnection*, const std::vector<size_t>*>> queue;
+  for (const auto& [host, indexes] : by_host) queue.emplace_back(&connection(host), &indexes);
+  std::mutex queue_mutex;
+  size_t next = 0;
+  size_t workers = std::clamp<size_t>(hosts_at_once, 1, std::max<size_t>(queue.size(), 1));
+  for (size_t w = 0; w < workers; ++w) {
+    spawn([&]() -> asio::awaitable<void> {
+      for (;;) {
+        std::pair<SshConnection*, const std::vector<size_t>*> item;
+        {
+          std::lock_guard queue_lock(queue_mutex);
+          if (next == queue.size()) co_return;
+          item = queue[next++];
+        }
+        auto [c, indexes] = item;
+        for (size_t k = 0; k < indexes->size(); ++k) {
+          size_t i = (*indexes)[k];
+          const CopyJob& job = jobs[i];
+          auto started = Clock::now();
+          if (job.command.empty()) {
+            // Large traces take a while; the limit only catches a transfer that stalls.
+            Status s = co_await c->download(job.remote_path, job.local_path, started + std::chrono::minutes(30));
+            if (s) {
+              std::error_code ec;
+              results[i] = StreamResult{0, static_cast<uint64_t>(std::filesystem::file_size(job.local_path, ec)), ""};
+            } else {
+              results[i] = s.error();
+            }
+          } else {
+            auto r = co_await c->exec_to_file(ssh_stream_command(job.command, timeout), job.local_path,
+                                              started + timeout + kClientGrace);
+            if (r && (r->exit_code == 124 || r->exit_code == 137) && Clock::now() - started >= timeout)
+              r = Error{ErrorCode::kTimeout, "command did not finish within " + std::to_string(timeout.count()) +
+                                                 "s; its process group was terminated", job.host};
+            results[i] = std::move(r);
+          }
+          if (done && !done(i, results[i])) {
+            for (size_t rest = k + 1; rest < indexes->size(); ++rest)
+              results[(*indexes)[rest]] = Error{ErrorCode::kIo, "not copied: an earlier file of this node failed", job.host};
+            break;
+          }
+        }
+      }
+    });
+  }
+  drive(workers);
+  return results;
 }
 
 }  // namespace aorta::cluster

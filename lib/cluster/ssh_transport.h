@@ -23,6 +23,9 @@ namespace aorta::cluster {
 // 10 s), so nothing the command started outlives it on the node.
 std::string ssh_remote_command(const std::string& command, std::chrono::seconds timeout);
 
+// The same for a stream: stderr stays apart from stdout (the file's bytes).
+std::string ssh_stream_command(const std::string& command, std::chrono::seconds timeout);
+
 // A command that ssh_remote_command's timeout ended (exit 124 or 137 once the limit
 // has passed) becomes a kTimeout error naming the host.
 Result<CommandResult> remote_timeout_as_error(Result<CommandResult> result, std::chrono::steady_clock::duration took,
@@ -43,6 +46,12 @@ class SshTransport final : public Transport {
                                                std::chrono::seconds timeout) override;
   Status download(const std::string& host, const std::string& remote_path,
                   const std::filesystem::path& local_path) override;
+  Result<StreamResult> stream(const std::string& host, const std::string& command,
+                              const std::filesystem::path& local_path, std::chrono::seconds timeout) override;
+  // One coroutine per host in flight (at most hosts_at_once), each copying its
+  // host's files in order over that host's one connection.
+  std::vector<Result<StreamResult>> copy_batch(const std::vector<CopyJob>& jobs, size_t hosts_at_once,
+                                               std::chrono::seconds timeout, const CopyDone& done) override;
   std::string name() const override { return "ssh"; }
 
  private:

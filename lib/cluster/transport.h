@@ -3,7 +3,9 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,29 @@ struct CommandResult {
   std::string output;  // stdout and stderr, interleaved as written
 };
 
+// A command whose stdout is a file's bytes (e.g. `zstd -1 -c -- FILE` on the node).
+struct StreamResult {
+  int exit_code = -1;
+  uint64_t bytes = 0;   // written to the local file
+  std::string errors;   // the command's stderr, kept apart (its first kStreamErrorsKept bytes)
+};
+constexpr size_t kStreamErrorsKept = 64 * 1024;
+
+// One copy in a batch: `command`'s stdout into `local_path`, or, with an empty
+// command, `remote_path` downloaded as it is (the plain path).
+struct CopyJob {
+  std::string host;
+  std::string command;
+  std::string remote_path;
+  std::filesystem::path local_path;
+};
+
+// Called as each job of a batch ends (index into the jobs), from whichever thread
+// ran the job: calls for different hosts may overlap, so the callee locks what it
+// shares. A plain download reports exit 0 and the file's size. False skips the
+// host's remaining jobs (each then an error saying so).
+using CopyDone = std::function<bool(size_t, const Result<StreamResult>&)>;
+
 class Transport {
  public:
   virtual ~Transport() = default;
@@ -26,6 +51,16 @@ class Transport {
   // Copies a regular file from `host` to `local_path` (parent directories must exist).
   virtual Status download(const std::string& host, const std::string& remote_path,
                           const std::filesystem::path& local_path) = 0;
+  // Runs `command` with bash on `host`, its stdout written to `local_path` (created
+  // or truncated) and its stderr kept apart; kTimeout after `timeout`. The default
+  // (a transport that cannot stream) answers kUnsupported.
+  virtual Result<StreamResult> stream(const std::string& host, const std::string& command,
+                                      const std::filesystem::path& local_path, std::chrono::seconds timeout);
+  // Every job, the hosts at once: one job at a time per host (in the given order),
+  // at most `hosts_at_once` hosts at a time. The default runs a thread per host in
+  // flight; SSH runs them as coroutines. `timeout` applies to each job.
+  virtual std::vector<Result<StreamResult>> copy_batch(const std::vector<CopyJob>& jobs, size_t hosts_at_once,
+                                                       std::chrono::seconds timeout, const CopyDone& done = {});
   // commands[i] on hosts[i], all at once. The default runs each on its own thread;
   // transports that can do better (SSH: one thread for every node) override it.
   virtual std::vector<Result<CommandResult>> run_batch(const std::vector<std::string>& hosts,
@@ -33,6 +68,9 @@ class Transport {
                                                        std::chrono::seconds timeout);
   virtual std::string name() const = 0;
 };
+
+// One job of a batch: stream() for a command, download() for a plain copy.
+Result<StreamResult> copy_one(Transport& transport, const CopyJob& job, std::chrono::seconds timeout);
 
 struct HostResult {
   std::string host;

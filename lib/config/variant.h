@@ -100,6 +100,9 @@ struct Variant {
   int timeout_seconds = 3600;  // per build, benchmark, analysis and collection command
   bool skip_rccl_build = false;
   std::string output_dir = "aorta_results";
+  // How traces travel home and stay there: "auto" (zstd -1 where the node has it,
+  // else gzip -1, else as they are), "zstd", "gzip", or "none" (plain copies).
+  std::string trace_compression = "auto";
   Analysis analysis;
   MultiNode multi_node;
   std::vector<Threshold> thresholds;

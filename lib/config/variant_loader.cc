@@ -105,7 +105,7 @@ void read_variant_fields(const json& doc, Variant& v, json& raw_args, ConfigErro
                       {"schema_version", "threshold_json", "enforce_thresholds", "paths", "model", "container",
                        "aorta_path", "trust_aorta_path", "container_mount_path", "aorta_auto_clone", "aorta_clone_url", "base_config",
                        "build_script", "experiment_script", "rccl", "training_overrides", "gpus_per_node",
-                       "timeout_seconds", "skip_rccl_build", "output_dir", "analysis", "multi_node"},
+                       "timeout_seconds", "skip_rccl_build", "output_dir", "trace_compression", "analysis", "multi_node"},
                       errors);
   for (const char* key : {"schema_version", "paths", "model", "aorta_path", "gpus_per_node"}) require(doc, key, "", errors);
   read_int(doc, "schema_version", "", v.schema_version, errors);
@@ -147,6 +147,10 @@ void read_variant_fields(const json& doc, Variant& v, json& raw_args, ConfigErro
   read_int(doc, "timeout_seconds", "", v.timeout_seconds, errors);
   read_bool(doc, "skip_rccl_build", "", v.skip_rccl_build, errors);
   read_string(doc, "output_dir", "", v.output_dir, errors);
+  read_string(doc, "trace_compression", "", v.trace_compression, errors);
+  if (v.trace_compression != "auto" && v.trace_compression != "zstd" && v.trace_compression != "gzip" &&
+      v.trace_compression != "none")
+    errors.add("trace_compression", "must be auto, zstd, gzip or none, got '" + v.trace_compression + "'");
 
   const json& an = block(doc, "analysis", "", errors);
   reject_unknown_keys(an, "analysis",

@@ -88,6 +88,15 @@ TEST(VariantLoader, MultiNodeRejectsUnknownKeyBadModeAndPorts) {
   expect_error(load_with([](json& v) { v["multi_node"]["master_port"] = 65536; }), "must be 0 (automatic) or 1024..65535");
 }
 
+TEST(VariantLoader, TraceCompressionDefaultsToAutoAndIsChecked) {
+  EXPECT_EQ(load_with([](json&) {}).load.variant->trace_compression, "auto");
+  auto gzip = load_with([](json& v) { v["trace_compression"] = "gzip"; });
+  expect_ok(gzip);
+  EXPECT_EQ(gzip.load.variant->trace_compression, "gzip");
+  expect_error(load_with([](json& v) { v["trace_compression"] = "lz4"; }),
+               "trace_compression: must be auto, zstd, gzip or none, got 'lz4'");
+}
+
 TEST(VariantLoader, TorchrunModeSettingsAccepted) {
   auto loaded = load_with([](json& v) {
     v["multi_node"] = {{"master_launch_mode", "torchrun"}, {"master_port", 29500}, {"nproc_per_node", 4},

@@ -50,9 +50,10 @@ Result<FetchedFolder> fetch_report_folder(NodeExec& exec, size_t node, const std
   FetchedFolder fetched;
   for (const auto& f : files) {
     fs::path local = staging / f.path;
-    fs::create_directories(local.parent_path(), ec);
-    if (ec || !resolves_inside(output_root, local))
+    if (!resolves_inside(output_root, local))
       return abandon(fail(ErrorCode::kInvalidInput, "refused to write outside the output folder: " + f.path));
+    fs::create_directories(local.parent_path(), ec);
+    if (ec) return abandon(fail(ErrorCode::kIo, "cannot create " + local.parent_path().string() + ": " + ec.message()));
     std::string remote = exec.host_path(remote_dir + "/" + f.path);
     if (Status s = exec.transport().download(host, remote, local); !s)
       return abandon(fail(s.error().code, "download of " + f.path + " failed: " + s.error().message));

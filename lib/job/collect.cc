@@ -1,14 +1,19 @@
 #include "job/collect.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "common/shell_quote.h"
+#include "job/copy_check.h"
 #include "job/phase.h"
 
 namespace aorta::job {
@@ -40,6 +45,16 @@ std::vector<FreshFile> parse_file_listing(const std::string& listing, std::vecto
     size_t tab = entry.find('\t');
     if (tab == std::string::npos) continue;
     std::string path = entry.substr(tab + 1);
+    // A path cannot hold a tab (is_safe_relative_path): a second tab ends the size.
+    int64_t size = -1;
+    if (size_t second = path.find('\t'); second != std::string::npos) {
+      try {
+        size = std::stoll(path.substr(0, second));
+      } catch (const std::exception&) {
+        size = -1;
+      }
+      path = path.substr(second + 1);
+    }
     if (!is_safe_relative_path(path)) {
       rejected.push_back(path);
       continue;
@@ -49,7 +64,7 @@ std::vector<FreshFile> parse_file_listing(const std::string& listing, std::vecto
     std::string stamp = entry.substr(0, tab);
     if (size_t newline = stamp.rfind('\n'); newline != std::string::npos) stamp = stamp.substr(newline + 1);
     try {
-      files.push_back({std::stod(stamp), path});
+      files.push_back({std::stod(stamp), path, size});
     } catch (const std::exception&) {
       rejected.push_back(path);
     }
@@ -68,10 +83,7 @@ std::string trace_tree(const std::string& relative_path) {
   return "";
 }
 
-namespace {
-
-// True when dest resolves inside root and no existing symlink redirects it.
-bool inside(const fs::path& root, const fs::path& dest) {
+bool resolves_inside(const fs::path& root, const fs::path& dest) {
   std::error_code ec;
   fs::path canon_root = fs::weakly_canonical(root, ec);
   fs::path canon = fs::weakly_canonical(dest, ec);
@@ -80,12 +92,14 @@ bool inside(const fs::path& root, const fs::path& dest) {
   return r == canon_root.end();
 }
 
+namespace {
+
 std::string listing_command(const std::string& repo, double floor) {
   // -type f skips symlinks (find does not follow them); the prunes skip our own work
   // area, earlier combined copies and git metadata. %T@ lets us keep the newest tree.
   return "cd " + shell_quote(repo) +
          " && find . \\( -name .git -o -name .cvs-aorta -o -name combined_traces \\) -prune -o -type f -path "
-         "'*/torch_profiler/*' -newermt @" + fmt::format("{:.0f}", std::floor(floor)) + " -printf '%T@\\t%P\\0'";
+         "'*/torch_profiler/*' -newermt @" + fmt::format("{:.0f}", std::floor(floor)) + " -printf '%T@\\t%s\\t%P\\0'";
 }
 
 // Where the listing starts: the run's own output folder, else the repository.
@@ -93,12 +107,185 @@ std::string listing_root(const NodeExec& exec, const RunState& state) {
   return state.trace_dir.empty() ? exec.variant().node_repo_path() : state.trace_dir;
 }
 
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point from) { return std::chrono::duration<double>(Clock::now() - from).count(); }
+
+// One node's part of a collection.
+struct NodeCopy {
+  size_t index = 0;  // in exec.hosts()
+  std::string host;
+  std::vector<FreshFile> files;
+  std::vector<fs::path> dests;  // where each file goes, before a compression suffix
+  Compression compression = Compression::kNone;
+  // Filled as the copies end (under the collection's mutex).
+  size_t fetched = 0;
+  uint64_t stored = 0;    // bytes written here (what came over the wire)
+  uint64_t raw = 0;       // the files' own bytes
+  std::string error;      // the first failure; the node's later files are skipped
+  std::vector<std::string> trees;
+  Clock::time_point started{}, last_line{};
+  size_t first_job = 0;   // its files' jobs are first_job, first_job + 1, ... in order
+};
+
+// What each node can compress with, as the variant asks: a node without the asked
+// compressor fails with a message naming it; `auto` takes the best one it has.
+void choose_compression(NodeExec& exec, std::vector<NodeCopy>& copies, std::vector<std::string>& notes) {
+  const std::string& wanted = exec.variant().trace_compression;
+  if (wanted == "none" || copies.empty()) return;
+  std::vector<std::string> hosts;
+  for (const auto& node : copies) hosts.push_back(node.host);
+  auto probes = exec.transport().run_batch(hosts, std::vector<std::string>(hosts.size(), probe_compressor_command()),
+                                           std::chrono::seconds(60));
+  for (size_t k = 0; k < copies.size(); ++k) {
+    NodeCopy& node = copies[k];
+    std::string has;
+    if (probes[k] && probes[k]->exit_code == 0) {
+      const std::string& out = probes[k]->output;
+      // The last word: a login banner or a warning may come first.
+      for (const char* name : {"zstd", "gzip", "none"})
+        if (out.rfind(name) != std::string::npos && (has.empty() || out.rfind(name) > out.rfind(has))) has = name;
+    }
+    if (wanted == "auto") {
+      node.compression = has == "zstd" ? Compression::kZstd : has == "gzip" ? Compression::kGzip : Compression::kNone;
+      if (has == "gzip" || has == "none")
+        notes.push_back(node.host + ": no zstd on the node; traces travel " +
+                        (has == "gzip" ? std::string("gzip-compressed") : std::string("uncompressed")));
+      else if (!probes[k] || probes[k]->exit_code != 0)
+        notes.push_back(node.host + ": could not tell which compressor the node has; traces travel uncompressed");
+    } else if (has == wanted || (wanted == "gzip" && has == "zstd")) {
+      // zstd's presence was probed first; gzip may be there too, so ask for it.
+      node.compression = wanted == "zstd" ? Compression::kZstd : Compression::kGzip;
+    } else {
+      node.error = "trace_compression is " + wanted + " but " + node.host + " has no " + wanted +
+                   (has.empty() ? " (the probe failed)" : " (it has: " + has + ")");
+    }
+  }
+}
+
+// Copies every node's files at once and checks each copy; fills the NodeCopy fields.
+void copy_all(NodeExec& exec, RunState& state, std::vector<NodeCopy>& copies, size_t nodes, const ProgressFn& progress,
+              std::chrono::milliseconds progress_every, std::vector<std::string>& notes) {
+  const auto started = Clock::now();
+  choose_compression(exec, copies, notes);
+  struct JobOf {
+    NodeCopy* node;
+    size_t file;
+    Compression compression;
+  };
+  std::vector<cluster::CopyJob> jobs;
+  std::vector<JobOf> owners;
+  for (auto& node : copies) {
+    if (!node.error.empty()) continue;
+    node.started = node.last_line = started;
+    node.first_job = jobs.size();
+    for (size_t f = 0; f < node.files.size(); ++f) {
+      const std::string& path = node.files[f].path;
+      std::string remote = exec.host_path(listing_root(exec, state) + "/" + path);
+      // Traces are most of the bytes and compress ~15x; a .gz or a log goes as it is.
+      Compression c = path.ends_with(".json") ? node.compression : Compression::kNone;
+      fs::path local = node.dests[f].string() + compression_suffix(c);
+      jobs.push_back({node.host, compress_command(c, remote), remote, local});
+      owners.push_back({&node, f, c});
+    }
+  }
+  std::mutex mutex;
+  size_t finished = 0;
+  // `partial`: bytes of the file being written now.
+  auto node_line = [&](const NodeCopy& node, uint64_t partial = 0) {
+    double seconds = since(node.started);
+    uint64_t stored = node.stored + partial;
+    return fmt::format("{} {}/{} file(s), {:.1f} MB in {:.1f} s ({:.1f} MB/s); {:.1f} MB of traces ({:.1f} MB/s, {})",
+                       node.host, node.fetched, node.files.size(), stored / 1e6, seconds,
+                       seconds > 0 ? stored / 1e6 / seconds : 0.0, node.raw / 1e6,
+                       seconds > 0 ? node.raw / 1e6 / seconds : 0.0, compression_name(node.compression));
+  };
+  auto done = [&](size_t j, const Result<cluster::StreamResult>& r) -> bool {
+    const JobOf& job = owners[j];
+    const FreshFile& file = job.node->files[job.file];
+    const fs::path& local = jobs[j].local_path;
+    std::string error;
+    uint64_t raw = 0;
+    if (!r) {
+      error = "copy of " + file.path + " failed: " + r.error().message;
+    } else if (r->exit_code != 0) {
+      std::string said = r->errors.substr(0, 500);
+      while (!said.empty() && std::isspace(static_cast<unsigned char>(said.back()))) said.pop_back();
+      error = compression_name(job.compression) + " of " + file.path + " on the node failed (exit " +
+              std::to_string(r->exit_code) + "): " + said;
+    } else if (auto size = verified_size(local, job.compression); !size) {
+      error = "copy of " + file.path + " failed its check: " + size.error().message;
+    } else if (file.size >= 0 && *size != static_cast<uint64_t>(file.size)) {
+      error = "copy of " + file.path + " holds " + std::to_string(*size) + " bytes, the node listed " +
+              std::to_string(file.size) + " (changed while it was copied?)";
+    } else {
+      raw = *size;
+    }
+    if (!error.empty()) {
+      std::error_code ignored;
+      fs::remove(local, ignored);  // a partial or damaged copy is never left to be analysed
+    }
+    std::lock_guard lock(mutex);
+    NodeCopy& node = *job.node;
+    if (!error.empty()) {
+      node.error = error;
+    } else {
+      ++node.fetched;
+      node.stored += r->bytes;
+      node.raw += raw;
+      std::string tree = trace_tree(file.path);
+      if (std::find(node.trees.begin(), node.trees.end(), tree) == node.trees.end()) node.trees.push_back(tree);
+    }
+    bool last = !error.empty() || node.fetched == node.files.size();
+    if (progress && last) {
+      progress(fmt::format("[collect] {}/{} nodes: {}{}; elapsed {:.1f} s", ++finished, nodes, node_line(node),
+                           error.empty() ? "" : ", stopped by a failure", since(started)));
+    }
+    return error.empty();
+  };
+  // A node still copying gets a line every progress_every, with the bytes of the
+  // file it is writing now: one large trace may take minutes.
+  std::condition_variable wake;
+  bool copied = false;
+  std::thread watcher;
+  if (progress && !jobs.empty())
+    watcher = std::thread([&] {
+      std::unique_lock lock(mutex);
+      while (!wake.wait_for(lock, progress_every, [&] { return copied; })) {
+        for (auto& node : copies) {
+          if (!node.error.empty() || node.fetched == node.files.size()) continue;
+          if (Clock::now() - node.last_line < progress_every) continue;
+          std::error_code ec;
+          uintmax_t partial = fs::file_size(jobs[node.first_job + node.fetched].local_path, ec);
+          node.last_line = Clock::now();
+          progress(fmt::format("[collect] still copying: {}; elapsed {:.1f} s", node_line(node, ec ? 0 : partial),
+                               since(started)));
+        }
+      }
+    });
+  if (!jobs.empty())
+    exec.transport().copy_batch(jobs, kNodesAtOnce, std::chrono::seconds(exec.variant().timeout_seconds), done);
+  if (watcher.joinable()) {
+    {
+      std::lock_guard lock(mutex);
+      copied = true;
+    }
+    wake.notify_all();
+    watcher.join();
+  }
+  uint64_t stored = 0, raw = 0;
+  for (const auto& node : copies) stored += node.stored, raw += node.raw;
+  if (raw > 0 && stored < raw)
+    notes.push_back(fmt::format("{:.1f} MB of traces collected as {:.1f} MB, compressed on the nodes", raw / 1e6,
+                                stored / 1e6));
+}
+
 }  // namespace
 
 std::vector<std::string> keep_newest_per_directory(std::vector<FreshFile>& files) {
   // Only traces compete: a log or any other file beside them is kept as it is.
   auto is_trace = [](const std::string& path) {
-    return path.ends_with(".json") || path.ends_with(".json.gz");
+    return path.ends_with(".json") || path.ends_with(".json.gz") || path.ends_with(".json.zst");
   };
   std::vector<FreshFile> others;
   std::erase_if(files, [&](const FreshFile& f) {
@@ -129,12 +316,9 @@ void snapshot_existing_traces(NodeExec& exec, RunState& state) {
   }
 }
 
-std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool combined, const ProgressFn& progress) {
+std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool combined, const ProgressFn& progress,
+                                        std::chrono::milliseconds progress_every) {
   std::vector<std::string> notes;
-  const auto started = std::chrono::steady_clock::now();
-  auto since = [](std::chrono::steady_clock::time_point from) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
-  };
   const auto& v = exec.variant();
   const auto& hosts = exec.hosts();
   state.collection_errors.clear();
@@ -147,6 +331,7 @@ std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool co
   }
   auto listings = exec.in_containers_each(commands, std::chrono::seconds(v.timeout_seconds));
   std::string first_tree;
+  std::vector<NodeCopy> copies;  // the nodes with files to copy, in node order
   std::set<std::pair<std::string, double>> seen;  // (path, mtime) already collected
   for (size_t i = 0; i < nodes; ++i) {
     const std::string& host = hosts[i];
@@ -193,44 +378,41 @@ std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool co
       continue;
     }
     fs::path dest_root = combined ? artifact / ("node_" + std::to_string(i)) : artifact;
-    std::vector<std::string> trees;
-    std::string error;
-    const auto node_started = std::chrono::steady_clock::now();
-    uintmax_t bytes = 0;
-    size_t fetched = 0;
-    for (const auto& f : files) {
+    NodeCopy node;
+    node.index = i;
+    node.host = host;
+    node.files = std::move(files);
+    for (const auto& f : node.files) {
       fs::path dest = dest_root / f.path;
+      // Checked before any folder is made: a link already in the output folder must
+      // not get even empty folders created where it points.
+      if (!resolves_inside(state.output_root, dest)) {
+        node.error = "refused to write outside the output folder: " + f.path;
+        break;
+      }
       std::error_code ec;
       fs::create_directories(dest.parent_path(), ec);
-      if (ec || !inside(state.output_root, dest)) {
-        error = "refused to write outside the output folder: " + f.path;
+      if (ec) {
+        node.error = "cannot create " + dest.parent_path().string() + ": " + ec.message();
         break;
       }
-      std::string remote = exec.host_path(listing_root(exec, state) + "/" + f.path);
-      if (Status s = exec.transport().download(host, remote, dest); !s) {
-        error = "download of " + f.path + " failed: " + s.error().message;
-        break;
-      }
-      std::error_code size_ec;
-      bytes += fs::file_size(dest, size_ec);
-      ++fetched;
-      std::string tree = trace_tree(f.path);
-      if (std::find(trees.begin(), trees.end(), tree) == trees.end()) trees.push_back(tree);
+      node.dests.push_back(dest);
     }
-    if (progress) {
-      double seconds = since(node_started);
-      progress(fmt::format("[collect] {}/{} nodes: {} {}/{} file(s), {:.1f} MB in {:.1f} s ({:.1f} MB/s){}; elapsed {:.1f} s",
-                           i + 1, nodes, host, fetched, files.size(), bytes / 1e6, seconds,
-                           seconds > 0 ? bytes / 1e6 / seconds : 0.0, error.empty() ? "" : ", stopped by a failure",
-                           since(started)));
-    }
-    if (!error.empty()) {
-      fail(error);
+    if (!node.error.empty()) {
+      fail(node.error);
       continue;
     }
-    std::sort(trees.begin(), trees.end());
-    if (first_tree.empty()) first_tree = trees.front();
-    state.trace_trees[host] = trees;
+    copies.push_back(std::move(node));
+  }
+  copy_all(exec, state, copies, nodes, progress, progress_every, notes);
+  for (auto& node : copies) {
+    if (!node.error.empty()) {
+      state.collection_errors.emplace_back(node.host, node.error);
+      continue;
+    }
+    std::sort(node.trees.begin(), node.trees.end());
+    if (first_tree.empty()) first_tree = node.trees.front();
+    state.trace_trees[node.host] = node.trees;
   }
   if (!state.trace_trees.empty())
     state.artifacts["torch_traces"] = combined ? artifact : artifact / first_tree;
@@ -259,6 +441,5 @@ std::vector<std::string> collect_logs(NodeExec& exec, RunState& state) {
   return warnings;
 }
 
-bool resolves_inside(const fs::path& root, const fs::path& dest) { return inside(root, dest); }
 
 }  // namespace aorta::job

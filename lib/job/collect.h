@@ -3,6 +3,8 @@
 // write outside the run's output folder.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -17,10 +19,11 @@ namespace aorta::job {
 struct FreshFile {
   double mtime = 0;
   std::string path;  // relative to the repository, e.g. out/torch_profiler/rank0/x.json
+  int64_t size = -1;  // bytes on the node; -1 when the listing did not say
 };
 
-// Parses `find -printf '%T@\t%P\0'` output; entries with unsafe paths are dropped
-// and reported in `rejected`.
+// Parses `find -printf '%T@\t%s\t%P\0'` output (the size may be left out); entries
+// with unsafe paths are dropped and reported in `rejected`.
 std::vector<FreshFile> parse_file_listing(const std::string& listing, std::vector<std::string>& rejected);
 
 // The trace tree of a file: its path up to and including the first torch_profiler.
@@ -33,7 +36,7 @@ bool is_safe_relative_path(const std::string& path);
 // True when `dest` resolves inside `root` and no existing symlink redirects it.
 bool resolves_inside(const std::filesystem::path& root, const std::filesystem::path& dest);
 
-// Keeps the newest trace (*.json, *.json.gz) of each directory, and every other file
+// Keeps the newest trace (*.json, *.json.gz, *.json.zst) of each directory, and every other file
 // (one trace per rank directory): the
 // freshness floor allows a minute of clock skew, so a rerun within that minute, or
 // Aorta's tensorboard and chrome_trace copies of one trace, would count a rank
@@ -48,10 +51,18 @@ void snapshot_existing_traces(NodeExec& exec, RunState& state);
 // Collects traces into state.output_root (combined_traces/node_<i>/... in torchrun
 // mode with collect_traces, else traces/... from the head's newest tree); fills
 // trace_trees, collection_errors and the torch_traces artifact. Returns notes.
-// progress gets one line per node as it finishes: nodes done of N, files, bytes,
-// rate and elapsed time.
+// Every node is copied at once (one file at a time per node, kNodesAtOnce nodes at
+// a time); a .json trace is compressed on the node as it is sent (the variant's
+// trace_compression) and kept compressed here (x.json.zst), its decompressed size
+// checked against the node's listing and its frame checksums verified.
+// progress gets one line per node as it finishes (nodes done of N, files, bytes
+// here, rate, elapsed time), and one every progress_every for a node still going
+// (with the bytes of the file it is writing).
+inline constexpr size_t kNodesAtOnce = 16;
+inline constexpr std::chrono::milliseconds kProgressEvery{15000};
 std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool combined,
-                                        const ProgressFn& progress = {});
+                                        const ProgressFn& progress = {},
+                                        std::chrono::milliseconds progress_every = kProgressEvery);
 
 // Downloads <phase>.log of every launched phase and node to <phase>-node-<i>.log.
 // Returns warnings for logs that could not be fetched.

@@ -80,6 +80,7 @@ TEST(CollectRules, LinkInTheDestinationPointingOutsideIsRefused) {
   t.serve("n1", trace, "1700000000.5");
   t.collect(false);
   EXPECT_TRUE(files_under(elsewhere).empty());
+  EXPECT_TRUE(fs::is_empty(elsewhere)) << "folders were made where the link points";
   ASSERT_EQ(t.state.collection_errors.size(), 1u);
   EXPECT_EQ(t.state.collection_errors[0].first, "n1");
   EXPECT_NE(t.state.collection_errors[0].second.find(trace), std::string::npos) << t.state.collection_errors[0].second;

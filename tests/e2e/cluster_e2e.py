@@ -67,7 +67,7 @@ with tempfile.TemporaryDirectory() as work:
     if mode != "single":
         # Traces land per node: combined_traces/node_<i>/<output dir>/torch_profiler/.
         for i in range(nodes):
-            found = glob.glob(os.path.join(run_dir, "combined_traces", f"node_{i}", "**", "*.json"), recursive=True)
+            found = glob.glob(os.path.join(run_dir, "combined_traces", f"node_{i}", "**", "*.json*"), recursive=True)
             expect(len(found) == 2, f"node_{i}: {len(found)} traces ({found})")
     for i in range(nodes):
         expect(os.path.exists(os.path.join(run_dir, f"benchmark-node-{i}.log")), f"benchmark log of node {i} missing")

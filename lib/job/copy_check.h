@@ -1,0 +1,30 @@
+// How a trace travels from a node (compressed there, or as it is) and the check
+// that the copy on this machine holds every byte of the node's file.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "common/result.h"
+
+namespace aorta::job {
+
+enum class Compression { kNone, kGzip, kZstd };
+
+// "zstd", "gzip", "none".
+std::string compression_name(Compression c);
+// The file name ending a copy gets: ".zst", ".gz" or "".
+std::string compression_suffix(Compression c);
+// The command that writes `node_path` to stdout, compressed (zstd -1 / gzip -1);
+// the path is shell-quoted. Empty for kNone (the file is downloaded as it is).
+std::string compress_command(Compression c, const std::string& node_path);
+// Prints zstd, gzip or none: the best compressor the node has (bash's command -v).
+std::string probe_compressor_command();
+
+// Decompresses `file` (its encoding `c`) and returns the byte count, every frame's
+// own checksum verified (zstd XXH64, gzip CRC32 and length); a damaged or
+// truncated stream is an error naming the file. kNone: the file's size.
+Result<uint64_t> verified_size(const std::filesystem::path& file, Compression c);
+
+}  // namespace aorta::job

@@ -1,0 +1,93 @@
+#include "job/copy_check.h"
+
+#include <cstdlib>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "common/shell_quote.h"
+#include "tests/temp_dir.h"
+
+namespace aorta::job {
+namespace {
+
+// Compressed by the system's own zstd and gzip, as a node would.
+class CopyCheck : public ::testing::Test {
+ protected:
+  CopyCheck() {
+    for (int i = 0; i < 20000; ++i) text_ += "{\"ts\": " + std::to_string(i * 7) + "},\n";
+    plain_ = dir_.write("t.json", text_);
+  }
+  std::filesystem::path compressed(const std::string& shell) {
+    auto out = dir_.path() / "copy";
+    std::string command = shell + " > " + shell_quote(out.string());
+    EXPECT_EQ(std::system(command.c_str()), 0) << command;
+    return out;
+  }
+  std::string bytes(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }
+  void rewrite(const std::filesystem::path& p, const std::string& data) { std::ofstream(p, std::ios::binary) << data; }
+
+  aorta::testing::TempDir dir_;
+  std::string text_;
+  std::filesystem::path plain_;
+};
+
+TEST_F(CopyCheck, CommandsQuoteThePath) {
+  EXPECT_EQ(compress_command(Compression::kZstd, "/a b/it's.json"), "zstd -1 -q -c -- '/a b/it'\\''s.json'");
+  EXPECT_EQ(compress_command(Compression::kGzip, "/x.json"), "gzip -1 -c -- /x.json");
+  EXPECT_EQ(compress_command(Compression::kNone, "/x.json"), "");
+}
+
+TEST_F(CopyCheck, ZstdSizeIsTheDecompressedSize) {
+  auto copy = compressed("zstd -1 -q -c -- " + shell_quote(plain_.string()));
+  auto size = verified_size(copy, Compression::kZstd);
+  ASSERT_TRUE(size.ok()) << size.error().describe();
+  EXPECT_EQ(*size, text_.size());
+}
+
+TEST_F(CopyCheck, GzipMembersOneAfterAnotherAllCount) {
+  auto copy = compressed("{ gzip -1 -c -- " + shell_quote(plain_.string()) + "; gzip -1 -c -- " +
+                         shell_quote(plain_.string()) + "; }");
+  auto size = verified_size(copy, Compression::kGzip);
+  ASSERT_TRUE(size.ok()) << size.error().describe();
+  EXPECT_EQ(*size, 2 * text_.size());
+}
+
+TEST_F(CopyCheck, TruncatedStreamsAreDamaged) {
+  for (auto [tool, c] : {std::pair{"zstd -q", Compression::kZstd}, {"gzip", Compression::kGzip}}) {
+    auto copy = compressed(std::string(tool) + " -1 -c -- " + shell_quote(plain_.string()));
+    std::string data = bytes(copy);
+    rewrite(copy, data.substr(0, data.size() - 3));
+    auto size = verified_size(copy, c);
+    ASSERT_FALSE(size.ok()) << tool;
+    EXPECT_NE(size.error().message.find("the compressed copy " + copy.string() + " is damaged: "), std::string::npos)
+        << size.error().message;
+  }
+}
+
+// The last bytes of each are the frame's own check: zstd's XXH64 (low 4 bytes),
+// gzip's CRC32 then length. A flipped bit there fails only that check.
+TEST_F(CopyCheck, ChecksumMismatchIsDamaged) {
+  for (auto [tool, c, from_end] : {std::tuple{"zstd -q", Compression::kZstd, 1}, {"gzip", Compression::kGzip, 8}}) {
+    auto copy = compressed(std::string(tool) + " -1 -c -- " + shell_quote(plain_.string()));
+    std::string data = bytes(copy);
+    data[data.size() - from_end] ^= 0x01;
+    rewrite(copy, data);
+    auto size = verified_size(copy, c);
+    ASSERT_FALSE(size.ok()) << tool;
+    EXPECT_NE(size.error().message.find("is damaged"), std::string::npos) << size.error().message;
+  }
+}
+
+TEST_F(CopyCheck, EmptyCopyIsDamagedPlainIsItsSize) {
+  auto empty = dir_.write("empty", "");
+  EXPECT_FALSE(verified_size(empty, Compression::kZstd).ok());
+  EXPECT_FALSE(verified_size(empty, Compression::kGzip).ok());
+  EXPECT_EQ(*verified_size(plain_, Compression::kNone), text_.size());
+}
+
+}  // namespace
+}  // namespace aorta::job
