@@ -11,6 +11,8 @@ packages=(
   libzstd-dev libboost1.81-dev libboost-filesystem1.81-dev libboost-program-options1.81-dev libssh2-1-dev
   python3 python3-torch   # the CPU workload: real torchrun with Debian's torch (gloo)
   procps util-linux       # pgrep, dmesg
+  zstd gzip               # traces compressed on the nodes as they are collected
+  rsync                   # bench/collect_bench compares collection with rsync -z
   openssh-server openssh-client  # the SSH transport tests run a real sshd on loopback
   clang libclang-rt-14-dev       # ci/sanitize.sh: ASan + UBSan build and the libFuzzer targets
   # The test cluster (ci/testcluster.sh, ci/build-image.sh): netns nodes, podman
