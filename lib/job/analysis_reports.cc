@@ -17,7 +17,7 @@ std::string listing_command(const std::string& dir) {
   // -type f skips symlinks, which find does not follow; the floor is applied here,
   // on the listed times, as the original's mtime >= floor.
   return "test -d " + shell_quote(dir) + " || exit " + std::to_string(kNoFolder) + "; cd " + shell_quote(dir) +
-         " && find . -type f -printf '%T@\\t%P\\0'";
+         " && find . -type f -printf '%T@\\t%s\\t%P\\0'";
 }
 
 }  // namespace

@@ -191,5 +191,37 @@ TEST(AnalysisReports, ExcelReportsAreTheSingleNodeSource) {
   }
 }
 
+// A workbook that is not of this run's trace (an earlier run's, kept by
+// skip_if_exists: rank 0's report under rank 1's name) gives way to the trace, and
+// says so; the other rank still comes from its report.
+TEST(AnalysisReports, AStaleExcelReportGivesWayToTheTrace) {
+  const fs::path data = AORTA_TEST_DATA_DIR;
+  LocalNode n;
+  fs::path analysis = n.out.path() / "analysis" / "tracelens_analysis";
+  fs::path traces = n.out.path() / "traces" / "torch_profiler";
+  fs::create_directories(analysis / "individual_reports");
+  for (int r : {0, 1}) {
+    fs::copy_file(data / "tracelens" / "perf_rank0.xlsx", analysis / "individual_reports" / ("perf_rank" + std::to_string(r) + ".xlsx"));
+    std::string trace = "h200-aorta-overlap_rank" + std::to_string(r) + ".pt.trace.json.gz";
+    fs::create_directories(traces / ("rank" + std::to_string(r)));
+    fs::copy_file(data / trace, traces / ("rank" + std::to_string(r)) / trace);
+  }
+  n.state.artifacts["tracelens_analysis"] = analysis;
+  n.state.artifacts["torch_traces"] = traces;
+  n.state.status = RunStatus::kCompleted;
+  NodeExec exec(n.transport, n.v, n.cluster);
+  StageContext ctx{exec, n.state, {}};
+  StageOutcome out = parse_results(ctx);
+  ASSERT_FALSE(out.failed()) << out.failures[0];
+  ASSERT_EQ(n.state.parse->ranks.size(), 2u);
+  EXPECT_EQ(n.state.parse->ranks[0].parser, metrics::ParserPath::kTracelensExcel);
+  EXPECT_EQ(n.state.parse->ranks[1].parser, metrics::ParserPath::kGpuTimeline);
+  EXPECT_NEAR(n.state.parse->ranks[1].compute_ratio, 84.5680634765625 / 834.097537109375, 1e-6);  // rank 1's own
+  bool said = false;
+  for (const auto& note : out.notes)
+    said |= note.starts_with("rank 1: the TraceLens report says 835.602 ms in all, its trace 834.098 ms: the report is not");
+  EXPECT_TRUE(said);
+}
+
 }  // namespace
 }  // namespace aorta::job

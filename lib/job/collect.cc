@@ -386,7 +386,9 @@ std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool co
       fs::path dest = dest_root / f.path;
       // Checked before any folder is made: a link already in the output folder must
       // not get even empty folders created where it points.
-      if (!resolves_inside(state.output_root, dest)) {
+      // The copy may end in .zst or .gz: a link planted at any of the names is refused.
+      if (!resolves_inside(state.output_root, dest) || !resolves_inside(state.output_root, dest.string() + ".zst") ||
+          !resolves_inside(state.output_root, dest.string() + ".gz")) {
         node.error = "refused to write outside the output folder: " + f.path;
         break;
       }

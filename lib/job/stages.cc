@@ -356,16 +356,27 @@ std::optional<metrics::TraceSet> excel_reports_source(StageContext& ctx) {
   return tracelens::parse_excel_reports(analysis->second);
 }
 
-// The workbook has no steps: each rank takes its per-step figures from its own raw
-// trace, and a workbook that disagrees with the trace it was made from is named.
-void add_trace_steps(metrics::TraceSet& excel, const metrics::TraceSet& raw, std::vector<std::string>& notes) {
-  for (auto& rank : excel.ranks) {
-    auto same = std::find_if(raw.ranks.begin(), raw.ranks.end(), [&](const auto& r) { return r.rank && r.rank == rank.rank; });
-    if (same == raw.ranks.end()) continue;
-    rank.steps = same->steps;
-    if (std::abs(same->total_time_us - rank.total_time_us) > 1e-3 * same->total_time_us)
-      notes.push_back(fmt::format("rank {}: the TraceLens report says {:.3f} ms in all, its trace {:.3f} ms ({})", *rank.rank,
-                                  rank.total_time_us / 1000, same->total_time_us / 1000, same->source));
+// The workbook has no steps or memory figures: each rank takes them from its own
+// trace. A workbook whose total differs from its trace's is not of this run (an
+// earlier run's kept by skip_if_exists): that rank is the trace's, and so is a rank
+// the workbooks lack.
+void join_trace_ranks(metrics::TraceSet& excel, const metrics::TraceSet& raw, std::vector<std::string>& notes) {
+  for (const auto& traced : raw.ranks) {
+    if (!traced.rank) continue;
+    auto rank = std::find_if(excel.ranks.begin(), excel.ranks.end(), [&](const auto& r) { return r.rank == traced.rank; });
+    if (rank == excel.ranks.end()) {
+      notes.push_back(fmt::format("rank {} has no TraceLens report; its trace's figures are used ({})", *traced.rank,
+                                  traced.source));
+      excel.ranks.push_back(traced);
+    } else if (std::abs(traced.total_time_us - rank->total_time_us) > 1e-3 * traced.total_time_us) {
+      notes.push_back(fmt::format("rank {}: the TraceLens report says {:.3f} ms in all, its trace {:.3f} ms: the report "
+                                  "is not of this run's trace, whose figures are used ({})",
+                                  *traced.rank, rank->total_time_us / 1000, traced.total_time_us / 1000, traced.source));
+      *rank = traced;
+    } else {
+      rank->steps = traced.steps;
+      rank->peak_memory_gb = traced.peak_memory_gb;
+    }
   }
 }
 
@@ -387,7 +398,7 @@ StageOutcome parse_results(StageContext& ctx) {
     if (!excel->ranks.empty()) {
       out.notes.push_back(fmt::format("Metrics from the TraceLens Excel reports: {} of {} report(s) in {}", excel->files_parsed,
                                       excel->files_found, state.artifacts["tracelens_analysis"].string()));
-      if (have_traces) add_trace_steps(*excel, metrics::analyze_traces(traces->second, options), out.notes);
+      if (have_traces) join_trace_ranks(*excel, metrics::analyze_traces(traces->second, options), out.notes);
       state.parse = std::move(*excel);
     }
   }

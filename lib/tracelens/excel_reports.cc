@@ -1,6 +1,8 @@
 #include "tracelens/excel_reports.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 
 #include "common/utf8.h"
 #include "trace/trace_files.h"
@@ -37,6 +39,7 @@ metrics::TraceSet parse_excel_reports(const fs::path& analysis_dir) {
     set.errors.push_back("No perf_rank*.xlsx files found in " + valid_utf8(individual.string()));
     return set;
   }
+  std::map<int, std::string> seen;  // rank -> the report it came from
   for (const auto& report : reports) {
     const std::string name = valid_utf8(report.filename().string());
     auto sheet = read_gpu_timeline(report);
@@ -44,7 +47,10 @@ metrics::TraceSet parse_excel_reports(const fs::path& analysis_dir) {
       set.warnings.push_back("Failed to parse " + name + ": " + valid_utf8(sheet.error().message));
       continue;
     }
-    auto ms = [&](const char* row) { return sheet->count(row) ? sheet->at(row) * 1000.0 : 0.0; };  // missing -> 0
+    // A missing row is 0, as in the original, but said: a renamed row would read as 0.
+    for (const char* row : {"total_time", "computation_time", "exposed_comm_time", "total_comm_time"})
+      if (!sheet->count(row)) set.warnings.push_back(name + ": its gpu_timeline has no " + row + " row; taken as 0");
+    auto ms = [&](const char* row) { return sheet->count(row) ? sheet->at(row) * 1000.0 : 0.0; };
     trace::Breakdown b;
     b.total_time = ms("total_time");
     b.computation_time = ms("computation_time");
@@ -60,12 +66,25 @@ metrics::TraceSet parse_excel_reports(const fs::path& analysis_dir) {
       set.warnings.push_back("Failed to parse " + name + ": its gpu_timeline has no total_time");
       continue;
     }
+    bool finite = true;
+    for (double v : {b.total_time, b.computation_time, b.exposed_comm_time, b.total_comm_time, b.exposed_memcpy_time,
+                     b.total_memcpy_time, b.busy_time, b.idle_time})
+      finite = finite && std::isfinite(v);
+    if (!finite) {
+      set.warnings.push_back("Failed to parse " + name + ": a time in its gpu_timeline is too large to be one");
+      continue;
+    }
     metrics::RankMetrics m = metrics::from_timeline(b);
     m.parser = metrics::ParserPath::kTracelensExcel;
     m.source = valid_utf8(report.string());
     m.rank = trace::rank_from_path(report.filename());
     m.rank_source = m.rank ? "path" : "unknown";
     if (!m.rank) set.warnings.push_back(name + ": no rank in the file name; its rank is unknown");
+    if (m.rank && !seen.emplace(*m.rank, name).second) {
+      set.warnings.push_back("duplicate rank " + std::to_string(*m.rank) + ": " + name + " ignored, the rank is read from " +
+                             seen[*m.rank]);
+      continue;
+    }
     set.ranks.push_back(std::move(m));
     ++set.files_parsed;
   }

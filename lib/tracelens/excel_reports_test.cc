@@ -87,6 +87,16 @@ TEST(TracelensWorkbook, HostileWorkbooksAreErrorsNamingTheFileAndPart) {
   write_zip(dir.path() / "bomb.xlsx", {{"xl/workbook.xml", kWorkbook}, {"xl/_rels/workbook.xml.rels", kRels},
                                        {"xl/worksheets/sheet1.xml", std::string(kMaxWorkbookPart + 1024, ' ')}});
   EXPECT_NE(error_of("bomb.xlsx").find("part xl/worksheets/sheet1.xml inflates past 64 MiB"), std::string::npos);
+
+  // One 1 MiB shared string named by 40 cells: 40 MiB of copies, refused at 16.
+  std::string cells;
+  for (int i = 0; i < 40; ++i) cells += R"(<c r="A)" + std::to_string(i + 2) + R"(" t="s"><v>2</v></c>)";
+  write_zip(dir.path() / "copies.xlsx",
+            {{"xl/workbook.xml", kWorkbook}, {"xl/_rels/workbook.xml.rels", kRels},
+             {"xl/sharedStrings.xml", "<sst><si><t>type</t></si><si><t>time ms</t></si><si><t>" + std::string(1 << 20, 'A') +
+                                          "</t></si></sst>"},
+             {"xl/worksheets/sheet1.xml", sheet("<row r=\"2\">" + cells + "</row>")}});
+  EXPECT_NE(error_of("copies.xlsx").find("gpu_timeline holds more than 16 MiB of cell text"), std::string::npos);
 }
 
 TEST(TracelensExcelReports, RanksFromTheRealReports) {
@@ -127,6 +137,19 @@ TEST(TracelensExcelReports, AgreeWithTheRawTracePath) {
   EXPECT_NEAR(x.compute_ratio, raw->compute_ratio, 1e-6);
   EXPECT_NEAR(x.comm_ratio, raw->comm_ratio, 1e-6);
   EXPECT_NEAR(x.overlap_ratio, raw->overlap_ratio, 1e-6);
+}
+
+// Two reports of one rank: the first (in name order) counts, the other is named.
+TEST(TracelensExcelReports, ADuplicateRankIsReadOnce) {
+  TempDir dir;
+  fs::create_directories(dir.path() / "individual_reports");
+  fs::copy_file(kData / "perf_rank1.xlsx", dir.path() / "individual_reports" / "perf_rank1.xlsx");
+  fs::copy_file(kData / "perf_rank0.xlsx", dir.path() / "individual_reports" / "perf_rank1_old.xlsx");
+  metrics::TraceSet set = parse_excel_reports(dir.path());
+  ASSERT_EQ(set.ranks.size(), 1u);
+  EXPECT_DOUBLE_EQ(set.ranks[0].total_time_us, 834097.537109375);
+  EXPECT_EQ(set.warnings, std::vector<std::string>{"duplicate rank 1: perf_rank1_old.xlsx ignored, the rank is read from "
+                                                   "perf_rank1.xlsx"});
 }
 
 TEST(TracelensExcelReports, MissingReportsSaySo) {

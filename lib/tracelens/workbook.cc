@@ -121,16 +121,31 @@ Result<std::map<std::string, double>> read_gpu_timeline(const std::filesystem::p
   if (!sheet) return sheet.error();
 
   std::string type_col, time_col;
+  size_t text_read = 0;
   std::map<std::string, double> times;
   for (pugi::xml_node row : sheet->child("worksheet").child("sheetData").children("row")) {
     std::map<std::string, std::string> cells;
-    for (pugi::xml_node c : row.children("c")) cells[column_of(c.attribute("r").value())] = cell_text(c, shared);
+    for (pugi::xml_node c : row.children("c")) {
+      std::string col = column_of(c.attribute("r").value());
+      // Past the header only the two columns are read; all text read counts to the cap.
+      if (!type_col.empty() && col != type_col && col != time_col) continue;
+      std::string text = cell_text(c, shared);
+      text_read += text.size();
+      if (text_read > kMaxSheetText)
+        return Error{ErrorCode::kInvalidInput,
+                     file + ": gpu_timeline holds more than " + std::to_string(kMaxSheetText >> 20) + " MiB of cell text",
+                     file};
+      cells[col] = std::move(text);
+    }
     if (type_col.empty()) {
       for (const auto& [col, text] : cells) {
         if (text == "type") type_col = col;
         if (text == "time ms") time_col = col;
       }
-      if (type_col.empty() || time_col.empty()) type_col.clear();
+      if (type_col.empty() || time_col.empty()) {
+        type_col.clear();
+        time_col.clear();
+      }
       continue;
     }
     const std::string& type = cells[type_col];

@@ -14,6 +14,9 @@ namespace aorta::tracelens {
 // The largest workbook part (sheet, shared strings) read; the gpu_timeline sheet of a
 // real report is 2 KB.
 inline constexpr size_t kMaxWorkbookPart = 64u << 20;
+// The most cell text read from the sheet: cells may all name one huge shared string,
+// and each read copies it.
+inline constexpr size_t kMaxSheetText = 16u << 20;
 
 // `type` -> `time ms` of the sheet named gpu_timeline (else "GPU Timeline"), from the
 // header row holding the columns `type` and `time ms`. Errors name the file and the
