@@ -41,6 +41,9 @@ Result<FetchedFolder> fetch_report_folder(NodeExec& exec, size_t node, const std
   std::error_code ec;
   if (fs::exists(dest, ec)) return fail(ErrorCode::kIo, dest.string() + " already exists");
   fs::path staging = dest.parent_path() / ("." + dest.filename().string() + ".partial");
+  // Nothing is removed or made through a link that leads out of the output folder.
+  if (!resolves_inside(output_root, staging) || !resolves_inside(output_root, dest))
+    return fail(ErrorCode::kInvalidInput, "refused to write outside the output folder: " + dest.string());
   fs::remove_all(staging, ec);
   auto abandon = [&](Error e) {
     std::error_code ignored;

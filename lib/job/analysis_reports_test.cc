@@ -109,6 +109,18 @@ TEST(AnalysisReports, AFailedFileLeavesNoPartialTree) {
   EXPECT_TRUE(fs::is_empty(out.path())) << "a partial tree was left";
 }
 
+// analysis/ planted as a link out of the output folder: nothing is made or removed there.
+TEST(AnalysisReports, RefusesAnAnalysisFolderLinkedElsewhere) {
+  TempDir out, elsewhere;
+  ScriptedNode n;
+  n.fake.on("n1", "find .", 0, "");
+  fs::create_directory_symlink(elsewhere.path(), out.path() / "analysis");
+  auto got = n.fetch(out.path() / "analysis" / "gemm_analysis", out.path());
+  ASSERT_FALSE(got.ok());
+  EXPECT_NE(got.error().message.find("refused to write outside the output folder"), std::string::npos) << got.error().message;
+  EXPECT_TRUE(fs::is_empty(elsewhere.path()));
+}
+
 TEST(AnalysisReports, RefusesAPathLeavingTheFolder) {
   TempDir out;
   ScriptedNode n;

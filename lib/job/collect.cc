@@ -263,15 +263,27 @@ void copy_all(NodeExec& exec, RunState& state, std::vector<NodeCopy>& copies, si
         }
       }
     });
-  if (!jobs.empty())
-    exec.transport().copy_batch(jobs, kNodesAtOnce, std::chrono::seconds(exec.variant().timeout_seconds), done);
-  if (watcher.joinable()) {
-    {
-      std::lock_guard lock(mutex);
-      copied = true;
+  // Stopped and joined however copy_batch ends: a thread left joinable would end the
+  // process if an exception passed through here.
+  struct StopWatcher {
+    std::thread& thread;
+    std::mutex& mutex;
+    bool& copied;
+    std::condition_variable& wake;
+    ~StopWatcher() {
+      if (!thread.joinable()) return;
+      {
+        std::lock_guard lock(mutex);
+        copied = true;
+      }
+      wake.notify_all();
+      thread.join();
     }
-    wake.notify_all();
-    watcher.join();
+  };
+  {
+    StopWatcher stop{watcher, mutex, copied, wake};
+    if (!jobs.empty())
+      exec.transport().copy_batch(jobs, kNodesAtOnce, std::chrono::seconds(exec.variant().timeout_seconds), done);
   }
   uint64_t stored = 0, raw = 0;
   for (const auto& node : copies) stored += node.stored, raw += node.raw;
