@@ -218,8 +218,9 @@ with tempfile.TemporaryDirectory() as work:
 
     elif case == "disk_full":
         # The output directory is a 1 MiB tmpfs with 100 KiB left: the first 64 KiB
-        # trace fits, the second does not. (The JUnit XML goes outside it.)
-        hosts = write_inputs(work, 1)
+        # trace fits, the second does not. (The JUnit XML goes outside it.) Plain
+        # copies: compressed on the node, both traces would fit.
+        hosts = write_inputs(work, 1, lambda v: v.__setitem__("trace_compression", "none"))
         out_dir = os.path.join(work, "out")
         os.makedirs(out_dir)
         subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", out_dir], check=True)
