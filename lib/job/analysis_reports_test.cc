@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 #include <utime.h>
 
+#include <array>
+
 #include <gtest/gtest.h>
 
 #include "cluster/local_transport.h"
@@ -163,31 +165,36 @@ TEST(AnalysisReports, AnalyzeStageFetchesTheReports) {
   }
 }
 
+// The shipped H200 traces of ranks 0 and 1 collected, and rank r's TraceLens report
+// (perf_rank<r>.xlsx) copied from workbooks[r] of tests/data/tracelens; then parse_results.
+StageOutcome parse_with_reports(LocalNode& n, const std::array<const char*, 2>& workbooks) {
+  const fs::path data = AORTA_TEST_DATA_DIR;
+  fs::path analysis = n.out.path() / "analysis" / "tracelens_analysis";
+  fs::path traces = n.out.path() / "traces" / "torch_profiler";
+  fs::create_directories(analysis / "individual_reports");
+  for (int r : {0, 1}) {
+    fs::copy_file(data / "tracelens" / workbooks[r], analysis / "individual_reports" / ("perf_rank" + std::to_string(r) + ".xlsx"));
+    std::string trace = "h200-aorta-overlap_rank" + std::to_string(r) + ".pt.trace.json.gz";
+    fs::create_directories(traces / ("rank" + std::to_string(r)));
+    fs::copy_file(data / trace, traces / ("rank" + std::to_string(r)) / trace);
+  }
+  n.state.artifacts["tracelens_analysis"] = analysis;
+  n.state.artifacts["torch_traces"] = traces;
+  n.state.status = RunStatus::kCompleted;
+  NodeExec exec(n.transport, n.v, n.cluster);
+  StageContext ctx{exec, n.state, {}};
+  return parse_results(ctx);
+}
+
 // Reference §3.3: on one node, TraceLens's Excel reports are the metrics source (the
 // reports TraceLens made from the shipped H200 traces); each rank still gets its
 // per-step figures from its own trace. On two nodes the raw traces are the source.
 TEST(AnalysisReports, ExcelReportsAreTheSingleNodeSource) {
-  const fs::path data = AORTA_TEST_DATA_DIR;
   for (size_t nodes : {1u, 2u}) {
     SCOPED_TRACE(std::to_string(nodes) + " node(s)");
     LocalNode n;
     if (nodes == 2) n.cluster.nodes.push_back({"second", "127.0.0.2", ""});
-    fs::path analysis = n.out.path() / "analysis" / "tracelens_analysis";
-    fs::path traces = n.out.path() / "traces" / "torch_profiler";
-    for (int r : {0, 1}) {
-      fs::create_directories(analysis / "individual_reports");
-      fs::copy_file(data / "tracelens" / ("perf_rank" + std::to_string(r) + ".xlsx"),
-                    analysis / "individual_reports" / ("perf_rank" + std::to_string(r) + ".xlsx"));
-      std::string trace = "h200-aorta-overlap_rank" + std::to_string(r) + ".pt.trace.json.gz";
-      fs::create_directories(traces / ("rank" + std::to_string(r)));
-      fs::copy_file(data / trace, traces / ("rank" + std::to_string(r)) / trace);
-    }
-    n.state.artifacts["tracelens_analysis"] = analysis;
-    n.state.artifacts["torch_traces"] = traces;
-    n.state.status = RunStatus::kCompleted;
-    NodeExec exec(n.transport, n.v, n.cluster);
-    StageContext ctx{exec, n.state, {}};
-    StageOutcome out = parse_results(ctx);
+    StageOutcome out = parse_with_reports(n, {"perf_rank0.xlsx", "perf_rank1.xlsx"});
     ASSERT_FALSE(out.failed()) << out.failures[0];
     ASSERT_TRUE(n.state.parse);
     ASSERT_EQ(n.state.parse->ranks.size(), 2u);
@@ -207,23 +214,8 @@ TEST(AnalysisReports, ExcelReportsAreTheSingleNodeSource) {
 // skip_if_exists: rank 0's report under rank 1's name) gives way to the trace, and
 // says so; the other rank still comes from its report.
 TEST(AnalysisReports, AStaleExcelReportGivesWayToTheTrace) {
-  const fs::path data = AORTA_TEST_DATA_DIR;
   LocalNode n;
-  fs::path analysis = n.out.path() / "analysis" / "tracelens_analysis";
-  fs::path traces = n.out.path() / "traces" / "torch_profiler";
-  fs::create_directories(analysis / "individual_reports");
-  for (int r : {0, 1}) {
-    fs::copy_file(data / "tracelens" / "perf_rank0.xlsx", analysis / "individual_reports" / ("perf_rank" + std::to_string(r) + ".xlsx"));
-    std::string trace = "h200-aorta-overlap_rank" + std::to_string(r) + ".pt.trace.json.gz";
-    fs::create_directories(traces / ("rank" + std::to_string(r)));
-    fs::copy_file(data / trace, traces / ("rank" + std::to_string(r)) / trace);
-  }
-  n.state.artifacts["tracelens_analysis"] = analysis;
-  n.state.artifacts["torch_traces"] = traces;
-  n.state.status = RunStatus::kCompleted;
-  NodeExec exec(n.transport, n.v, n.cluster);
-  StageContext ctx{exec, n.state, {}};
-  StageOutcome out = parse_results(ctx);
+  StageOutcome out = parse_with_reports(n, {"perf_rank0.xlsx", "perf_rank0.xlsx"});
   ASSERT_FALSE(out.failed()) << out.failures[0];
   ASSERT_EQ(n.state.parse->ranks.size(), 2u);
   EXPECT_EQ(n.state.parse->ranks[0].parser, metrics::ParserPath::kTracelensExcel);
