@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "trace/rising_search.h"
+#include "trace/sort_runs.h"
 #include "trace/timeline.h"
 
 namespace aorta::metrics {
@@ -14,16 +16,17 @@ std::vector<StepMetrics> step_metrics(const trace::TraceData& data, const std::v
   std::vector<std::vector<uint32_t>> members(steps.size());
   if (!selected.empty() && !steps.empty()) {
     // correlation -> CPU time of its runtime call; the first call in file order wins.
-    std::vector<std::pair<int64_t, double>> launch_ts;
+    trace::LargeVector<std::pair<int64_t, double>> launch_ts;
+    launch_ts.reserve(data.runtime_launches.size());
     for (const auto& l : data.runtime_launches)
       if (l.correlation != trace::kNoKey) launch_ts.emplace_back(l.correlation, l.ts);
-    std::stable_sort(launch_ts.begin(), launch_ts.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    trace::stable_sort_runs(launch_ts, [](const auto& a, const auto& b) { return a.first < b.first; });
+    trace::RisingSearch launch_of(launch_ts.begin(), launch_ts.end(),
+                                  [](const std::pair<int64_t, double>& e, int64_t c) { return e.first < c; });
     for (uint32_t i = 0; i < data.gpu_events.size(); ++i) {
       const int64_t correlation = data.gpu_events[i].correlation;
       if (!selected[i] || correlation == trace::kNoKey) continue;
-      auto l = std::lower_bound(launch_ts.begin(), launch_ts.end(), correlation,
-                                [](const auto& e, int64_t c) { return e.first < c; });
+      auto l = launch_of(correlation);
       if (l == launch_ts.end() || l->first != correlation) continue;
       const double t = l->second;
       // The last step starting at or before t; annotations of one thread do not overlap.

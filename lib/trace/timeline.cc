@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <climits>
 
+#include "trace/rising_search.h"
+#include "trace/sort_runs.h"
+
 namespace aorta::trace {
 
 Intervals merge_intervals(Intervals intervals) {
-  std::stable_sort(intervals.begin(), intervals.end(),
-                   [](const Interval& a, const Interval& b) { return a.first < b.first; });
+  stable_sort_runs(intervals, [](const Interval& a, const Interval& b) { return a.first < b.first; });
   Intervals merged;
   merged.reserve(intervals.size());
   for (const auto& iv : intervals) {
@@ -65,9 +67,9 @@ std::vector<bool> select_gpu_events(const TraceData& data, KernelSelection selec
   bool by_correlation = data.link_by_correlation.value_or(false);
   auto key_of = [&](int64_t correlation, int64_t external_id) { return by_correlation ? correlation : external_id; };
 
-  // (thread, key) -> the last event with it in file order: a stable sort by
-  // (thread, key) keeps file order inside each group; the group's last entry wins.
-  LargeVector<KeyedEvent> last = data.keyed_events;
+  // (thread, key) -> the last event with it in file order: keyed_events is sorted by
+  // (thread, key) with file order kept inside each group; the group's last entry wins.
+  const LargeVector<KeyedEvent>& last = data.keyed_events;
   bool any_graph = false;
   for (const auto& l : data.runtime_launches) any_graph |= l.graph_launch;
   std::vector<std::pair<int64_t, int32_t>> gpu_by_key;  // for graph launches
@@ -77,15 +79,23 @@ std::vector<bool> select_gpu_events(const TraceData& data, KernelSelection selec
   auto before = [](const KeyedEvent& a, const KeyedEvent& b) {
     return a.thread != b.thread ? a.thread < b.thread : a.key < b.key;
   };
-  std::stable_sort(last.begin(), last.end(), before);
   std::sort(gpu_by_key.begin(), gpu_by_key.end());
+  // Launches come in file order, so each thread's keys, flow ids and flow ends mostly
+  // rise: every lookup below is a RisingSearch (one per thread for the last events).
+  auto not_after = [&](const KeyedEvent& e, const KeyedEvent& probe) { return !before(probe, e); };
+  using LastSearch = RisingSearch<LargeVector<KeyedEvent>::const_iterator, decltype(not_after)>;
+  std::vector<LastSearch> last_of_thread;
   auto find_last = [&](uint32_t thread, int64_t key) -> const KeyedEvent* {
-    KeyedEvent probe{thread, -1, key};
-    auto it = std::upper_bound(last.begin(), last.end(), probe, before);
-    if (it == last.begin()) return nullptr;
+    while (last_of_thread.size() <= thread) last_of_thread.emplace_back(last.cbegin(), last.cend(), not_after);
+    auto it = last_of_thread[thread](KeyedEvent{thread, -1, key});
+    if (it == last.cbegin()) return nullptr;
     --it;
     return it->thread == thread && it->key == key ? &*it : nullptr;
   };
+  RisingSearch flow_start(data.flow_starts.cbegin(), data.flow_starts.cend(),
+                          [](int64_t id, int64_t key) { return id < key; });
+  RisingSearch flow_end(data.flow_ends.cbegin(), data.flow_ends.cend(),
+                        [](const FlowEnd& f, int64_t key) { return f.id < key; });
   for (const auto& launch : data.runtime_launches) {
     int64_t key = key_of(launch.correlation, launch.external_id);
     if (key == kNoKey) continue;
@@ -95,9 +105,10 @@ std::vector<bool> select_gpu_events(const TraceData& data, KernelSelection selec
         selected[it->second] = true;
       continue;
     }
-    if (!has_flow_start(data, key)) continue;
-    const FlowEnd* end = find_flow_end(data, key);
-    if (!end) continue;
+    const auto start = flow_start(key);
+    if (start == data.flow_starts.cend() || *start != key) continue;
+    const auto end = flow_end(key);
+    if (end == data.flow_ends.cend() || end->id != key) continue;
     // The flow's own id names the target; it equals the launch key by lookup.
     const KeyedEvent* target = find_last(end->thread, end->id);
     if (target && target->gpu_index >= 0) selected[target->gpu_index] = true;
@@ -117,14 +128,14 @@ Breakdown gpu_breakdown(const TraceData& data, KernelSelection selection) {
 }
 
 Breakdown breakdown_of(const TraceData& data, const std::vector<uint32_t>& indices) {
-  Intervals comp, comm, memcpy, all;
+  Intervals comp, comm, memcpy;
+  comp.reserve(indices.size());
   Breakdown b;
   double first = 0, last = 0;
   for (uint32_t i : indices) {
     const GpuEvent& ev = data.gpu_events[i];
     Intervals& bucket = ev.cls == GpuClass::kCommunication ? comm : ev.cls == GpuClass::kMemcpy ? memcpy : comp;
     bucket.emplace_back(ev.ts, ev.end);
-    all.emplace_back(ev.ts, ev.end);
     first = b.selected_events == 0 ? ev.ts : std::min(first, ev.ts);
     last = b.selected_events == 0 ? ev.end : std::max(last, ev.end);
     ++b.selected_events;
@@ -133,6 +144,11 @@ Breakdown breakdown_of(const TraceData& data, const std::vector<uint32_t>& indic
   comp = merge_intervals(std::move(comp));
   comm = merge_intervals(std::move(comm));
   memcpy = merge_intervals(std::move(memcpy));
+  // The union of the three unions is the union of every event: the same intervals,
+  // from three sorted runs instead of every event sorted again.
+  Intervals all;
+  all.reserve(comp.size() + comm.size() + memcpy.size());
+  for (const Intervals* part : {&comp, &comm, &memcpy}) all.insert(all.end(), part->begin(), part->end());
   all = merge_intervals(std::move(all));
   b.computation_time = total_length(comp);
   b.total_comm_time = total_length(comm);

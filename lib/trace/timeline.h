@@ -11,7 +11,7 @@
 namespace aorta::trace {
 
 using Interval = std::pair<double, double>;  // [start, end)
-using Intervals = std::vector<Interval>;     // sorted and disjoint once merged
+using Intervals = LargeVector<Interval>;     // sorted and disjoint once merged
 
 // Sorts by start and merges intervals that overlap or touch (start <= previous end).
 Intervals merge_intervals(Intervals intervals);

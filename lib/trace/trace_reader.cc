@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <cmath>
 #include <memory>
 #include <system_error>
@@ -17,6 +18,7 @@
 #include "common/utf8.h"
 #include "trace/byte_source.h"
 #include "trace/event_scanner.h"
+#include "trace/sort_runs.h"
 
 namespace aorta::trace {
 namespace {
@@ -438,12 +440,13 @@ Status read_distributed_info(std::string_view text, simdjson::ondemand::parser& 
 }
 
 // Reads the whole file (`scan` empty) or one part of it into `state`. `stop` ends a
-// part early when another part has failed.
-Status read_into(PartState& state, const std::filesystem::path& file, bool basic, const TraceLimits& limits,
-                 uint64_t max_state_bytes, const ScanPart* scan_part, const std::atomic<bool>* stop) {
+// part early when another part has failed. `parser` is the thread's: its buffers,
+// grown to the batches' size, serve every part the thread reads.
+Status read_into(PartState& state, simdjson::ondemand::parser& parser, const std::filesystem::path& file, bool basic,
+                 const TraceLimits& limits, uint64_t max_state_bytes, const ScanPart* scan_part,
+                 const std::atomic<bool>* stop) {
   TraceData& data = state.data;
   data.has_basic_scan = basic;
-  simdjson::ondemand::parser parser;
   IdInterner& interner = state.interner;
   NameClasses& names = state.names;
   ThreadInterner& threads = state.threads;
@@ -564,20 +567,61 @@ Status read_into(PartState& state, const std::filesystem::path& file, bool basic
   return ok_status();
 }
 
+// Runs `first` here and `second` on a thread of its own when `threads` allows (else
+// after `first`), and returns when both are done; an exception in either is thrown
+// here after both ended, never on the other thread (std::terminate).
+template <class First, class Second>
+void run_both(First&& first, Second&& second, unsigned threads) {
+  std::exception_ptr failed;
+  std::thread helper;
+  if (threads > 1) {
+    try {
+      helper = std::thread([&]() noexcept {
+        try {
+          second();
+        } catch (...) {
+          failed = std::current_exception();
+        }
+      });
+    } catch (const std::system_error&) {
+    }
+  }
+  try {
+    first();
+  } catch (...) {
+    if (helper.joinable()) helper.join();
+    throw;
+  }
+  if (helper.joinable()) {
+    helper.join();
+    if (failed) std::rethrow_exception(failed);
+  } else {
+    second();
+  }
+}
+
 // What follows the last event, for a whole file and a merged split one alike.
-Result<TraceData> finish(PartState& state, const std::filesystem::path& file) {
+Result<TraceData> finish(PartState& state, const std::filesystem::path& file, unsigned threads) {
   TraceData& data = state.data;
   if (!data.link_by_correlation) keep_by_link_key(data, false, state.undecided);  // TraceLens's default
-  std::sort(data.flow_starts.begin(), data.flow_starts.end());
-  data.flow_starts.erase(std::unique(data.flow_starts.begin(), data.flow_starts.end()), data.flow_starts.end());
-  // Last "f" per id wins: stable sort keeps file order within an id, keep the last.
-  std::stable_sort(data.flow_ends.begin(), data.flow_ends.end(),
-                   [](const FlowEnd& a, const FlowEnd& b) { return a.id < b.id; });
-  LargeVector<FlowEnd> last;
-  last.reserve(data.flow_ends.size());
-  for (size_t i = 0; i < data.flow_ends.size(); ++i)
-    if (i + 1 == data.flow_ends.size() || data.flow_ends[i + 1].id != data.flow_ends[i].id) last.push_back(data.flow_ends[i]);
-  data.flow_ends = std::move(last);
+  auto keyed = [&] {
+    stable_sort_runs(data.keyed_events, [](const KeyedEvent& a, const KeyedEvent& b) {
+      return a.thread != b.thread ? a.thread < b.thread : a.key < b.key;
+    });
+  };
+  auto flows = [&] {
+    stable_sort_runs(data.flow_starts, std::less<int64_t>());
+    data.flow_starts.erase(std::unique(data.flow_starts.begin(), data.flow_starts.end()), data.flow_starts.end());
+    // Last "f" per id wins: the stable sort keeps file order within an id; keep the
+    // last of each id, in place.
+    stable_sort_runs(data.flow_ends, [](const FlowEnd& a, const FlowEnd& b) { return a.id < b.id; });
+    size_t kept = 0;
+    for (size_t i = 0; i < data.flow_ends.size(); ++i)
+      if (i + 1 == data.flow_ends.size() || data.flow_ends[i + 1].id != data.flow_ends[i].id)
+        data.flow_ends[kept++] = data.flow_ends[i];
+    data.flow_ends.resize(kept);
+  };
+  run_both(keyed, flows, threads);
   if (!state.distributed_info.empty()) {
     simdjson::ondemand::parser parser;
     if (Status s = read_distributed_info(state.distributed_info, parser, data); !s)
@@ -586,16 +630,16 @@ Result<TraceData> finish(PartState& state, const std::filesystem::path& file) {
   return std::move(data);
 }
 
-// Where to split a plain file into `parts`: the '{' of an element of traceEvents
-// near each equal share, found by a cheap look at the bytes there ('}', ',', '{'
-// with only whitespace between). A guess inside a string is caught when the part
-// before it is scanned (ScanPart). Empty: no split (too small, compressed, or no
+// Where to split a plain file into equal parts (TraceSplit): the '{' of an element
+// of traceEvents near each share, found by a cheap look at the bytes there ('}', ','
+// and '{' with only whitespace between). A guess inside a string is caught when the
+// part before it is scanned (ScanPart). Empty: no split (too small, compressed, or no
 // element found near a share).
 std::vector<ScanPart> plan_parts(const std::filesystem::path& file, const TraceSplit& split) {
   std::error_code ec;
   const uint64_t size = std::filesystem::file_size(file, ec);
-  if (ec || split.parts < 2 || detect_encoding(file) != TraceEncoding::kPlain) return {};
-  const uint64_t parts = std::min<uint64_t>(split.parts, size / std::max<uint64_t>(1, split.min_part_bytes));
+  if (ec || split.threads < 2 || detect_encoding(file) != TraceEncoding::kPlain) return {};
+  const uint64_t parts = std::min<uint64_t>(split.threads, size / std::max<uint64_t>(1, split.min_part_bytes));
   if (parts < 2) return {};
   const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return {};
@@ -610,9 +654,7 @@ std::vector<ScanPart> plan_parts(const std::filesystem::path& file, const TraceS
   if (first < n && (window[first] == '[' || window[first] == '{')) {
     uint64_t begin = 0;
     for (uint64_t k = 1; k < parts; ++k) {
-      const double share = (TraceSplit::kFirstPartWeight + static_cast<double>(k - 1)) /
-                           (TraceSplit::kFirstPartWeight + static_cast<double>(parts - 1));
-      const uint64_t target = std::max(static_cast<uint64_t>(static_cast<double>(size) * share), begin + 1);
+      const uint64_t target = std::max(size / parts * k, begin + 1);
       n = ::pread(fd, window.data(), window.size(), static_cast<off_t>(target));
       uint64_t found = 0;
       for (ssize_t i = 0; i < n && !found; ++i) {
@@ -637,8 +679,11 @@ std::vector<ScanPart> plan_parts(const std::filesystem::path& file, const TraceS
 // The parts' records in file order, as one read of the whole file would have made
 // them: the first launch of the file decides the link key for every part; interned
 // ids get the numbers a whole read gives them (first seen, first numbered); (pid,
-// tid) pairs are numbered again (only their equality matters).
-PartState merge_parts(std::vector<std::unique_ptr<PartState>>& parts) {
+// tid) pairs are numbered again (only their equality matters). The numbering is done
+// here; the copying, which touches fresh memory for every record, is split in two
+// halves of about equal size (GPU events and launches; keyed events and flows), the
+// second on a thread of its own when `threads` allows.
+PartState merge_parts(std::vector<std::unique_ptr<PartState>>& parts, unsigned threads) {
   PartState out(false);
   TraceData& data = out.data;
   std::optional<bool> decided;
@@ -648,40 +693,26 @@ PartState merge_parts(std::vector<std::unique_ptr<PartState>>& parts) {
   const bool by_correlation = decided.value_or(false);
   data.has_basic_scan = parts.front()->data.has_basic_scan;
   data.legacy_array = parts.front()->data.legacy_array;
-  size_t keyed = 0, flow_ends = 0;
-  for (const auto& p : parts) {
-    keyed += p->undecided.size();
-    flow_ends += p->data.flow_ends.size();
-  }
-  data.keyed_events.reserve(keyed);
-  data.flow_ends.reserve(flow_ends);
-  for (auto& part : parts) {
-    PartState& p = *part;
-    std::vector<int64_t> ids;
-    ids.reserve(p.interner.strings().size());
-    for (const auto& s : p.interner.strings()) ids.push_back(out.interner.intern(s));
-    auto id = [&](int64_t v, bool interned) { return interned ? ids[static_cast<size_t>(-(v + 1))] : v; };
-    std::vector<uint32_t> thread;
-    thread.reserve(p.threads.keys().size());
+  // Each part's interned ids and threads in the merged numbering, in file order.
+  std::vector<std::vector<int64_t>> ids(parts.size());
+  std::vector<std::vector<uint32_t>> thread(parts.size());
+  std::vector<int32_t> gpu_offset;  // each part's first GPU event in the merged gpu_events
+  size_t gpu = 0, launches = 0, keyed = 0, starts = 0, ends = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    PartState& p = *parts[i];
+    for (const auto& s : p.interner.strings()) ids[i].push_back(out.interner.intern(s));
+    auto id = [&](int64_t v, bool interned) { return interned ? ids[i][static_cast<size_t>(-(v + 1))] : v; };
     for (const auto& k : p.threads.keys())
-      thread.push_back(out.threads.intern(id(k.pid, k.tags & kPidInterned), id(k.tid, k.tags & kTidInterned)));
-    const auto offset = static_cast<int32_t>(data.gpu_events.size());
-    data.gpu_events.insert(data.gpu_events.end(), p.data.gpu_events.begin(), p.data.gpu_events.end());
-    LargeVector<GpuEvent>().swap(p.data.gpu_events);
-    data.runtime_launches.insert(data.runtime_launches.end(), p.data.runtime_launches.begin(),
-                                 p.data.runtime_launches.end());
-    LargeVector<RuntimeLaunch>().swap(p.data.runtime_launches);
+      thread[i].push_back(out.threads.intern(id(k.pid, k.tags & kPidInterned), id(k.tid, k.tags & kTidInterned)));
+    gpu_offset.push_back(static_cast<int32_t>(gpu));
+    gpu += p.data.gpu_events.size();
+    launches += p.data.runtime_launches.size();
+    keyed += p.undecided.size();
+    starts += p.data.flow_starts.size() + p.interned_flow_starts.size();
+    ends += p.data.flow_ends.size();
     data.steps.insert(data.steps.end(), p.data.steps.begin(), p.data.steps.end());
     if (p.data.peak_allocated_bytes)
       data.peak_allocated_bytes = std::max(data.peak_allocated_bytes.value_or(0), *p.data.peak_allocated_bytes);
-    for (const auto& u : p.undecided) {
-      const int64_t key = by_correlation ? u.correlation : u.external_id;
-      if (key != kNoKey) data.keyed_events.push_back({thread[u.thread], u.gpu_index < 0 ? -1 : u.gpu_index + offset, key});
-    }
-    LargeVector<UndecidedKeyed>().swap(p.undecided);
-    data.flow_starts.insert(data.flow_starts.end(), p.data.flow_starts.begin(), p.data.flow_starts.end());
-    for (int64_t v : p.interned_flow_starts) data.flow_starts.push_back(id(v, true));
-    for (const auto& f : p.data.flow_ends) data.flow_ends.push_back({id(f.id, f.interned), thread[f.thread], false});
     data.negative_durations += p.data.negative_durations;
     data.events += p.data.events;
     data.bytes += p.data.bytes;
@@ -690,15 +721,45 @@ PartState merge_parts(std::vector<std::unique_ptr<PartState>>& parts) {
       out.has_distributed_info = true;
     }
   }
+  auto gpu_and_launches = [&] {
+    data.gpu_events.reserve(gpu);
+    data.runtime_launches.reserve(launches);
+    for (auto& part : parts) {
+      TraceData& p = part->data;
+      data.gpu_events.insert(data.gpu_events.end(), p.gpu_events.begin(), p.gpu_events.end());
+      LargeVector<GpuEvent>().swap(p.gpu_events);
+      data.runtime_launches.insert(data.runtime_launches.end(), p.runtime_launches.begin(), p.runtime_launches.end());
+      LargeVector<RuntimeLaunch>().swap(p.runtime_launches);
+    }
+  };
+  auto keyed_and_flows = [&] {
+    data.keyed_events.reserve(keyed);
+    data.flow_starts.reserve(starts);
+    data.flow_ends.reserve(ends);
+    for (size_t i = 0; i < parts.size(); ++i) {
+      PartState& p = *parts[i];
+      auto id = [&](int64_t v, bool interned) { return interned ? ids[i][static_cast<size_t>(-(v + 1))] : v; };
+      for (const auto& u : p.undecided) {
+        const int64_t key = by_correlation ? u.correlation : u.external_id;
+        if (key != kNoKey) data.keyed_events.push_back({thread[i][u.thread], u.gpu_index < 0 ? -1 : u.gpu_index + gpu_offset[i], key});
+      }
+      LargeVector<UndecidedKeyed>().swap(p.undecided);
+      data.flow_starts.insert(data.flow_starts.end(), p.data.flow_starts.begin(), p.data.flow_starts.end());
+      for (int64_t v : p.interned_flow_starts) data.flow_starts.push_back(id(v, true));
+      for (const auto& f : p.data.flow_ends) data.flow_ends.push_back({id(f.id, f.interned), thread[i][f.thread], false});
+    }
+  };
+  run_both(gpu_and_launches, keyed_and_flows, threads);
   data.parts = static_cast<unsigned>(parts.size());
   return out;
 }
 
-// The parts at once, one thread each. Empty when a part failed (damaged JSON, a
-// wrong guess at a split point, its share of the budget): the caller reads the file
-// whole, which finds the error a whole read finds, with the same words.
+// The parts on `threads` threads (this one among them), each taking the next part
+// as it finishes one. Empty when a part failed (damaged JSON, a wrong guess at a
+// split point, its share of the budget): the caller reads the file whole, which
+// finds the error a whole read finds, with the same words.
 std::optional<PartState> read_parts(const std::filesystem::path& file, bool basic, const TraceLimits& limits,
-                                    const std::vector<ScanPart>& plan) {
+                                    const std::vector<ScanPart>& plan, unsigned threads) {
   std::vector<std::unique_ptr<PartState>> parts;
   for (size_t i = 0; i < plan.size(); ++i) {
     parts.push_back(std::make_unique<PartState>(true));
@@ -709,49 +770,57 @@ std::optional<PartState> read_parts(const std::filesystem::path& file, bool basi
     const uint64_t end = plan[i].end != UINT64_MAX ? plan[i].end : std::filesystem::file_size(file, ec);
     if (!ec && end > plan[i].begin) parts.back()->undecided.reserve((end - plan[i].begin) / 256);
   }
-  std::vector<Status> results(plan.size(), ok_status());
+  // A part no thread got to (none could be had, or one stopped early) stays "not
+  // read" and makes the file be read whole.
+  std::vector<Status> results(plan.size(), Status(Error{ErrorCode::kIo, "part not read", file.string()}));
   std::atomic<bool> stop{false};
+  std::atomic<size_t> next{0};
   const uint64_t share = limits.max_state_bytes / plan.size();
   // Nothing may leave a thread (std::terminate): any failure is the part's, and a
   // failed part makes the caller read the file whole, which names the error.
-  auto run = [&](size_t i) noexcept {
+  auto work = [&]() noexcept {
+    std::optional<simdjson::ondemand::parser> parser;
     try {
-      results[i] = read_into(*parts[i], file, basic, limits, share, &plan[i], &stop);
-    } catch (const std::bad_alloc&) {
-      results[i] = Error{ErrorCode::kIo, "out of memory", file.string()};
+      parser.emplace();
     } catch (...) {
-      results[i] = Error{ErrorCode::kIo, "reading a part failed", file.string()};
+      return;
     }
-    if (!results[i]) stop = true;
+    for (size_t i; !stop && (i = next.fetch_add(1)) < plan.size();) {
+      try {
+        results[i] = read_into(*parts[i], *parser, file, basic, limits, share, &plan[i], &stop);
+      } catch (const std::bad_alloc&) {
+        results[i] = Error{ErrorCode::kIo, "out of memory", file.string()};
+      } catch (...) {
+        results[i] = Error{ErrorCode::kIo, "reading a part failed", file.string()};
+      }
+      if (!results[i]) stop = true;
+    }
   };
-  // Part i on thread i; the first (the smaller, TraceSplit) on this one. Every
-  // started thread is joined on every way out of this block.
-  std::vector<std::thread> threads;
+  // Every started thread is joined on every way out of this block; a thread that
+  // cannot be had leaves its parts to the others.
+  std::vector<std::thread> helpers;
   struct JoinAll {
     std::vector<std::thread>& threads;
     ~JoinAll() {
       for (auto& t : threads)
         if (t.joinable()) t.join();
     }
-  } join_all{threads};
-  threads.reserve(plan.size());
-  std::vector<size_t> left;
-  for (size_t i = 1; i < plan.size(); ++i) {
+  } join_all{helpers};
+  for (unsigned t = 1; t < threads && t < plan.size(); ++t) {
     try {
-      threads.emplace_back(run, i);
+      helpers.emplace_back(work);
     } catch (const std::system_error&) {
-      left.push_back(i);  // no thread to be had: read here, same result
+      break;
     }
   }
-  run(0);
-  for (size_t i : left) run(i);
-  for (auto& t : threads) t.join();
+  work();
+  for (auto& t : helpers) t.join();
   for (const auto& r : results)
     if (!r) return std::nullopt;
   // distributedInfo before traceEvents (first part) and again after it (last part):
   // the whole read names the duplicate.
   if (parts.front()->has_distributed_info && parts.back()->has_distributed_info) return std::nullopt;
-  return merge_parts(parts);
+  return merge_parts(parts, threads);
 }
 
 }  // namespace
@@ -764,21 +833,13 @@ Result<TraceData> read_trace(const std::filesystem::path& file, BasicScanMode ba
   if (!basic) {
     const std::vector<ScanPart> plan = plan_parts(file, split);
     if (!plan.empty())
-      if (auto merged = read_parts(file, basic, limits, plan)) return finish(*merged, file);
+      if (auto merged = read_parts(file, basic, limits, plan, split.threads)) return finish(*merged, file, split.threads);
   }
   PartState state(false);
-  if (Status s = read_into(state, file, basic, limits, limits.max_state_bytes, nullptr, nullptr); !s) return s.error();
-  return finish(state, file);
-}
-
-bool has_flow_start(const TraceData& data, int64_t id) {
-  return std::binary_search(data.flow_starts.begin(), data.flow_starts.end(), id);
-}
-
-const FlowEnd* find_flow_end(const TraceData& data, int64_t id) {
-  auto it = std::lower_bound(data.flow_ends.begin(), data.flow_ends.end(), id,
-                             [](const FlowEnd& f, int64_t v) { return f.id < v; });
-  return it != data.flow_ends.end() && it->id == id ? &*it : nullptr;
+  simdjson::ondemand::parser parser;
+  if (Status s = read_into(state, parser, file, basic, limits, limits.max_state_bytes, nullptr, nullptr); !s)
+    return s.error();
+  return finish(state, file, 1);
 }
 
 }  // namespace aorta::trace

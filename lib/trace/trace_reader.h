@@ -91,7 +91,7 @@ struct TraceData {
   uint64_t events = 0;
   uint64_t negative_durations = 0;  // events skipped because dur < 0
   LargeVector<GpuEvent> gpu_events;
-  LargeVector<KeyedEvent> keyed_events;
+  LargeVector<KeyedEvent> keyed_events;  // by (thread, key), file order within (select_gpu_events' lookup)
   LargeVector<RuntimeLaunch> runtime_launches;  // cuda_runtime / cuda_driver events, file order
   std::vector<StepAnnotation> steps;            // file order; a handful per trace
   // The largest args."Total Allocated" (bytes) of any event: Kineto's [memory] events
@@ -105,7 +105,7 @@ struct TraceData {
   LargeVector<int64_t> flow_starts;  // ids of "s" flow events, sorted and unique
   LargeVector<FlowEnd> flow_ends;    // the last "f" per id (TraceLens: last wins), sorted by id
   BasicScan basic;
-  unsigned parts = 1;  // how many parts the file was read in at once (TraceSplit)
+  unsigned parts = 1;  // how many parts the file was read in (TraceSplit)
 };
 
 enum class BasicScanMode {
@@ -115,19 +115,17 @@ enum class BasicScanMode {
 };
 
 // Reading one large plain file on several threads: it is split at traceEvents
-// elements into parts of at least min_part_bytes, each part read on its own thread,
-// and the parts merged in file order under the rules of a whole read (the last event
-// of a (pid, tid, key) wins, the first launch of the file decides the link key), so
-// the records and every metric are those of a whole read. Compressed files and the
+// elements into one equal part per thread (each at least min_part_bytes), the parts
+// read at once and merged in file order under the rules of a whole read (the last
+// event of a (pid, tid, key) wins, the first launch of the file decides the link key),
+// so the records and every metric are those of a whole read. Compressed files and the
 // basic scan are read whole. A part that fails (damaged JSON, a split point guessed
 // wrong) makes the file read again whole, which reports what a whole read reports.
+// More parts than threads, taken as threads finish, were measured slower (each part
+// pays again for its buffers' first pages).
 struct TraceSplit {
-  unsigned parts = 1;
+  unsigned threads = 1;
   uint64_t min_part_bytes = uint64_t{8} << 20;
-  // The first part is read on the calling thread, which then also merges the parts
-  // and builds the timeline: its part is this share of each other part's, so that
-  // all threads finish together (about 12% of a 1 GB read is that serial work).
-  static constexpr double kFirstPartWeight = 0.75;
 };
 
 // Errors name the file: damaged or non-conforming JSON (event_scanner.h), a budget
@@ -135,7 +133,5 @@ struct TraceSplit {
 Result<TraceData> read_trace(const std::filesystem::path& file, BasicScanMode basic = BasicScanMode::kInclude,
                              const TraceLimits& limits = {}, const TraceSplit& split = {});
 
-bool has_flow_start(const TraceData& data, int64_t id);
-const FlowEnd* find_flow_end(const TraceData& data, int64_t id);
 
 }  // namespace aorta::trace

@@ -507,16 +507,15 @@ TEST(TraceSplit, FileOrderRulesHoldAcrossTheSplit) {
   const std::string head = "{\"traceEvents\": [\n";
   const std::string tail = "\n]}\n";
   const std::string before = head + join(part1) + ",\n";  // up to the first padding event
-  const std::string pad1 = pad(2000);
-  // The second padding puts the split's target (the first part's share of the file,
-  // TraceSplit::kFirstPartWeight) inside the first padding event.
-  const double first = TraceSplit::kFirstPartWeight / (TraceSplit::kFirstPartWeight + 1);
+  const std::string pad1 = pad(1100);
+  // The second padding puts the split's target (half the file) inside the first
+  // padding event.
   const std::string rest0 = ",\n" + join(part2) + ",\n" + pad(0) + tail;
-  const auto size = static_cast<size_t>(static_cast<double>(before.size() + 1000) / first);
+  const size_t size = 2 * (before.size() + 1000);
   ASSERT_GT(size, before.size() + pad1.size() + rest0.size());
   const std::string text =
       before + pad1 + ",\n" + join(part2) + ",\n" + pad(size - before.size() - pad1.size() - rest0.size()) + tail;
-  const auto target = static_cast<size_t>(static_cast<double>(text.size()) * first);
+  const size_t target = text.size() / 2;  // plan_parts: the size over the parts, times k
   ASSERT_GT(target, before.size() + 100);
   ASSERT_LT(target, before.size() + pad1.size() - 100);
   aorta::testing::TempDir dir;
