@@ -436,6 +436,9 @@ std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool co
 std::vector<std::string> collect_logs(NodeExec& exec, RunState& state) {
   std::vector<std::string> warnings;
   const auto& v = exec.variant();
+  // Every node's logs at once (a round trip or two each); one node's logs in order.
+  std::vector<cluster::CopyJob> jobs;
+  std::vector<std::pair<std::string, std::string>> keys;  // (artifact key, phase) per job
   for (const auto& phase : state.launched_phases) {
     for (size_t i = 0; i < exec.hosts().size(); ++i) {
       std::string key = fmt::format("{}_log_node_{}", phase, i);
@@ -444,16 +447,21 @@ std::vector<std::string> collect_logs(NodeExec& exec, RunState& state) {
       std::error_code ec;
       fs::create_directories(dest.parent_path(), ec);
       std::string remote = exec.host_path(node_work_dir(v, state.run_id, i) + "/" + phase + ".log");
-      if (Status s = exec.transport().download(exec.hosts()[i], remote, dest); !s) {
-        warnings.push_back(fmt::format("Could not collect {} log from {}: {}", phase, exec.hosts()[i], s.error().message));
-        continue;
-      }
-      state.artifacts[key] = dest;
-      if (phase == "benchmark" && !state.artifacts.count("training_log")) state.artifacts["training_log"] = dest;
+      jobs.push_back({exec.hosts()[i], "", remote, dest});
+      keys.emplace_back(std::move(key), phase);
     }
+  }
+  auto results = exec.transport().copy_batch(jobs, kNodesAtOnce, std::chrono::seconds(v.timeout_seconds));
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    const auto& [key, phase] = keys[j];
+    if (!results[j]) {
+      warnings.push_back(fmt::format("Could not collect {} log from {}: {}", phase, jobs[j].host, results[j].error().message));
+      continue;
+    }
+    state.artifacts[key] = jobs[j].local_path;
+    if (phase == "benchmark" && !state.artifacts.count("training_log")) state.artifacts["training_log"] = jobs[j].local_path;
   }
   return warnings;
 }
-
 
 }  // namespace aorta::job

@@ -6,7 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "common/shell_quote.h"
+#include "job/collect.h"
 #include "metrics/run_metrics.h"
 #include "tests/fake_transport.h"
 #include "tests/rank_fixture.h"
@@ -258,6 +261,36 @@ TEST(StageBodies, TeardownDoesEverythingAndJoinsEveryError) {
   EXPECT_TRUE(h.state.workdir_locks.empty());
   // No log was served: each missing one is a note, not a failure.
   EXPECT_NE(joined(out.notes).find("Could not collect benchmark log from n2"), std::string::npos) << joined(out.notes);
+}
+
+// Every node's phase logs in one batch: each that exists arrives with its bytes,
+// each that does not is one note naming phase and node, and the training log is
+// node 0's benchmark log.
+TEST(StageBodies, CollectLogsFetchesEveryNodesLogsAndNamesTheMissingOnes) {
+  Harness h;
+  aorta::testing::TempDir dir;
+  h.state.output_root = dir.path() / "out";
+  h.state.launched_phases = {"rccl", "benchmark"};
+  const std::string work = "scratch/alice/aorta/.cvs-aorta/" + h.state.run_id;
+  dir.write("n1fs/" + work + "/node_0/rccl.log", "rccl on n1");
+  dir.write("n1fs/" + work + "/node_0/benchmark.log", "training on n1");
+  dir.write("n2fs/" + work + "/node_1/rccl.log", "rccl on n2");  // n2's benchmark log is missing
+  h.fake.serve_files("n1", dir.path() / "n1fs");
+  h.fake.serve_files("n2", dir.path() / "n2fs");
+  NodeExec exec(h.fake, h.v, h.cluster);
+  const std::vector<std::string> notes = collect_logs(exec, h.state);
+  ASSERT_EQ(notes.size(), 1u) << joined(notes);
+  EXPECT_TRUE(contains(notes[0], "Could not collect benchmark log from n2")) << notes[0];
+  auto read = [](const std::filesystem::path& p) {
+    std::ifstream in(p);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  EXPECT_EQ(read(h.state.artifacts.at("rccl_log_node_0")), "rccl on n1");
+  EXPECT_EQ(read(h.state.artifacts.at("rccl_log_node_1")), "rccl on n2");
+  EXPECT_EQ(read(h.state.artifacts.at("benchmark_log_node_0")), "training on n1");
+  EXPECT_EQ(h.state.artifacts.count("benchmark_log_node_1"), 0u);
+  EXPECT_EQ(h.state.artifacts.at("training_log"), h.state.artifacts.at("benchmark_log_node_0"));
+  EXPECT_EQ(h.state.artifacts.at("rccl_log_node_1"), h.state.output_root / "rccl-node-1.log");
 }
 
 // --- collect_traces_stage ---------------------------------------------------
