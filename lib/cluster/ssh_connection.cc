@@ -305,27 +305,31 @@ awaitable<Result<int>> SshConnection::finish(LIBSSH2_CHANNEL* ch, Deadline deadl
   co_return exit_code;
 }
 
+awaitable<Status> SshConnection::drain(LIBSSH2_CHANNEL* ch, std::vector<char>& buffer, const Sink& out, const Sink& err,
+                                       Deadline deadline, const std::string& timed_out) {
+  for (;;) {
+    ssize_t got = libssh2_channel_read(ch, buffer.data(), buffer.size());
+    if (got > 0) out(buffer.data(), static_cast<size_t>(got));
+    ssize_t said = libssh2_channel_read_stderr(ch, buffer.data(), std::min<size_t>(buffer.size(), 32768));
+    if (said > 0) err(buffer.data(), static_cast<size_t>(said));
+    if (got > 0 || said > 0) continue;
+    for (ssize_t rc : {got, said})
+      if (rc < 0 && rc != LIBSSH2_ERROR_EAGAIN)
+        co_return fail(ErrorCode::kIo, "reading the command's output failed: " + last_error());
+    if (libssh2_channel_eof(ch)) co_return ok_status();
+    if (!co_await wait_socket(deadline)) co_return fail(ErrorCode::kTimeout, timed_out);
+  }
+}
+
 awaitable<Result<CommandResult>> SshConnection::exec(const std::string& command, Deadline deadline) {
   const std::string timed_out = "command did not finish in time; the connection was dropped";
   auto channel = co_await start(command, LIBSSH2_CHANNEL_WINDOW_DEFAULT, deadline, timed_out);
   if (!channel) co_return channel.error();
-  LIBSSH2_CHANNEL* ch = *channel;
-
   CommandResult result;
-  char buffer[32768];
-  for (;;) {
-    ssize_t out = libssh2_channel_read(ch, buffer, sizeof buffer);
-    if (out > 0) result.output.append(buffer, static_cast<size_t>(out));
-    ssize_t err = libssh2_channel_read_stderr(ch, buffer, sizeof buffer);
-    if (err > 0) result.output.append(buffer, static_cast<size_t>(err));
-    if (out > 0 || err > 0) continue;
-    for (ssize_t rc : {out, err})
-      if (rc < 0 && rc != LIBSSH2_ERROR_EAGAIN)
-        co_return fail(ErrorCode::kIo, "reading the command's output failed: " + last_error());
-    if (libssh2_channel_eof(ch)) break;
-    if (!co_await wait_socket(deadline)) co_return fail(ErrorCode::kTimeout, timed_out);
-  }
-  auto exit_code = co_await finish(ch, deadline, timed_out);
+  std::vector<char> buffer(32768);
+  auto both = [&](const char* bytes, size_t size) { result.output.append(bytes, size); };
+  if (Status s = co_await drain(*channel, buffer, both, both, deadline, timed_out); !s) co_return s.error();
+  auto exit_code = co_await finish(*channel, deadline, timed_out);
   if (!exit_code) co_return exit_code.error();
   result.exit_code = *exit_code;
   co_return result;
@@ -334,37 +338,28 @@ awaitable<Result<CommandResult>> SshConnection::exec(const std::string& command,
 awaitable<Result<StreamResult>> SshConnection::exec_to_file(const std::string& command,
                                                            const std::filesystem::path& local_path, Deadline deadline) {
   const std::string timed_out = "streaming into " + local_path.string() + " did not finish in time; the connection was dropped";
-  std::ofstream out(local_path, std::ios::binary | std::ios::trunc);
-  if (!out) co_return Error{ErrorCode::kIo, "cannot write " + local_path.string(), host_};
+  std::ofstream file(local_path, std::ios::binary | std::ios::trunc);
+  if (!file) co_return Error{ErrorCode::kIo, "cannot write " + local_path.string(), host_};
   // libssh2's default window (2 MiB) is one round trip's worth at 200 MB/s and 10 ms:
   // 32 MiB lets the node send on while this side writes.
   auto channel = co_await start(command, 32u << 20, deadline, timed_out);
   if (!channel) co_return channel.error();
-  LIBSSH2_CHANNEL* ch = *channel;
-
   StreamResult result;
   std::vector<char> buffer(1 << 20);
-  for (;;) {
-    ssize_t got = libssh2_channel_read(ch, buffer.data(), buffer.size());
-    if (got > 0) {
-      out.write(buffer.data(), got);
-      result.bytes += static_cast<uint64_t>(got);
-    }
-    ssize_t err = libssh2_channel_read_stderr(ch, buffer.data(), 32768);
-    if (err > 0 && result.errors.size() < kStreamErrorsKept)
-      result.errors.append(buffer.data(), std::min<size_t>(static_cast<size_t>(err), kStreamErrorsKept - result.errors.size()));
-    if (got > 0 || err > 0) continue;
-    for (ssize_t rc : {got, err})
-      if (rc < 0 && rc != LIBSSH2_ERROR_EAGAIN)
-        co_return fail(ErrorCode::kIo, "reading the command's output failed: " + last_error());
-    if (libssh2_channel_eof(ch)) break;
-    if (!co_await wait_socket(deadline)) co_return fail(ErrorCode::kTimeout, timed_out);
-  }
-  auto exit_code = co_await finish(ch, deadline, timed_out);
+  auto out = [&](const char* bytes, size_t size) {
+    file.write(bytes, static_cast<std::streamsize>(size));
+    result.bytes += size;
+  };
+  auto err = [&](const char* bytes, size_t size) {
+    if (result.errors.size() < kStreamErrorsKept)
+      result.errors.append(bytes, std::min(size, kStreamErrorsKept - result.errors.size()));
+  };
+  if (Status s = co_await drain(*channel, buffer, out, err, deadline, timed_out); !s) co_return s.error();
+  auto exit_code = co_await finish(*channel, deadline, timed_out);
   if (!exit_code) co_return exit_code.error();
   result.exit_code = *exit_code;
-  out.close();
-  if (!out) co_return Error{ErrorCode::kIo, "writing " + local_path.string() + " failed (disk full?)", host_};
+  file.close();
+  if (!file) co_return Error{ErrorCode::kIo, "writing " + local_path.string() + " failed (disk full?)", host_};
   co_return result;
 }
 

@@ -6,9 +6,11 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <type_traits>
 #include <string>
+#include <vector>
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
@@ -91,6 +93,11 @@ class SshConnection {
   // A channel running `command`, or an error (the connection dropped).
   boost::asio::awaitable<Result<LIBSSH2_CHANNEL*>> start(const std::string& command, unsigned window, Deadline deadline,
                                                          const std::string& timed_out);
+  // Reads a running channel's stdout and stderr into the sinks, in order of arrival,
+  // until the command's end of output; `buffer` sets how much one read takes.
+  using Sink = std::function<void(const char* bytes, size_t size)>;
+  boost::asio::awaitable<Status> drain(LIBSSH2_CHANNEL* channel, std::vector<char>& buffer, const Sink& out,
+                                       const Sink& err, Deadline deadline, const std::string& timed_out);
   // Closes a finished channel; its exit status (128 + signal for a signalled command).
   boost::asio::awaitable<Result<int>> finish(LIBSSH2_CHANNEL* channel, Deadline deadline, const std::string& timed_out);
   friend class SshJump;  // the bastion's session carries the tunnels
