@@ -109,8 +109,8 @@ void SshTransport::drive(size_t coroutines) {
   if (failure_) std::rethrow_exception(std::exchange(failure_, nullptr));
 }
 
-SshConnection& SshTransport::connection(const std::string& host) {
-  auto& slot = connections_[host];
+SshConnection& SshTransport::connection(const std::string& host, size_t stream) {
+  auto& slot = connections_[{host, stream}];
   if (!slot) slot = std::make_unique<SshConnection>(io_, host, options_, jump_.get());
   return *slot;
 }
@@ -156,33 +156,35 @@ Status SshTransport::download(const std::string& host, const std::string& remote
 
 Result<StreamResult> SshTransport::stream(const std::string& host, const std::string& command,
                                           const std::filesystem::path& local_path, std::chrono::seconds timeout) {
-  return std::move(copy_batch({CopyJob{host, command, "", local_path}}, 1, timeout, {}).front());
+  return std::move(copy_batch({CopyJob{host, command, "", local_path}}, 1, 1, timeout, {}).front());
 }
 
 std::vector<Result<StreamResult>> SshTransport::copy_batch(const std::vector<CopyJob>& jobs, size_t hosts_at_once,
-                                                           std::chrono::seconds timeout, const CopyDone& done) {
+                                                           size_t streams_per_host, std::chrono::seconds timeout,
+                                                           const CopyDone& done) {
   std::lock_guard lock(mutex_);
   std::vector<Result<StreamResult>> results(jobs.size(), Error{ErrorCode::kIo, "not run", ""});
-  std::map<std::string, std::vector<size_t>> by_host;
-  for (size_t i = 0; i < jobs.size(); ++i) by_host[jobs[i].host].push_back(i);
+  CopyQueue queue(jobs, streams_per_host);
   // Connections are made here, before any coroutine runs: the map is not shared then.
-  std::vector<std::pair<SshConnection*, const std::vector<size_t>*>> queue;
-  for (const auto& [host, indexes] : by_host) queue.emplace_back(&connection(host), &indexes);
-  std::mutex queue_mutex;
-  size_t next = 0;
-  size_t workers = std::clamp<size_t>(hosts_at_once, 1, std::max<size_t>(queue.size(), 1));
+  std::vector<SshConnection*> lane_connection;
+  for (const auto& lane : queue.lanes()) lane_connection.push_back(&connection(queue.host(lane.host), lane.stream));
+  std::mutex lanes_mutex;
+  size_t next_lane = 0;
+  const size_t workers = std::clamp<size_t>(hosts_at_once * std::max<size_t>(streams_per_host, 1), 1,
+                                            std::max<size_t>(queue.lanes().size(), 1));
   for (size_t w = 0; w < workers; ++w) {
     spawn([&]() -> asio::awaitable<void> {
       for (;;) {
-        std::pair<SshConnection*, const std::vector<size_t>*> item;
+        size_t l;
         {
-          std::lock_guard queue_lock(queue_mutex);
-          if (next == queue.size()) co_return;
-          item = queue[next++];
+          std::lock_guard lanes_lock(lanes_mutex);
+          if (next_lane == queue.lanes().size()) co_return;
+          l = next_lane++;
         }
-        auto [c, indexes] = item;
-        for (size_t k = 0; k < indexes->size(); ++k) {
-          size_t i = (*indexes)[k];
+        SshConnection* c = lane_connection[l];
+        const size_t host = queue.lanes()[l].host;
+        while (auto next = queue.next(host)) {
+          const size_t i = *next;
           const CopyJob& job = jobs[i];
           auto started = Clock::now();
           if (job.command.empty()) {
@@ -202,11 +204,7 @@ std::vector<Result<StreamResult>> SshTransport::copy_batch(const std::vector<Cop
                                                  "s; its process group was terminated", job.host};
             results[i] = std::move(r);
           }
-          if (done && !done(i, results[i])) {
-            for (size_t rest = k + 1; rest < indexes->size(); ++rest)
-              results[(*indexes)[rest]] = Error{ErrorCode::kIo, "not copied: an earlier file of this node failed", job.host};
-            break;
-          }
+          if (done && !done(i, results[i])) queue.stop(host, results);
         }
       }
     });

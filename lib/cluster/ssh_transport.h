@@ -7,6 +7,7 @@
 #include <exception>
 #include <functional>
 #include <map>
+#include <utility>
 #include <memory>
 #include <mutex>
 
@@ -48,15 +49,18 @@ class SshTransport final : public Transport {
                   const std::filesystem::path& local_path) override;
   Result<StreamResult> stream(const std::string& host, const std::string& command,
                               const std::filesystem::path& local_path, std::chrono::seconds timeout) override;
-  // One coroutine per host in flight (at most hosts_at_once), each copying its
-  // host's files in order over that host's one connection.
+  // One coroutine per lane in flight (CopyQueue), each on a connection of its own:
+  // a host's first stream uses the connection every command uses, further streams
+  // open more connections to it (kept for later batches).
   std::vector<Result<StreamResult>> copy_batch(const std::vector<CopyJob>& jobs, size_t hosts_at_once,
-                                               std::chrono::seconds timeout, const CopyDone& done) override;
+                                               size_t streams_per_host, std::chrono::seconds timeout,
+                                               const CopyDone& done) override;
   std::string name() const override { return "ssh"; }
 
  private:
   explicit SshTransport(SshOptions options);
-  SshConnection& connection(const std::string& host);
+  // Stream 0 is the host's connection for every command; others serve copy_batch.
+  SshConnection& connection(const std::string& host, size_t stream = 0);
   // Runs `work` on its own strand; drive() returns when all such work is done.
   void spawn(std::function<boost::asio::awaitable<void>()> work);
   // Runs the spawned coroutines to completion on up to one thread per core.
@@ -69,7 +73,7 @@ class SshTransport final : public Transport {
   std::mutex failure_mutex_;
   std::exception_ptr failure_;      // a broken invariant in spawned work, rethrown by drive()
   std::unique_ptr<SshJump> jump_;   // the bastion; outlives the connections tunnelled through it
-  std::map<std::string, std::unique_ptr<SshConnection>> connections_;
+  std::map<std::pair<std::string, size_t>, std::unique_ptr<SshConnection>> connections_;  // (host, stream)
 };
 
 }  // namespace aorta::cluster

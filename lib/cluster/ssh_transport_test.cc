@@ -64,20 +64,23 @@ TEST_F(SshTransportTest, StreamWritesStdoutToAFileAndKeepsStderrApart) {
   EXPECT_EQ(all.find_first_not_of('y'), std::string::npos);
 }
 
+// A job that leaves a marker `mine` in dir and succeeds only once `theirs` is there
+// too: two such jobs succeed only when they run at once.
+std::string meet(const TempDir& dir, const std::string& mine, const std::string& theirs) {
+  return "touch " + shell_quote((dir.path() / mine).string()) + "; for i in $(seq 100); do test -e " +
+         shell_quote((dir.path() / theirs).string()) + " && { echo " + mine + "; exit 0; }; sleep 0.1; done; exit 1";
+}
+
 // Both nodes at once: each node's stream waits for the other's to have started.
 TEST_F(SshTransportTest, CopyBatchRunsNodesAtOnceAndDownloadsPlainFiles) {
   TempDir dir;
   auto t = transport(options());
-  auto meet = [&](const std::string& mine, const std::string& theirs) {
-    return "touch " + shell_quote((dir.path() / mine).string()) + "; for i in $(seq 100); do test -e " +
-           shell_quote((dir.path() / theirs).string()) + " && { echo " + mine + "; exit 0; }; sleep 0.1; done; exit 1";
-  };
   auto plain = dir.write("plain.txt", "as it is\n");
-  std::vector<CopyJob> jobs = {{"127.0.0.1", meet("a", "b"), "", dir.path() / "a.out"},
-                               {"127.0.0.2", meet("b", "a"), "", dir.path() / "b.out"},
+  std::vector<CopyJob> jobs = {{"127.0.0.1", meet(dir, "a", "b"), "", dir.path() / "a.out"},
+                               {"127.0.0.2", meet(dir, "b", "a"), "", dir.path() / "b.out"},
                                {"127.0.0.1", "", plain.string(), dir.path() / "plain.copy"}};
   std::vector<size_t> ended;
-  auto results = t->copy_batch(jobs, 2, seconds(30), [&](size_t i, const Result<StreamResult>&) {
+  auto results = t->copy_batch(jobs, 2, 1, seconds(30), [&](size_t i, const Result<StreamResult>&) {
     ended.push_back(i);
     return true;
   });
@@ -93,6 +96,54 @@ TEST_F(SshTransportTest, CopyBatchRunsNodesAtOnceAndDownloadsPlainFiles) {
   EXPECT_EQ(word, "a");
   EXPECT_EQ(line, "as it is");
   EXPECT_EQ(ended.size(), 3u);
+}
+
+// Two streams of one node, each on its own connection: each waits for the other.
+TEST_F(SshTransportTest, CopyBatchRunsStreamsOfOneNodeAtOnce) {
+  TempDir dir;
+  auto t = transport(options());
+  auto plain = dir.write("plain.txt", "as it is\n");
+  std::vector<CopyJob> jobs = {{"127.0.0.1", meet(dir, "a", "b"), "", dir.path() / "a.out"},
+                               {"127.0.0.1", meet(dir, "b", "a"), "", dir.path() / "b.out"},
+                               {"127.0.0.1", "", plain.string(), dir.path() / "plain.copy"}};
+  auto results = t->copy_batch(jobs, 1, 2, seconds(30), {});
+  for (const auto& r : results) ASSERT_TRUE(r.ok()) << r.error().describe();
+  EXPECT_EQ(results[0]->exit_code, 0) << "the two streams did not run at once";
+  EXPECT_EQ(results[1]->exit_code, 0);
+  EXPECT_EQ(results[2]->bytes, 9u);
+  // The node's command connection still serves commands after the batch.
+  auto r = t->run("127.0.0.1", "echo after", seconds(10));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->output, "after\n");
+}
+
+// After done() stops a node, its jobs never started end with the error saying so,
+// while the one another stream is running ends on its own.
+TEST_F(SshTransportTest, CopyBatchStopsANodesJobsNotYetStarted) {
+  TempDir dir;
+  auto t = transport(options());
+  const std::string stopped = shell_quote((dir.path() / "stopped").string());
+  // Job 0 fails at once; job 1 runs until done() has stopped the node.
+  std::vector<CopyJob> jobs = {
+      {"127.0.0.1", "exit 3", "", dir.path() / "0.out"},
+      {"127.0.0.1", "for i in $(seq 100); do test -e " + stopped + " && exit 0; sleep 0.1; done; exit 1", "",
+       dir.path() / "1.out"},
+      {"127.0.0.1", "echo never", "", dir.path() / "2.out"},
+      {"127.0.0.1", "echo never", "", dir.path() / "3.out"}};
+  auto results = t->copy_batch(jobs, 1, 2, seconds(30), [&](size_t i, const Result<StreamResult>& r) {
+    if (i != 0) return true;
+    std::ofstream(dir.path() / "stopped") << "";
+    return r.ok() && r->exit_code == 0;
+  });
+  ASSERT_TRUE(results[0].ok());
+  EXPECT_EQ(results[0]->exit_code, 3);
+  ASSERT_TRUE(results[1].ok()) << results[1].error().describe();
+  EXPECT_EQ(results[1]->exit_code, 0);
+  for (size_t i : {2u, 3u}) {
+    ASSERT_FALSE(results[i].ok()) << i;
+    EXPECT_EQ(results[i].error().message, "not copied: an earlier file of this node failed");
+    EXPECT_FALSE(std::filesystem::exists(dir.path() / (std::to_string(i) + ".out"))) << i;
+  }
 }
 
 TEST_F(SshTransportTest, LargeOutputArrivesWhole) {

@@ -33,36 +33,59 @@ Result<StreamResult> copy_one(Transport& transport, const CopyJob& job, std::chr
   return StreamResult{0, ec ? 0 : static_cast<uint64_t>(size), ""};
 }
 
+CopyQueue::CopyQueue(const std::vector<CopyJob>& jobs, size_t streams_per_host) {
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    auto [it, added] = index.try_emplace(jobs[i].host, hosts_.size());
+    if (added) hosts_.push_back({jobs[i].host, {}, 0});
+    hosts_[it->second].jobs.push_back(i);
+  }
+  for (size_t h = 0; h < hosts_.size(); ++h)
+    for (size_t s = 0; s < std::min(std::max<size_t>(streams_per_host, 1), hosts_[h].jobs.size()); ++s)
+      lanes_.push_back({h, s});
+}
+
+std::optional<size_t> CopyQueue::next(size_t h) {
+  std::lock_guard lock(mutex_);
+  Host& host = hosts_[h];
+  if (host.taken == host.jobs.size()) return std::nullopt;
+  return host.jobs[host.taken++];
+}
+
+void CopyQueue::stop(size_t h, std::vector<Result<StreamResult>>& results) {
+  std::lock_guard lock(mutex_);
+  Host& host = hosts_[h];
+  for (; host.taken < host.jobs.size(); ++host.taken)
+    results[host.jobs[host.taken]] = Error{ErrorCode::kIo, "not copied: an earlier file of this node failed", host.name};
+}
+
 std::vector<Result<StreamResult>> Transport::copy_batch(const std::vector<CopyJob>& jobs, size_t hosts_at_once,
-                                                        std::chrono::seconds timeout, const CopyDone& done) {
+                                                        size_t /*streams_per_host*/, std::chrono::seconds timeout,
+                                                        const CopyDone& done) {
   std::vector<Result<StreamResult>> results(jobs.size(), Error{ErrorCode::kIo, "not run", ""});
-  std::map<std::string, std::vector<size_t>> by_host;
-  for (size_t i = 0; i < jobs.size(); ++i) by_host[jobs[i].host].push_back(i);
-  std::vector<const std::vector<size_t>*> queue;
-  for (const auto& [host, indexes] : by_host) queue.push_back(&indexes);
+  // One stream per host here, whatever is asked: local and srun jobs are children of
+  // Boost.Process, and with several at once in one process a short child's exit was
+  // seen only when another child ended (LocalTransport, measured): a host's streams
+  // would wait on each other. Hosts still run at once, as before.
+  CopyQueue queue(jobs, 1);
   std::mutex mutex;
-  size_t next = 0;
-  // Each worker takes the next host and copies its files in order.
+  size_t next_lane = 0;
+  // Each worker takes the next lane and copies its host's jobs until none is left.
   auto worker = [&] {
     for (;;) {
-      const std::vector<size_t>* indexes;
+      CopyQueue::Lane lane;
       {
         std::lock_guard lock(mutex);
-        if (next == queue.size()) return;
-        indexes = queue[next++];
+        if (next_lane == queue.lanes().size()) return;
+        lane = queue.lanes()[next_lane++];
       }
-      for (size_t k = 0; k < indexes->size(); ++k) {
-        size_t i = (*indexes)[k];
-        results[i] = copy_one(*this, jobs[i], timeout);  // each slot is one worker's
-        if (done && !done(i, results[i])) {
-          for (size_t rest = k + 1; rest < indexes->size(); ++rest)
-            results[(*indexes)[rest]] = Error{ErrorCode::kIo, "not copied: an earlier file of this node failed", jobs[i].host};
-          break;
-        }
+      while (auto i = queue.next(lane.host)) {
+        results[*i] = copy_one(*this, jobs[*i], timeout);  // each slot is one worker's
+        if (done && !done(*i, results[*i])) queue.stop(lane.host, results);
       }
     }
   };
-  size_t workers = std::clamp<size_t>(hosts_at_once, 1, std::max<size_t>(queue.size(), 1));
+  const size_t workers = std::clamp<size_t>(hosts_at_once, 1, std::max<size_t>(queue.lanes().size(), 1));
   std::vector<std::thread> threads;
   for (size_t w = 0; w < workers; ++w) threads.emplace_back(worker);
   for (auto& t : threads) t.join();

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,9 +38,9 @@ struct CopyJob {
 };
 
 // Called as each job of a batch ends (index into the jobs), from whichever thread
-// ran the job: calls for different hosts may overlap, so the callee locks what it
-// shares. A plain download reports exit 0 and the file's size. False skips the
-// host's remaining jobs (each then an error saying so).
+// ran the job: calls may overlap (other hosts, other streams of the same host), so
+// the callee locks what it shares. A plain download reports exit 0 and the file's
+// size. False skips the host's jobs not yet started (each then an error saying so).
 using CopyDone = std::function<bool(size_t, const Result<StreamResult>&)>;
 
 class Transport {
@@ -56,17 +58,48 @@ class Transport {
   // (a transport that cannot stream) answers kUnsupported.
   virtual Result<StreamResult> stream(const std::string& host, const std::string& command,
                                       const std::filesystem::path& local_path, std::chrono::seconds timeout);
-  // Every job, the hosts at once: one job at a time per host (in the given order),
-  // at most `hosts_at_once` hosts at a time. The default runs a thread per host in
-  // flight; SSH runs them as coroutines. `timeout` applies to each job.
+  // Every job, the hosts at once: each host's jobs started in the given order, up to
+  // `streams_per_host` of them at a time, at most `hosts_at_once` hosts at a time
+  // (CopyQueue). The default runs a thread per host and one stream per host (see
+  // transport.cc); SSH runs coroutines, each stream on a connection of its own.
+  // `timeout` applies to each job.
   virtual std::vector<Result<StreamResult>> copy_batch(const std::vector<CopyJob>& jobs, size_t hosts_at_once,
-                                                       std::chrono::seconds timeout, const CopyDone& done = {});
+                                                       size_t streams_per_host, std::chrono::seconds timeout,
+                                                       const CopyDone& done = {});
   // commands[i] on hosts[i], all at once. The default runs each on its own thread;
   // transports that can do better (SSH: one thread for every node) override it.
   virtual std::vector<Result<CommandResult>> run_batch(const std::vector<std::string>& hosts,
                                                        const std::vector<std::string>& commands,
                                                        std::chrono::seconds timeout);
   virtual std::string name() const = 0;
+};
+
+// How copy_batch hands out its jobs: every host's jobs in a queue, taken in order by
+// that host's lanes (up to streams_per_host, never more than its jobs); the lanes
+// listed host by host, so the first workers cover the first hosts. After done()
+// stopped a host, its jobs not yet taken each end with an error saying so.
+class CopyQueue {
+ public:
+  struct Lane {
+    size_t host;    // index into hosts()
+    size_t stream;  // 0 .. the host's lanes - 1: which connection it uses
+  };
+  CopyQueue(const std::vector<CopyJob>& jobs, size_t streams_per_host);
+  const std::vector<Lane>& lanes() const { return lanes_; }
+  const std::string& host(size_t h) const { return hosts_[h].name; }
+  // The host's next job, or none when it has none left or was stopped.
+  std::optional<size_t> next(size_t h);
+  void stop(size_t h, std::vector<Result<StreamResult>>& results);
+
+ private:
+  struct Host {
+    std::string name;
+    std::vector<size_t> jobs;
+    size_t taken = 0;
+  };
+  std::mutex mutex_;
+  std::vector<Host> hosts_;
+  std::vector<Lane> lanes_;
 };
 
 // One job of a batch: stream() for a command, download() for a plain copy.

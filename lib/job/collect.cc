@@ -122,7 +122,8 @@ struct NodeCopy {
   size_t fetched = 0;
   uint64_t stored = 0;    // bytes written here (what came over the wire)
   uint64_t raw = 0;       // the files' own bytes
-  std::string error;      // the first failure; the node's later files are skipped
+  std::string error;      // the first failure; the node's files not yet started are skipped
+  bool reported = false;  // its closing progress line was printed
   std::vector<std::string> trees;
   Clock::time_point started{}, last_line{};
   size_t first_job = 0;   // its files' jobs are first_job, first_job + 1, ... in order
@@ -191,7 +192,8 @@ void copy_all(NodeExec& exec, RunState& state, std::vector<NodeCopy>& copies, si
   }
   std::mutex mutex;
   size_t finished = 0;
-  // `partial`: bytes of the file being written now.
+  std::vector<bool> job_ended(jobs.size(), false);  // guarded by mutex
+  // `partial`: bytes of the files being written now.
   auto node_line = [&](const NodeCopy& node, uint64_t partial = 0) {
     double seconds = since(node.started);
     uint64_t stored = node.stored + partial;
@@ -226,9 +228,10 @@ void copy_all(NodeExec& exec, RunState& state, std::vector<NodeCopy>& copies, si
       fs::remove(local, ignored);  // a partial or damaged copy is never left to be analysed
     }
     std::lock_guard lock(mutex);
+    job_ended[j] = true;
     NodeCopy& node = *job.node;
     if (!error.empty()) {
-      node.error = error;
+      if (node.error.empty()) node.error = error;  // another stream's may follow
     } else {
       ++node.fetched;
       node.stored += r->bytes;
@@ -236,7 +239,8 @@ void copy_all(NodeExec& exec, RunState& state, std::vector<NodeCopy>& copies, si
       std::string tree = trace_tree(file.path);
       if (std::find(node.trees.begin(), node.trees.end(), tree) == node.trees.end()) node.trees.push_back(tree);
     }
-    bool last = !error.empty() || node.fetched == node.files.size();
+    bool last = !node.reported && (!error.empty() || node.fetched == node.files.size());
+    if (last) node.reported = true;
     if (progress && last) {
       progress(fmt::format("[collect] {}/{} nodes: {}{}; elapsed {:.1f} s", ++finished, nodes, node_line(node),
                            error.empty() ? "" : ", stopped by a failure", since(started)));
@@ -253,13 +257,16 @@ void copy_all(NodeExec& exec, RunState& state, std::vector<NodeCopy>& copies, si
       std::unique_lock lock(mutex);
       while (!wake.wait_for(lock, progress_every, [&] { return copied; })) {
         for (auto& node : copies) {
-          if (!node.error.empty() || node.fetched == node.files.size()) continue;
+          if (node.reported) continue;
           if (Clock::now() - node.last_line < progress_every) continue;
-          std::error_code ec;
-          uintmax_t partial = fs::file_size(jobs[node.first_job + node.fetched].local_path, ec);
+          uint64_t partial = 0;
+          for (size_t j = node.first_job; j < node.first_job + node.files.size(); ++j) {
+            std::error_code ec;
+            const uintmax_t size = job_ended[j] ? 0 : fs::file_size(jobs[j].local_path, ec);
+            partial += ec ? 0 : size;  // not started yet: no file
+          }
           node.last_line = Clock::now();
-          progress(fmt::format("[collect] still copying: {}; elapsed {:.1f} s", node_line(node, ec ? 0 : partial),
-                               since(started)));
+          progress(fmt::format("[collect] still copying: {}; elapsed {:.1f} s", node_line(node, partial), since(started)));
         }
       }
     });
@@ -283,7 +290,8 @@ void copy_all(NodeExec& exec, RunState& state, std::vector<NodeCopy>& copies, si
   {
     StopWatcher stop{watcher, mutex, copied, wake};
     if (!jobs.empty())
-      exec.transport().copy_batch(jobs, kNodesAtOnce, std::chrono::seconds(exec.variant().timeout_seconds), done);
+      exec.transport().copy_batch(jobs, kNodesAtOnce, kStreamsPerNode,
+                                  std::chrono::seconds(exec.variant().timeout_seconds), done);
   }
   uint64_t stored = 0, raw = 0;
   for (const auto& node : copies) stored += node.stored, raw += node.raw;
@@ -451,7 +459,7 @@ std::vector<std::string> collect_logs(NodeExec& exec, RunState& state) {
       keys.emplace_back(std::move(key), phase);
     }
   }
-  auto results = exec.transport().copy_batch(jobs, kNodesAtOnce, std::chrono::seconds(v.timeout_seconds));
+  auto results = exec.transport().copy_batch(jobs, kNodesAtOnce, 1, std::chrono::seconds(v.timeout_seconds));
   for (size_t j = 0; j < jobs.size(); ++j) {
     const auto& [key, phase] = keys[j];
     if (!results[j]) {

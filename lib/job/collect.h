@@ -51,14 +51,16 @@ void snapshot_existing_traces(NodeExec& exec, RunState& state);
 // Collects traces into state.output_root (combined_traces/node_<i>/... in torchrun
 // mode with collect_traces, else traces/... from the head's newest tree); fills
 // trace_trees, collection_errors and the torch_traces artifact. Returns notes.
-// Every node is copied at once (one file at a time per node, kNodesAtOnce nodes at
-// a time); a .json trace is compressed on the node as it is sent (the variant's
+// Every node is copied at once (kStreamsPerNode files at a time per node, each over
+// a connection of its own, kNodesAtOnce nodes at a time: a node's compressor uses
+// one core per stream); a .json trace is compressed on the node as it is sent (the variant's
 // trace_compression) and kept compressed here (x.json.zst), its decompressed size
 // checked against the node's listing and its frame checksums verified.
 // progress gets one line per node as it finishes (nodes done of N, files, bytes
 // here, rate, elapsed time), and one every progress_every for a node still going
-// (with the bytes of the file it is writing).
+// (with the bytes of the files it is writing).
 inline constexpr size_t kNodesAtOnce = 16;
+inline constexpr size_t kStreamsPerNode = 4;
 inline constexpr std::chrono::milliseconds kProgressEvery{15000};
 std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool combined,
                                         const ProgressFn& progress = {},
