@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "common/run_both.h"
 #include "common/utf8.h"
 #include "trace/cpu_timeline.h"
 #include "trace/trace_files.h"
@@ -44,11 +45,16 @@ Result<RankMetrics> analyze_trace_file(const fs::path& file, const AnalyzeOption
     warnings.push_back(fmt::format("{}: skipped {} events with a negative or non-finite dur", name,
                                    data->negative_durations));
   std::vector<bool> selected = trace::select_gpu_events(*data, options.selection);
-  trace::Breakdown breakdown = trace::breakdown_of(*data, trace::selected_indices(selected));
+  // The whole timeline and the per-step ones are independent: on two threads when
+  // the file was read on two.
+  trace::Breakdown breakdown;
+  std::vector<StepMetrics> steps;
+  run_both([&] { breakdown = trace::breakdown_of(*data, trace::selected_indices(selected)); },
+           [&] { steps = step_metrics(*data, selected); }, options.file_threads);
   RankMetrics m;
   if (breakdown.selected_events > 0 && breakdown.total_time > 0) {
     m = from_timeline(breakdown);
-    m.steps = step_metrics(*data, selected);
+    m.steps = std::move(steps);
   } else {
     // No GPU timeline: read again with the basic scan, which also keeps the CPU events
     // of a trace without GPU events (small: gloo on CPU) for the CPU timeline.

@@ -15,6 +15,7 @@
 
 #include <simdjson.h>
 
+#include "common/run_both.h"
 #include "common/utf8.h"
 #include "trace/byte_source.h"
 #include "trace/event_scanner.h"
@@ -565,39 +566,6 @@ Status read_into(PartState& state, simdjson::ondemand::parser& parser, const std
   data.events = scanned->events;
   data.legacy_array = scanned->legacy_array;
   return ok_status();
-}
-
-// Runs `first` here and `second` on a thread of its own when `threads` allows (else
-// after `first`), and returns when both are done; an exception in either is thrown
-// here after both ended, never on the other thread (std::terminate).
-template <class First, class Second>
-void run_both(First&& first, Second&& second, unsigned threads) {
-  std::exception_ptr failed;
-  std::thread helper;
-  if (threads > 1) {
-    try {
-      helper = std::thread([&]() noexcept {
-        try {
-          second();
-        } catch (...) {
-          failed = std::current_exception();
-        }
-      });
-    } catch (const std::system_error&) {
-    }
-  }
-  try {
-    first();
-  } catch (...) {
-    if (helper.joinable()) helper.join();
-    throw;
-  }
-  if (helper.joinable()) {
-    helper.join();
-    if (failed) std::rethrow_exception(failed);
-  } else {
-    second();
-  }
 }
 
 // What follows the last event, for a whole file and a merged split one alike.
