@@ -206,10 +206,14 @@ std::vector<Result<StreamResult>> SshTransport::copy_batch(const std::vector<Cop
           }
           if (done && !done(i, results[i])) queue.stop(host, results);
         }
+        // A further stream's connection ends with its lane: file descriptors stay at
+        // one per node (two through a jump host) plus the streams in flight.
+        if (queue.lanes()[l].stream > 0) c->close();
       }
     });
   }
   drive(workers);
+  std::erase_if(connections_, [](const auto& entry) { return entry.first.second > 0; });
   return results;
 }
 

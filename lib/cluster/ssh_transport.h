@@ -51,7 +51,7 @@ class SshTransport final : public Transport {
                               const std::filesystem::path& local_path, std::chrono::seconds timeout) override;
   // One coroutine per lane in flight (CopyQueue), each on a connection of its own:
   // a host's first stream uses the connection every command uses, further streams
-  // open more connections to it (kept for later batches).
+  // open more connections to it, closed when their lane is done.
   std::vector<Result<StreamResult>> copy_batch(const std::vector<CopyJob>& jobs, size_t hosts_at_once,
                                                size_t streams_per_host, std::chrono::seconds timeout,
                                                const CopyDone& done) override;
@@ -59,7 +59,7 @@ class SshTransport final : public Transport {
 
  private:
   explicit SshTransport(SshOptions options);
-  // Stream 0 is the host's connection for every command; others serve copy_batch.
+  // Stream 0 is the host's connection for every command; others serve one copy_batch.
   SshConnection& connection(const std::string& host, size_t stream = 0);
   // Runs `work` on its own strand; drive() returns when all such work is done.
   void spawn(std::function<boost::asio::awaitable<void>()> work);

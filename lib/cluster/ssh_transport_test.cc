@@ -106,7 +106,13 @@ TEST_F(SshTransportTest, CopyBatchRunsStreamsOfOneNodeAtOnce) {
   std::vector<CopyJob> jobs = {{"127.0.0.1", meet(dir, "a", "b"), "", dir.path() / "a.out"},
                                {"127.0.0.1", meet(dir, "b", "a"), "", dir.path() / "b.out"},
                                {"127.0.0.1", "", plain.string(), dir.path() / "plain.copy"}};
+  ASSERT_TRUE(t->run("127.0.0.1", "true", seconds(10)).ok());  // the command connection, open
+  auto open_files = [] {
+    return std::distance(std::filesystem::directory_iterator("/proc/self/fd"), std::filesystem::directory_iterator{});
+  };
+  const auto files_before = open_files();
   auto results = t->copy_batch(jobs, 1, 2, seconds(30), {});
+  EXPECT_EQ(open_files(), files_before) << "the second stream's connection was left open";
   for (const auto& r : results) ASSERT_TRUE(r.ok()) << r.error().describe();
   EXPECT_EQ(results[0]->exit_code, 0) << "the two streams did not run at once";
   EXPECT_EQ(results[1]->exit_code, 0);

@@ -59,8 +59,9 @@ class Transport {
   virtual Result<StreamResult> stream(const std::string& host, const std::string& command,
                                       const std::filesystem::path& local_path, std::chrono::seconds timeout);
   // Every job, the hosts at once: each host's jobs started in the given order, up to
-  // `streams_per_host` of them at a time, at most `hosts_at_once` hosts at a time
-  // (CopyQueue). The default runs a thread per host and one stream per host (see
+  // `streams_per_host` of them at a time, and at most hosts_at_once x streams_per_host
+  // streams in all (CopyQueue): hosts_at_once hosts when each has that many files,
+  // more hosts when they have fewer. The default runs a thread per host and one stream per host (see
   // transport.cc); SSH runs coroutines, each stream on a connection of its own.
   // `timeout` applies to each job.
   virtual std::vector<Result<StreamResult>> copy_batch(const std::vector<CopyJob>& jobs, size_t hosts_at_once,

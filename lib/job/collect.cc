@@ -168,6 +168,8 @@ void choose_compression(NodeExec& exec, std::vector<NodeCopy>& copies, std::vect
 void copy_all(NodeExec& exec, RunState& state, std::vector<NodeCopy>& copies, size_t nodes, const ProgressFn& progress,
               std::chrono::milliseconds progress_every, std::vector<std::string>& notes) {
   const auto started = Clock::now();
+  // A copy being written is newer than this (file times are coarse: a second's margin).
+  const auto copy_start = fs::file_time_type::clock::now() - std::chrono::seconds(1);
   choose_compression(exec, copies, notes);
   struct JobOf {
     NodeCopy* node;
@@ -177,7 +179,10 @@ void copy_all(NodeExec& exec, RunState& state, std::vector<NodeCopy>& copies, si
   std::vector<cluster::CopyJob> jobs;
   std::vector<JobOf> owners;
   for (auto& node : copies) {
-    if (!node.error.empty()) continue;
+    if (!node.error.empty()) {
+      node.reported = true;  // nothing to copy: no progress lines either
+      continue;
+    }
     node.started = node.last_line = started;
     node.first_job = jobs.size();
     for (size_t f = 0; f < node.files.size(); ++f) {
@@ -257,13 +262,15 @@ void copy_all(NodeExec& exec, RunState& state, std::vector<NodeCopy>& copies, si
       std::unique_lock lock(mutex);
       while (!wake.wait_for(lock, progress_every, [&] { return copied; })) {
         for (auto& node : copies) {
-          if (node.reported) continue;
+          if (node.reported || !node.error.empty()) continue;
           if (Clock::now() - node.last_line < progress_every) continue;
           uint64_t partial = 0;
           for (size_t j = node.first_job; j < node.first_job + node.files.size(); ++j) {
+            if (job_ended[j]) continue;
+            // Not started yet: no file, or one left by an earlier collection (older).
             std::error_code ec;
-            const uintmax_t size = job_ended[j] ? 0 : fs::file_size(jobs[j].local_path, ec);
-            partial += ec ? 0 : size;  // not started yet: no file
+            const uintmax_t size = fs::file_size(jobs[j].local_path, ec);
+            if (!ec && fs::last_write_time(jobs[j].local_path, ec) >= copy_start && !ec) partial += size;
           }
           node.last_line = Clock::now();
           progress(fmt::format("[collect] still copying: {}; elapsed {:.1f} s", node_line(node, partial), since(started)));
@@ -430,6 +437,10 @@ std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool co
   for (auto& node : copies) {
     if (!node.error.empty()) {
       state.collection_errors.emplace_back(node.host, node.error);
+      continue;
+    }
+    if (node.trees.empty()) {  // every job skipped without a failure of its own
+      state.collection_errors.emplace_back(node.host, "no file was copied");
       continue;
     }
     std::sort(node.trees.begin(), node.trees.end());

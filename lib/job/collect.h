@@ -51,9 +51,10 @@ void snapshot_existing_traces(NodeExec& exec, RunState& state);
 // Collects traces into state.output_root (combined_traces/node_<i>/... in torchrun
 // mode with collect_traces, else traces/... from the head's newest tree); fills
 // trace_trees, collection_errors and the torch_traces artifact. Returns notes.
-// Every node is copied at once (kStreamsPerNode files at a time per node, each over
-// a connection of its own, kNodesAtOnce nodes at a time: a node's compressor uses
-// one core per stream); a .json trace is compressed on the node as it is sent (the variant's
+// Every node is copied at once (kStreamsPerNode files at a time per node over SSH,
+// each over a connection of its own: a node's compressor uses one core per stream;
+// at most kNodesAtOnce x kStreamsPerNode streams in all); a .json trace is
+// compressed on the node as it is sent (the variant's
 // trace_compression) and kept compressed here (x.json.zst), its decompressed size
 // checked against the node's listing and its frame checksums verified.
 // progress gets one line per node as it finishes (nodes done of N, files, bytes
