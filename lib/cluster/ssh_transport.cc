@@ -168,19 +168,12 @@ std::vector<Result<StreamResult>> SshTransport::copy_batch(const std::vector<Cop
   // Connections are made here, before any coroutine runs: the map is not shared then.
   std::vector<SshConnection*> lane_connection;
   for (const auto& lane : queue.lanes()) lane_connection.push_back(&connection(queue.host(lane.host), lane.stream));
-  std::mutex lanes_mutex;
-  size_t next_lane = 0;
   const size_t workers = std::clamp<size_t>(hosts_at_once * std::max<size_t>(streams_per_host, 1), 1,
                                             std::max<size_t>(queue.lanes().size(), 1));
   for (size_t w = 0; w < workers; ++w) {
     spawn([&]() -> asio::awaitable<void> {
-      for (;;) {
-        size_t l;
-        {
-          std::lock_guard lanes_lock(lanes_mutex);
-          if (next_lane == queue.lanes().size()) co_return;
-          l = next_lane++;
-        }
+      while (auto next_lane = queue.next_lane()) {
+        const size_t l = *next_lane;
         SshConnection* c = lane_connection[l];
         const size_t host = queue.lanes()[l].host;
         while (auto next = queue.next(host)) {

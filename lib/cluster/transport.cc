@@ -45,6 +45,12 @@ CopyQueue::CopyQueue(const std::vector<CopyJob>& jobs, size_t streams_per_host) 
       lanes_.push_back({h, s});
 }
 
+std::optional<size_t> CopyQueue::next_lane() {
+  std::lock_guard lock(mutex_);
+  if (lanes_taken_ == lanes_.size()) return std::nullopt;
+  return lanes_taken_++;
+}
+
 std::optional<size_t> CopyQueue::next(size_t h) {
   std::lock_guard lock(mutex_);
   Host& host = hosts_[h];
@@ -68,20 +74,13 @@ std::vector<Result<StreamResult>> Transport::copy_batch(const std::vector<CopyJo
   // seen only when another child ended (LocalTransport, measured): a host's streams
   // would wait on each other. Hosts still run at once, as before.
   CopyQueue queue(jobs, 1);
-  std::mutex mutex;
-  size_t next_lane = 0;
   // Each worker takes the next lane and copies its host's jobs until none is left.
   auto worker = [&] {
-    for (;;) {
-      CopyQueue::Lane lane;
-      {
-        std::lock_guard lock(mutex);
-        if (next_lane == queue.lanes().size()) return;
-        lane = queue.lanes()[next_lane++];
-      }
-      while (auto i = queue.next(lane.host)) {
+    while (auto l = queue.next_lane()) {
+      const size_t host = queue.lanes()[*l].host;
+      while (auto i = queue.next(host)) {
         results[*i] = copy_one(*this, jobs[*i], timeout);  // each slot is one worker's
-        if (done && !done(*i, results[*i])) queue.stop(lane.host, results);
+        if (done && !done(*i, results[*i])) queue.stop(host, results);
       }
     }
   };

@@ -88,6 +88,8 @@ class CopyQueue {
   CopyQueue(const std::vector<CopyJob>& jobs, size_t streams_per_host);
   const std::vector<Lane>& lanes() const { return lanes_; }
   const std::string& host(size_t h) const { return hosts_[h].name; }
+  // The next lane not yet taken by a worker (index into lanes()), or none.
+  std::optional<size_t> next_lane();
   // The host's next job, or none when it has none left or was stopped.
   std::optional<size_t> next(size_t h);
   void stop(size_t h, std::vector<Result<StreamResult>>& results);
@@ -101,6 +103,7 @@ class CopyQueue {
   std::mutex mutex_;
   std::vector<Host> hosts_;
   std::vector<Lane> lanes_;
+  size_t lanes_taken_ = 0;
 };
 
 // One job of a batch: stream() for a command, download() for a plain copy.

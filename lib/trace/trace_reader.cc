@@ -666,12 +666,13 @@ PartState merge_parts(std::vector<std::unique_ptr<PartState>>& parts, unsigned t
   std::vector<std::vector<uint32_t>> thread(parts.size());
   std::vector<int32_t> gpu_offset;  // each part's first GPU event in the merged gpu_events
   size_t gpu = 0, launches = 0, keyed = 0, starts = 0, ends = 0;
+  // Part i's id `v` in the merged numbering (a string's part-local number renumbered).
+  auto id = [&](size_t i, int64_t v, bool interned) { return interned ? ids[i][static_cast<size_t>(-(v + 1))] : v; };
   for (size_t i = 0; i < parts.size(); ++i) {
     PartState& p = *parts[i];
     for (const auto& s : p.interner.strings()) ids[i].push_back(out.interner.intern(s));
-    auto id = [&](int64_t v, bool interned) { return interned ? ids[i][static_cast<size_t>(-(v + 1))] : v; };
     for (const auto& k : p.threads.keys())
-      thread[i].push_back(out.threads.intern(id(k.pid, k.tags & kPidInterned), id(k.tid, k.tags & kTidInterned)));
+      thread[i].push_back(out.threads.intern(id(i, k.pid, k.tags & kPidInterned), id(i, k.tid, k.tags & kTidInterned)));
     gpu_offset.push_back(static_cast<int32_t>(gpu));
     gpu += p.data.gpu_events.size();
     launches += p.data.runtime_launches.size();
@@ -706,15 +707,14 @@ PartState merge_parts(std::vector<std::unique_ptr<PartState>>& parts, unsigned t
     data.flow_ends.reserve(ends);
     for (size_t i = 0; i < parts.size(); ++i) {
       PartState& p = *parts[i];
-      auto id = [&](int64_t v, bool interned) { return interned ? ids[i][static_cast<size_t>(-(v + 1))] : v; };
       for (const auto& u : p.undecided) {
         const int64_t key = by_correlation ? u.correlation : u.external_id;
         if (key != kNoKey) data.keyed_events.push_back({thread[i][u.thread], u.gpu_index < 0 ? -1 : u.gpu_index + gpu_offset[i], key});
       }
       LargeVector<UndecidedKeyed>().swap(p.undecided);
       data.flow_starts.insert(data.flow_starts.end(), p.data.flow_starts.begin(), p.data.flow_starts.end());
-      for (int64_t v : p.interned_flow_starts) data.flow_starts.push_back(id(v, true));
-      for (const auto& f : p.data.flow_ends) data.flow_ends.push_back({id(f.id, f.interned), thread[i][f.thread], false});
+      for (int64_t v : p.interned_flow_starts) data.flow_starts.push_back(id(i, v, true));
+      for (const auto& f : p.data.flow_ends) data.flow_ends.push_back({id(i, f.id, f.interned), thread[i][f.thread], false});
     }
   };
   run_both(gpu_and_launches, keyed_and_flows, threads);
