@@ -47,6 +47,49 @@ TEST(StableSortRuns, EqualsStdStableSortElementForElement) {
       }
 }
 
+TEST(StableSortRuns, RangeVersionEqualsStdStableSort) {
+  std::mt19937 rng(5);
+  auto by_key = [](const Record& a, const Record& b) { return a.first < b.first; };
+  for (size_t runs : {size_t{1}, size_t{2}, size_t{5}, size_t{8}, size_t{5000}}) {
+    std::vector<Record> mine = runs_of(5000, runs, 100, rng);
+    std::vector<Record> theirs = mine;
+    std::vector<Record> scratch(mine.size() - 1000);
+    stable_sort_runs(mine.begin() + 500, mine.end() - 500, scratch.begin(), by_key);
+    std::stable_sort(theirs.begin() + 500, theirs.end() - 500, by_key);
+    ASSERT_EQ(mine, theirs) << runs << " runs";
+  }
+}
+
+// Keyed events' shape: groups (threads) interleaved record by record, each group's
+// keys a few rising runs, ties inside a group; the result is std::stable_sort's by
+// (group, key), so file order stays within a (group, key).
+TEST(StableSortGrouped, EqualsStdStableSortByGroupThenKey) {
+  std::mt19937 rng(3);
+  struct Keyed {
+    unsigned group;
+    int key;
+    int position;
+    bool operator==(const Keyed&) const = default;
+  };
+  for (size_t groups : {size_t{1}, size_t{2}, size_t{10}, size_t{300}})
+    for (size_t runs : {size_t{1}, size_t{3}, size_t{40}, size_t{20000}}) {
+      std::vector<Record> keys = runs_of(20000, runs, 500, rng);
+      std::uniform_int_distribution<unsigned> group(0, static_cast<unsigned>(groups - 1));
+      std::vector<Keyed> mine;
+      for (const auto& [key, position] : keys) mine.push_back({group(rng), key, position});
+      std::vector<Keyed> theirs = mine;
+      stable_sort_grouped(
+          mine, groups, [](const Keyed& k) { return k.group; }, [](const Keyed& a, const Keyed& b) { return a.key < b.key; });
+      std::stable_sort(theirs.begin(), theirs.end(), [](const Keyed& a, const Keyed& b) {
+        return a.group != b.group ? a.group < b.group : a.key < b.key;
+      });
+      ASSERT_TRUE(mine == theirs) << groups << " groups, " << runs << " runs";
+    }
+  std::vector<Keyed> none;
+  stable_sort_grouped(none, 0, [](const Keyed& k) { return k.group; }, [](const Keyed& a, const Keyed& b) { return a.key < b.key; });
+  EXPECT_TRUE(none.empty());
+}
+
 TEST(RisingSearch, EqualsLowerAndUpperBoundForRisingAndFallingKeys) {
   std::mt19937 rng(11);
   std::vector<int> sorted(5000);
