@@ -10,6 +10,7 @@
 #include <memory>
 #include <system_error>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
 #include <string_view>
 
@@ -754,21 +755,29 @@ std::optional<PartState> read_parts(const std::filesystem::path& file, bool basi
   // as they fill), so the vector does not copy itself over and over as it grows (a
   // third of the read time, measured). The first part's arrays become the merged
   // ones: room for the whole file's records there (a GPU event or launch per 1 KiB;
-  // a real trace has one per 5 KiB), so the merge appends without moving them.
+  // a real trace has one per 5 KiB), so the merge appends without moving them. Only
+  // a hint: never past the memory budget, and none where the address space is short.
+  auto reserve = [&](auto& v, uint64_t records) {
+    using Record = typename std::remove_reference_t<decltype(v)>::value_type;
+    try {
+      v.reserve(std::min(records, limits.max_state_bytes / sizeof(Record)));
+    } catch (const std::exception&) {
+    }
+  };
   auto new_part = [&](size_t i) {
     auto part = std::make_unique<PartState>(true);
     const uint64_t end = plan[i].end != UINT64_MAX ? plan[i].end : file_bytes;
     TraceData& data = part->data;
     if (ec || end <= plan[i].begin) return part;
     if (i > 0) {
-      data.keyed_events.reserve((end - plan[i].begin) / 256);
+      reserve(data.keyed_events, (end - plan[i].begin) / 256);
       return part;
     }
-    data.keyed_events.reserve(file_bytes / 256);
-    data.gpu_events.reserve(file_bytes / 1024);
-    data.runtime_launches.reserve(file_bytes / 1024);
-    data.flow_starts.reserve(file_bytes / 1024);
-    data.flow_ends.reserve(file_bytes / 1024);
+    reserve(data.keyed_events, file_bytes / 256);
+    reserve(data.gpu_events, file_bytes / 1024);
+    reserve(data.runtime_launches, file_bytes / 1024);
+    reserve(data.flow_starts, file_bytes / 1024);
+    reserve(data.flow_ends, file_bytes / 1024);
     return part;
   };
   std::vector<std::unique_ptr<PartState>> parts;
