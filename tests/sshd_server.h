@@ -129,6 +129,13 @@ class SshdServer {
       }
     }
   }
+  // Ends the listening server; the connections it has accepted go on (each is a
+  // process of its own), new ones are refused.
+  void stop_listening() {
+    ::kill(static_cast<pid_t>(sshd_.id()), SIGTERM);
+    std::error_code ec;
+    sshd_.wait(ec);
+  }
   // Authorizes one more client public key.
   void authorize(const std::filesystem::path& public_key) const {
     std::ofstream(dir_.path() / "authorized_keys", std::ios::app) << slurp(public_key);

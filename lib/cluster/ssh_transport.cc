@@ -176,6 +176,13 @@ std::vector<Result<StreamResult>> SshTransport::copy_batch(const std::vector<Cop
         const size_t l = *next_lane;
         SshConnection* c = lane_connection[l];
         const size_t host = queue.lanes()[l].host;
+        // A further stream is only for speed: a node that refuses the connection
+        // (MaxStartups, a login limit, a rate-limiting firewall) has its files copied
+        // over the streams it allows, not failed.
+        if (queue.lanes()[l].stream > 0 && !c->connected() && !co_await c->connect()) {
+          c->close();
+          continue;
+        }
         while (auto next = queue.next(host)) {
           const size_t i = *next;
           const CopyJob& job = jobs[i];

@@ -123,6 +123,31 @@ TEST_F(SshTransportTest, CopyBatchRunsStreamsOfOneNodeAtOnce) {
   EXPECT_EQ(r->output, "after\n");
 }
 
+// A node that refuses further connections (here: its sshd stopped listening after
+// the command connection was made) has every file copied over that one stream.
+TEST_F(SshTransportTest, CopyBatchUsesTheStreamsANodeAllows) {
+  TempDir dir;
+  auto t = transport(options());
+  auto plain = dir.write("plain.txt", "as it is\n");
+  std::vector<CopyJob> jobs;
+  for (int i = 0; i < 5; ++i)
+    jobs.push_back({"127.0.0.1", "echo " + std::to_string(i), "", dir.path() / (std::to_string(i) + ".out")});
+  jobs.push_back({"127.0.0.1", "", plain.string(), dir.path() / "plain.copy"});
+  ASSERT_TRUE(t->run("127.0.0.1", "true", seconds(10)).ok());
+  sshd_.stop_listening();
+  auto results = t->copy_batch(jobs, 1, 4, seconds(30), {});
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(results[i].ok()) << i << ": " << results[i].error().describe();
+    EXPECT_EQ(results[i]->exit_code, 0);
+    EXPECT_EQ(aorta::testing::slurp(dir.path() / (std::to_string(i) + ".out")), std::to_string(i) + "\n");
+  }
+  ASSERT_TRUE(results[5].ok()) << results[5].error().describe();
+  EXPECT_EQ(results[5]->bytes, 9u);
+  auto r = t->run("127.0.0.1", "echo after", seconds(10));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->output, "after\n");
+}
+
 // After done() stops a node, its jobs never started end with the error saying so,
 // while the one another stream is running ends on its own.
 TEST_F(SshTransportTest, CopyBatchStopsANodesJobsNotYetStarted) {
