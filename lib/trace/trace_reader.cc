@@ -603,6 +603,28 @@ Result<TraceData> finish(PartState& state, const std::filesystem::path& file, un
   return std::move(data);
 }
 
+// Room in a read's arrays up front for `bytes` of trace: a keyed event per 256 bytes
+// and, with `all`, a GPU event, launch and flow event per 1 KiB (a real trace has one
+// per 5 KiB). Address space only, pages are touched as they fill; without it a vector
+// copies itself as it grows, and every copy touches fresh memory, whose first touch is
+// a page fault that clears the page (a third of the read time on a VM, measured). Only
+// a hint: never past the memory budget, and none where the address space is short.
+void reserve_for(TraceData& data, uint64_t bytes, bool all, const TraceLimits& limits) {
+  auto reserve = [&](auto& v, uint64_t records) {
+    using Record = typename std::remove_reference_t<decltype(v)>::value_type;
+    try {
+      v.reserve(std::min(records, limits.max_state_bytes / sizeof(Record)));
+    } catch (const std::exception&) {
+    }
+  };
+  reserve(data.keyed_events, bytes / 256);
+  if (!all) return;
+  reserve(data.gpu_events, bytes / 1024);
+  reserve(data.runtime_launches, bytes / 1024);
+  reserve(data.flow_starts, bytes / 1024);
+  reserve(data.flow_ends, bytes / 1024);
+}
+
 // Where to split a plain file into equal parts (TraceSplit): the '{' of an element
 // of traceEvents near each share, found by a cheap look at the bytes there ('}', ','
 // and '{' with only whitespace between). A guess inside a string is caught when the
@@ -751,33 +773,12 @@ std::optional<PartState> read_parts(const std::filesystem::path& file, bool basi
                                     const std::vector<ScanPart>& plan, unsigned threads) {
   std::error_code ec;
   const uint64_t file_bytes = std::filesystem::file_size(file, ec);
-  // Room for a keyed event per 256 bytes up front (address space; pages are touched
-  // as they fill), so the vector does not copy itself over and over as it grows (a
-  // third of the read time, measured). The first part's arrays become the merged
-  // ones: room for the whole file's records there (a GPU event or launch per 1 KiB;
-  // a real trace has one per 5 KiB), so the merge appends without moving them. Only
-  // a hint: never past the memory budget, and none where the address space is short.
-  auto reserve = [&](auto& v, uint64_t records) {
-    using Record = typename std::remove_reference_t<decltype(v)>::value_type;
-    try {
-      v.reserve(std::min(records, limits.max_state_bytes / sizeof(Record)));
-    } catch (const std::exception&) {
-    }
-  };
   auto new_part = [&](size_t i) {
     auto part = std::make_unique<PartState>(true);
     const uint64_t end = plan[i].end != UINT64_MAX ? plan[i].end : file_bytes;
-    TraceData& data = part->data;
-    if (ec || end <= plan[i].begin) return part;
-    if (i > 0) {
-      reserve(data.keyed_events, (end - plan[i].begin) / 256);
-      return part;
-    }
-    reserve(data.keyed_events, file_bytes / 256);
-    reserve(data.gpu_events, file_bytes / 1024);
-    reserve(data.runtime_launches, file_bytes / 1024);
-    reserve(data.flow_starts, file_bytes / 1024);
-    reserve(data.flow_ends, file_bytes / 1024);
+    // The first part's arrays become the merged ones: room for the whole file's
+    // records there, so the merge appends without moving them.
+    if (!ec && end > plan[i].begin) reserve_for(part->data, i == 0 ? file_bytes : end - plan[i].begin, i == 0, limits);
     return part;
   };
   std::vector<std::unique_ptr<PartState>> parts;
@@ -861,6 +862,9 @@ Result<TraceData> read_trace(const std::filesystem::path& file, BasicScanMode ba
       if (auto merged = read_parts(file, basic, limits, plan, split.threads)) return finish(*merged, file, split.threads);
   }
   PartState state(false);
+  std::error_code ec;
+  if (const uint64_t bytes = std::filesystem::file_size(file, ec); !ec && detect_encoding(file) == TraceEncoding::kPlain)
+    reserve_for(state.data, bytes, true, limits);
   simdjson::ondemand::parser parser;
   if (Status s = read_into(state, parser, file, basic, limits, limits.max_state_bytes, nullptr, nullptr); !s)
     return s.error();
