@@ -22,9 +22,7 @@ Result<StreamResult> SrunTransport::stream(const std::string& host, const std::s
   auto started = std::chrono::steady_clock::now();
   auto r = local_.stream(host, srun_stream_command(job_id_, host, command, timeout), local_path,
                          timeout + std::chrono::seconds(20));
-  if (r && (r->exit_code == 124 || r->exit_code == 137) && std::chrono::steady_clock::now() - started >= timeout)
-    return Error{ErrorCode::kTimeout, "command did not finish within " + std::to_string(timeout.count()) + "s", host};
-  return r;
+  return remote_timeout_as_error(std::move(r), std::chrono::steady_clock::now() - started, timeout, host);
 }
 
 Result<CommandResult> SrunTransport::run(const std::string& host, const std::string& command,

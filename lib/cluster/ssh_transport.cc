@@ -29,17 +29,6 @@ std::string ssh_stream_command(const std::string& command, std::chrono::seconds 
   return "exec timeout -k 10 " + std::to_string(timeout.count()) + " bash -c " + shell_quote(command);
 }
 
-Result<CommandResult> remote_timeout_as_error(Result<CommandResult> result, std::chrono::steady_clock::duration took,
-                                              std::chrono::seconds timeout, const std::string& host) {
-  // 124/137: coreutils timeout ended it (TERM, then KILL).
-  if (result && (result->exit_code == 124 || result->exit_code == 137) && took >= timeout)
-    return Error{ErrorCode::kTimeout,
-                 "command did not finish within " + std::to_string(timeout.count()) +
-                     "s; its process group was terminated",
-                 host};
-  return result;
-}
-
 Result<std::unique_ptr<SshTransport>> SshTransport::create(SshOptions options) {
   // Everything about the keys is settled here, before any node is contacted: a bad
   // key or a missing passphrase is one clear error instead of one per node.
@@ -189,20 +178,12 @@ std::vector<Result<StreamResult>> SshTransport::copy_batch(const std::vector<Cop
           auto started = Clock::now();
           if (job.command.empty()) {
             // Large traces take a while; the limit only catches a transfer that stalls.
-            Status s = co_await c->download(job.remote_path, job.local_path, started + std::chrono::minutes(30));
-            if (s) {
-              std::error_code ec;
-              results[i] = StreamResult{0, static_cast<uint64_t>(std::filesystem::file_size(job.local_path, ec)), ""};
-            } else {
-              results[i] = s.error();
-            }
+            results[i] = downloaded(co_await c->download(job.remote_path, job.local_path, started + std::chrono::minutes(30)),
+                                    job.local_path);
           } else {
             auto r = co_await c->exec_to_file(ssh_stream_command(job.command, timeout), job.local_path,
                                               started + timeout + kClientGrace);
-            if (r && (r->exit_code == 124 || r->exit_code == 137) && Clock::now() - started >= timeout)
-              r = Error{ErrorCode::kTimeout, "command did not finish within " + std::to_string(timeout.count()) +
-                                                 "s; its process group was terminated", job.host};
-            results[i] = std::move(r);
+            results[i] = remote_timeout_as_error(std::move(r), Clock::now() - started, timeout, job.host);
           }
           if (done && !done(i, results[i])) queue.stop(host, results);
         }

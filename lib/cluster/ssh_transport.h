@@ -27,10 +27,19 @@ std::string ssh_remote_command(const std::string& command, std::chrono::seconds 
 // The same for a stream: stderr stays apart from stdout (the file's bytes).
 std::string ssh_stream_command(const std::string& command, std::chrono::seconds timeout);
 
-// A command that ssh_remote_command's timeout ended (exit 124 or 137 once the limit
-// has passed) becomes a kTimeout error naming the host.
-Result<CommandResult> remote_timeout_as_error(Result<CommandResult> result, std::chrono::steady_clock::duration took,
-                                              std::chrono::seconds timeout, const std::string& host);
+// A command or stream that the node's `timeout` ended (exit 124 or 137 once the
+// limit has passed) becomes a kTimeout error naming the host.
+template <class R>
+Result<R> remote_timeout_as_error(Result<R> result, std::chrono::steady_clock::duration took,
+                                  std::chrono::seconds timeout, const std::string& host) {
+  // 124/137: coreutils timeout ended it (TERM, then KILL).
+  if (result && (result->exit_code == 124 || result->exit_code == 137) && took >= timeout)
+    return Error{ErrorCode::kTimeout,
+                 "command did not finish within " + std::to_string(timeout.count()) +
+                     "s; its process group was terminated",
+                 host};
+  return result;
+}
 
 class SshTransport final : public Transport {
  public:

@@ -27,9 +27,13 @@ Result<StreamResult> Transport::stream(const std::string& host, const std::strin
 
 Result<StreamResult> copy_one(Transport& transport, const CopyJob& job, std::chrono::seconds timeout) {
   if (!job.command.empty()) return transport.stream(job.host, job.command, job.local_path, timeout);
-  if (Status s = transport.download(job.host, job.remote_path, job.local_path); !s) return s.error();
+  return downloaded(transport.download(job.host, job.remote_path, job.local_path), job.local_path);
+}
+
+Result<StreamResult> downloaded(const Status& download, const std::filesystem::path& local_path) {
+  if (!download) return download.error();
   std::error_code ec;
-  uintmax_t size = std::filesystem::file_size(job.local_path, ec);
+  const uintmax_t size = std::filesystem::file_size(local_path, ec);
   return StreamResult{0, ec ? 0 : static_cast<uint64_t>(size), ""};
 }
 

@@ -108,6 +108,8 @@ class CopyQueue {
 
 // One job of a batch: stream() for a command, download() for a plain copy.
 Result<StreamResult> copy_one(Transport& transport, const CopyJob& job, std::chrono::seconds timeout);
+// A plain download's result as a stream's: the size of what arrived.
+Result<StreamResult> downloaded(const Status& download, const std::filesystem::path& local_path);
 
 struct HostResult {
   std::string host;
