@@ -174,10 +174,11 @@ awaitable<Status> SshConnection::open_socket(Deadline deadline, const std::strin
   co_return ok_status();
 }
 
-awaitable<Status> SshConnection::connect() {
+awaitable<Status> SshConnection::connect(std::optional<std::chrono::seconds> limit) {
   close();
-  Deadline deadline = std::chrono::steady_clock::now() + options_.connect_timeout;
-  std::string waited = " within " + std::to_string(options_.connect_timeout.count()) + "s";
+  const std::chrono::seconds within = limit.value_or(options_.connect_timeout);
+  Deadline deadline = std::chrono::steady_clock::now() + within;
+  std::string waited = " within " + std::to_string(within.count()) + "s";
   if (Status s = co_await open_socket(deadline, waited); !s) co_return s;
 
   session_ = libssh2_session_init();

@@ -69,8 +69,9 @@ class SshConnection {
 
   bool connected() const { return session_ != nullptr; }
   const std::string& host() const { return host_; }
-  // TCP connect, handshake, host key check and authentication.
-  boost::asio::awaitable<Status> connect();
+  // TCP connect, handshake, host key check and authentication, within `limit`
+  // (SshOptions::connect_timeout when none).
+  boost::asio::awaitable<Status> connect(std::optional<std::chrono::seconds> limit = std::nullopt);
   // Runs `command` with the remote shell; stdout and stderr are read both, in order
   // of arrival. Past `deadline` the connection is dropped (its state is unknown).
   boost::asio::awaitable<Result<CommandResult>> exec(const std::string& command, Deadline deadline);

@@ -20,6 +20,9 @@ using Clock = std::chrono::steady_clock;
 // The remote `timeout` ends the command first; the client waits this much longer
 // before it gives up on the connection.
 constexpr std::chrono::seconds kClientGrace{20};
+// How long a further stream of a copy may take to connect: its files can go over the
+// node's other streams meanwhile, but the batch waits for it.
+constexpr std::chrono::seconds kFurtherStream{5};
 
 std::string ssh_remote_command(const std::string& command, std::chrono::seconds timeout) {
   return "exec 2>&1; exec timeout -k 10 " + std::to_string(timeout.count()) + " bash -c " + shell_quote(command);
@@ -165,12 +168,17 @@ std::vector<Result<StreamResult>> SshTransport::copy_batch(const std::vector<Cop
         const size_t l = *next_lane;
         SshConnection* c = lane_connection[l];
         const size_t host = queue.lanes()[l].host;
-        // A further stream is only for speed: a node that refuses the connection
-        // (MaxStartups, a login limit, a rate-limiting firewall) has its files copied
-        // over the streams it allows, not failed.
-        if (queue.lanes()[l].stream > 0 && !c->connected() && !co_await c->connect()) {
-          c->close();
-          continue;
+        // A further stream is only for speed: none is opened for a node whose files
+        // are all taken, and a node that refuses one (MaxStartups, a login limit) or
+        // does not answer within a few seconds (a rate-limiting firewall) has its files
+        // copied over the streams it allows, not failed.
+        if (queue.lanes()[l].stream > 0 && !c->connected()) {
+          bool usable = queue.has_next(host);
+          if (usable) usable = static_cast<bool>(co_await c->connect(std::min(kFurtherStream, options_.connect_timeout)));
+          if (!usable) {
+            c->close();
+            continue;
+          }
         }
         while (auto next = queue.next(host)) {
           const size_t i = *next;

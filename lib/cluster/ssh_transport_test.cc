@@ -98,6 +98,10 @@ TEST_F(SshTransportTest, CopyBatchRunsNodesAtOnceAndDownloadsPlainFiles) {
   EXPECT_EQ(ended.size(), 3u);
 }
 
+long open_files() {
+  return std::distance(std::filesystem::directory_iterator("/proc/self/fd"), std::filesystem::directory_iterator{});
+}
+
 // Two streams of one node, each on its own connection: each waits for the other.
 TEST_F(SshTransportTest, CopyBatchRunsStreamsOfOneNodeAtOnce) {
   TempDir dir;
@@ -107,9 +111,6 @@ TEST_F(SshTransportTest, CopyBatchRunsStreamsOfOneNodeAtOnce) {
                                {"127.0.0.1", meet(dir, "b", "a"), "", dir.path() / "b.out"},
                                {"127.0.0.1", "", plain.string(), dir.path() / "plain.copy"}};
   ASSERT_TRUE(t->run("127.0.0.1", "true", seconds(10)).ok());  // the command connection, open
-  auto open_files = [] {
-    return std::distance(std::filesystem::directory_iterator("/proc/self/fd"), std::filesystem::directory_iterator{});
-  };
   const auto files_before = open_files();
   auto results = t->copy_batch(jobs, 1, 2, seconds(30), {});
   EXPECT_EQ(open_files(), files_before) << "the second stream's connection was left open";
@@ -135,7 +136,10 @@ TEST_F(SshTransportTest, CopyBatchUsesTheStreamsANodeAllows) {
   jobs.push_back({"127.0.0.1", "", plain.string(), dir.path() / "plain.copy"});
   ASSERT_TRUE(t->run("127.0.0.1", "true", seconds(10)).ok());
   sshd_.stop_listening();
+  ASSERT_FALSE(transport(options())->run("127.0.0.1", "true", seconds(10)).ok()) << "a new connection was still taken";
+  const auto files_before = open_files();
   auto results = t->copy_batch(jobs, 1, 4, seconds(30), {});
+  EXPECT_EQ(open_files(), files_before) << "a refused stream's connection was left open";
   for (int i = 0; i < 5; ++i) {
     ASSERT_TRUE(results[i].ok()) << i << ": " << results[i].error().describe();
     EXPECT_EQ(results[i]->exit_code, 0);

@@ -62,6 +62,11 @@ std::optional<size_t> CopyQueue::next(size_t h) {
   return host.jobs[host.taken++];
 }
 
+bool CopyQueue::has_next(size_t h) {
+  std::lock_guard lock(mutex_);
+  return hosts_[h].taken < hosts_[h].jobs.size();
+}
+
 void CopyQueue::stop(size_t h, std::vector<Result<StreamResult>>& results) {
   std::lock_guard lock(mutex_);
   Host& host = hosts_[h];

@@ -92,6 +92,8 @@ class CopyQueue {
   std::optional<size_t> next_lane();
   // The host's next job, or none when it has none left or was stopped.
   std::optional<size_t> next(size_t h);
+  // Whether next(h) would give a job now.
+  bool has_next(size_t h);
   void stop(size_t h, std::vector<Result<StreamResult>>& results);
 
  private:

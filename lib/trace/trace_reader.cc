@@ -1,6 +1,7 @@
 #include "trace/trace_reader.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -340,11 +341,11 @@ void keep_by_link_key(TraceData& data, bool by_correlation, LargeVector<Undecide
 }
 
 // What one read (the whole file, or a part of a split one) collects. A part decides
-// the link key by its own first launch, as a whole read does by the file's: the merge
-// checks that every part decided as the file's first launch did (else the file is
-// read whole), and a part's keyed events before its first launch keep both keys
-// until then. Its interned ids stay tagged (RawEvent::interned) until the merge
-// renumbers them.
+// the link key by its own first launch, as a whole read does by the file's (a part
+// that decided otherwise than the file's first launch is read again with the file's
+// key, read_parts), and its keyed events before its first launch keep both keys until
+// then. Its interned ids stay tagged (RawEvent::interned) until the merge renumbers
+// them.
 struct PartState {
   explicit PartState(bool deferred) : deferred(deferred) {}
   const bool deferred;
@@ -572,14 +573,36 @@ Status read_into(PartState& state, simdjson::ondemand::parser& parser, const std
 }
 
 // What follows the last event, for a whole file and a merged split one alike.
+// Numbers the threads of keyed events and flow ends by their (pid, tid) values,
+// counting only the threads they use, and returns how many that is. The interner's
+// first-seen numbers differ between a whole and a split read: a part with no launch
+// yet keeps events with either key, so it sees threads a whole read never numbers.
+uint32_t number_threads_by_value(TraceData& data, const std::vector<ThreadKey>& keys) {
+  std::vector<char> used(keys.size(), 0);
+  for (const auto& e : data.keyed_events) used[e.thread] = 1;
+  for (const auto& f : data.flow_ends) used[f.thread] = 1;
+  std::vector<uint32_t> order;
+  for (uint32_t t = 0; t < keys.size(); ++t)
+    if (used[t]) order.push_back(t);
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return keys[a].pid != keys[b].pid ? keys[a].pid < keys[b].pid : keys[a].tid < keys[b].tid;
+  });
+  std::vector<uint32_t> number(keys.size(), 0);
+  for (uint32_t i = 0; i < order.size(); ++i) number[order[i]] = i;
+  for (auto& e : data.keyed_events) e.thread = number[e.thread];
+  for (auto& f : data.flow_ends) f.thread = number[f.thread];
+  return static_cast<uint32_t>(order.size());
+}
+
 Result<TraceData> finish(PartState& state, const std::filesystem::path& file, unsigned threads) {
   TraceData& data = state.data;
   if (!data.link_by_correlation) keep_by_link_key(data, false, state.undecided);  // TraceLens's default
+  const uint32_t thread_count = number_threads_by_value(data, state.threads.keys());
   // By (thread, key): threads interleave in the file, but each thread's keys rise in
   // a few runs (74 descents in the 1 GB bench trace, 950,086 keyed events).
   auto keyed = [&] {
     stable_sort_grouped(
-        data.keyed_events, state.threads.keys().size(), [](const KeyedEvent& e) { return e.thread; },
+        data.keyed_events, thread_count, [](const KeyedEvent& e) { return e.thread; },
         [](const KeyedEvent& a, const KeyedEvent& b) { return a.key < b.key; });
   };
   auto flows = [&] {
@@ -603,26 +626,34 @@ Result<TraceData> finish(PartState& state, const std::filesystem::path& file, un
   return std::move(data);
 }
 
-// Room in a read's arrays up front for `bytes` of trace: a keyed event per 256 bytes
-// and, with `all`, a GPU event, launch and flow event per 1 KiB (a real trace has one
-// per 5 KiB). Address space only, pages are touched as they fill; without it a vector
-// copies itself as it grows, and every copy touches fresh memory, whose first touch is
-// a page fault that clears the page (a third of the read time on a VM, measured). Only
-// a hint: never past the memory budget, and none where the address space is short.
-void reserve_for(TraceData& data, uint64_t bytes, bool all, const TraceLimits& limits) {
-  auto reserve = [&](auto& v, uint64_t records) {
-    using Record = typename std::remove_reference_t<decltype(v)>::value_type;
-    try {
-      v.reserve(std::min(records, limits.max_state_bytes / sizeof(Record)));
-    } catch (const std::exception&) {
-    }
-  };
-  reserve(data.keyed_events, bytes / 256);
-  if (!all) return;
-  reserve(data.gpu_events, bytes / 1024);
-  reserve(data.runtime_launches, bytes / 1024);
-  reserve(data.flow_starts, bytes / 1024);
-  reserve(data.flow_ends, bytes / 1024);
+// Room in a read's arrays up front for `bytes` of trace: a keyed event per 512 bytes
+// and, with `all`, a GPU event, launch and flow event per 2 KiB (the 1 GB bench trace,
+// from a real one, has one keyed event per 1.1 KB and one GPU event per 5.5 KB). Address
+// space, its pages touched as they fill; without it a vector copies itself as it
+// grows, and every copy touches fresh memory, whose first touch is a page fault that
+// clears the page (a third of the read time on a VM, measured). Only a hint: all of it
+// within `budget` (and an eighth of a finite address-space limit), none where the
+// address space is short.
+void reserve_for(TraceData& data, uint64_t bytes, bool all, uint64_t budget) {
+  uint64_t keyed = bytes / 512, others = all ? bytes / 2048 : 0;
+  constexpr uint64_t kOthersBytes = sizeof(GpuEvent) + sizeof(RuntimeLaunch) + sizeof(int64_t) + sizeof(FlowEnd);
+  rlimit address_space{};
+  if (::getrlimit(RLIMIT_AS, &address_space) == 0 && address_space.rlim_cur != RLIM_INFINITY)
+    budget = std::min<uint64_t>(budget, address_space.rlim_cur / 8);
+  const double wanted = static_cast<double>(keyed) * sizeof(KeyedEvent) + static_cast<double>(others) * kOthersBytes;
+  if (wanted > static_cast<double>(budget)) {
+    const double scale = static_cast<double>(budget) / wanted;
+    keyed = static_cast<uint64_t>(static_cast<double>(keyed) * scale);
+    others = static_cast<uint64_t>(static_cast<double>(others) * scale);
+  }
+  try {
+    data.keyed_events.reserve(keyed);
+    data.gpu_events.reserve(others);
+    data.runtime_launches.reserve(others);
+    data.flow_starts.reserve(others);
+    data.flow_ends.reserve(others);
+  } catch (const std::exception&) {
+  }
 }
 
 // Where to split a plain file into equal parts (TraceSplit): the '{' of an element
@@ -773,12 +804,14 @@ std::optional<PartState> read_parts(const std::filesystem::path& file, bool basi
                                     const std::vector<ScanPart>& plan, unsigned threads) {
   std::error_code ec;
   const uint64_t file_bytes = std::filesystem::file_size(file, ec);
+  const uint64_t share = limits.max_state_bytes / plan.size();  // each part's of the budget
   auto new_part = [&](size_t i) {
     auto part = std::make_unique<PartState>(true);
     const uint64_t end = plan[i].end != UINT64_MAX ? plan[i].end : file_bytes;
     // The first part's arrays become the merged ones: room for the whole file's
     // records there, so the merge appends without moving them.
-    if (!ec && end > plan[i].begin) reserve_for(part->data, i == 0 ? file_bytes : end - plan[i].begin, i == 0, limits);
+    if (!ec && end > plan[i].begin)
+      reserve_for(part->data, i == 0 ? file_bytes : end - plan[i].begin, i == 0, i == 0 ? limits.max_state_bytes : share);
     return part;
   };
   std::vector<std::unique_ptr<PartState>> parts;
@@ -788,7 +821,6 @@ std::optional<PartState> read_parts(const std::filesystem::path& file, bool basi
   std::vector<Status> results(plan.size(), Status(Error{ErrorCode::kIo, "part not read", file.string()}));
   std::atomic<bool> stop{false};
   std::atomic<size_t> next{0};
-  const uint64_t share = limits.max_state_bytes / plan.size();
   // Nothing may leave a thread (std::terminate): any failure is the part's, and a
   // failed part makes the caller read the file whole, which names the error.
   auto work = [&]() noexcept {
@@ -841,10 +873,15 @@ std::optional<PartState> read_parts(const std::filesystem::path& file, bool basi
     if (!decided) decided = p->data.link_by_correlation;
   for (size_t i = 0; i < parts.size(); ++i) {
     if (!parts[i]->data.link_by_correlation || *parts[i]->data.link_by_correlation == *decided) continue;
-    parts[i] = new_part(i);
-    parts[i]->data.link_by_correlation = decided;
-    simdjson::ondemand::parser parser;
-    if (!read_into(*parts[i], parser, file, basic, limits, share, &plan[i], nullptr)) return std::nullopt;
+    // As in the threads: a failure here makes the file be read whole.
+    try {
+      parts[i] = new_part(i);
+      parts[i]->data.link_by_correlation = decided;
+      simdjson::ondemand::parser parser;
+      if (!read_into(*parts[i], parser, file, basic, limits, share, &plan[i], nullptr)) return std::nullopt;
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
   }
   return merge_parts(parts, decided, threads);
 }
@@ -864,7 +901,7 @@ Result<TraceData> read_trace(const std::filesystem::path& file, BasicScanMode ba
   PartState state(false);
   std::error_code ec;
   if (const uint64_t bytes = std::filesystem::file_size(file, ec); !ec && detect_encoding(file) == TraceEncoding::kPlain)
-    reserve_for(state.data, bytes, true, limits);
+    reserve_for(state.data, bytes, true, limits.max_state_bytes);
   simdjson::ondemand::parser parser;
   if (Status s = read_into(state, parser, file, basic, limits, limits.max_state_bytes, nullptr, nullptr); !s)
     return s.error();

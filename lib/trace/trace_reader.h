@@ -30,7 +30,8 @@ struct GpuEvent {
 // An event with a pid, tid and a link key in its args: the candidates of the
 // (pid, tid, key) -> event map that links flows to kernels. `key` is the correlation
 // or the External id, as link_by_correlation decides. Compact on purpose: a 1 GB
-// trace holds millions of these. `thread` is the interned (pid, tid) pair.
+// trace holds millions of these. `thread` numbers the (pid, tid) pair by value among
+// the pairs of keyed events and flow ends (a split read numbers them as a whole read).
 struct KeyedEvent {
   uint32_t thread = 0;
   int32_t gpu_index = -1;  // index into gpu_events, -1 for non-GPU events
@@ -65,7 +66,7 @@ struct CpuEvent {
 
 struct FlowEnd {
   int64_t id = 0;
-  uint32_t thread = 0;    // interned (pid, tid) of the "f" event
+  uint32_t thread = 0;    // (pid, tid) of the "f" event, numbered as KeyedEvent::thread
   bool interned = false;  // while a part of a split file is read: id is a string's part-local number
 };
 

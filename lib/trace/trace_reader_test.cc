@@ -429,6 +429,7 @@ void expect_same(const Read& a, const Read& b, const std::string& what) {
   }
   ASSERT_EQ(a.data.keyed_events.size(), b.data.keyed_events.size()) << what;
   for (size_t i = 0; i < a.data.keyed_events.size(); ++i) {
+    EXPECT_EQ(a.data.keyed_events[i].thread, b.data.keyed_events[i].thread);
     EXPECT_EQ(a.data.keyed_events[i].key, b.data.keyed_events[i].key);
     EXPECT_EQ(a.data.keyed_events[i].gpu_index, b.data.keyed_events[i].gpu_index);
   }
@@ -444,7 +445,10 @@ void expect_same(const Read& a, const Read& b, const std::string& what) {
                          b.data.flow_starts.end()))
       << what;
   ASSERT_EQ(a.data.flow_ends.size(), b.data.flow_ends.size()) << what;
-  for (size_t i = 0; i < a.data.flow_ends.size(); ++i) EXPECT_EQ(a.data.flow_ends[i].id, b.data.flow_ends[i].id);
+  for (size_t i = 0; i < a.data.flow_ends.size(); ++i) {
+    EXPECT_EQ(a.data.flow_ends[i].id, b.data.flow_ends[i].id);
+    EXPECT_EQ(a.data.flow_ends[i].thread, b.data.flow_ends[i].thread);
+  }
   EXPECT_EQ(a.selected, b.selected) << what;
   EXPECT_EQ(a.breakdown.selected_events, b.breakdown.selected_events) << what;
   // Bit for bit: the same doubles, not nearly the same.
@@ -478,6 +482,34 @@ TEST(TraceSplit, EveryShippedTraceReadsAsAWholeReadInAnyNumberOfParts) {
             1u);
 }
 
+// A trace of `part1`'s events, a padding event, then `part2`'s, sized so that a split
+// in two falls inside the padding: part 2 starts with part2's first event.
+std::string two_part_trace(const std::vector<std::string>& part1, const std::vector<std::string>& part2) {
+  auto pad = [](size_t n) {
+    return R"({"ph":"X","cat":"user_annotation","name":")" + std::string(n, 'p') + R"(","pid":1,"tid":1,"ts":0,"dur":1})";
+  };
+  auto join = [](const std::vector<std::string>& events) {
+    std::string out;
+    for (const auto& e : events) out += (out.empty() ? "" : ",\n") + e;
+    return out;
+  };
+  const std::string head = "{\"traceEvents\": [\n";
+  const std::string tail = "\n]}\n";
+  const std::string before = head + join(part1) + ",\n";  // up to the first padding event
+  const std::string pad1 = pad(1100);
+  // The second padding puts the split's target (half the file) inside the first
+  // padding event.
+  const std::string rest0 = ",\n" + join(part2) + ",\n" + pad(0) + tail;
+  const size_t size = 2 * (before.size() + 1000);
+  EXPECT_GT(size, before.size() + pad1.size() + rest0.size());
+  const std::string text =
+      before + pad1 + ",\n" + join(part2) + ",\n" + pad(size - before.size() - pad1.size() - rest0.size()) + tail;
+  const size_t target = text.size() / 2;  // plan_parts: the size over the parts, times k
+  EXPECT_GT(target, before.size() + 100);
+  EXPECT_LT(target, before.size() + pad1.size() - 100);
+  return text;
+}
+
 // The rules that span parts, with the split in the middle of a padding event so that
 // part 2 starts at "other" (numbers worked by hand below).
 TEST(TraceSplit, FileOrderRulesHoldAcrossTheSplit) {
@@ -496,28 +528,7 @@ TEST(TraceSplit, FileOrderRulesHoldAcrossTheSplit) {
       // The same (pid, tid, External id) as k_first: the last in the file wins.
       R"({"ph":"X","cat":"kernel","name":"k_last","pid":"gpu0","tid":7,"ts":100,"dur":100,"args":{"External id":7,"correlation":71}})",
   };
-  auto pad = [](size_t n) {
-    return R"({"ph":"X","cat":"user_annotation","name":")" + std::string(n, 'p') + R"(","pid":1,"tid":1,"ts":0,"dur":1})";
-  };
-  auto join = [](const std::vector<std::string>& events) {
-    std::string out;
-    for (const auto& e : events) out += (out.empty() ? "" : ",\n") + e;
-    return out;
-  };
-  const std::string head = "{\"traceEvents\": [\n";
-  const std::string tail = "\n]}\n";
-  const std::string before = head + join(part1) + ",\n";  // up to the first padding event
-  const std::string pad1 = pad(1100);
-  // The second padding puts the split's target (half the file) inside the first
-  // padding event.
-  const std::string rest0 = ",\n" + join(part2) + ",\n" + pad(0) + tail;
-  const size_t size = 2 * (before.size() + 1000);
-  ASSERT_GT(size, before.size() + pad1.size() + rest0.size());
-  const std::string text =
-      before + pad1 + ",\n" + join(part2) + ",\n" + pad(size - before.size() - pad1.size() - rest0.size()) + tail;
-  const size_t target = text.size() / 2;  // plan_parts: the size over the parts, times k
-  ASSERT_GT(target, before.size() + 100);
-  ASSERT_LT(target, before.size() + pad1.size() - 100);
+  const std::string text = two_part_trace(part1, part2);
   aorta::testing::TempDir dir;
   auto file = dir.write("boundary.json", text);
   const Read whole = read_split(file, 1);
@@ -539,6 +550,31 @@ TEST(TraceSplit, FileOrderRulesHoldAcrossTheSplit) {
     EXPECT_GT(r.data.parts, 1u) << parts;
     expect_same(whole, r, std::to_string(parts) + " parts");
   }
+}
+
+// A part without a launch keeps every keyed event's thread until the merge, also of
+// events whose key the file's first launch rules out: a whole read never sees those
+// threads. The records still come out the same, thread numbers included.
+TEST(TraceSplit, ThreadsSeenOnlyBeforeAPartsDecisionDoNotReorderTheRecords) {
+  const std::vector<std::string> part1 = {
+      R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":7,"ts":0,"dur":1,"args":{"correlation":5}})",
+  };
+  const std::vector<std::string> part2 = {
+      R"({"ph":"X","cat":"cpu_op","name":"e1","pid":3,"tid":3,"ts":1,"dur":1,"args":{"External id":4}})",
+      R"({"ph":"X","cat":"cpu_op","name":"e2","pid":2,"tid":2,"ts":2,"dur":1,"args":{"correlation":10}})",
+      R"({"ph":"X","cat":"cpu_op","name":"e3","pid":3,"tid":3,"ts":3,"dur":1,"args":{"correlation":11}})",
+  };
+  aorta::testing::TempDir dir;
+  auto file = dir.write("threads.json", two_part_trace(part1, part2));
+  const Read whole = read_split(file, 1);
+  const Read split = read_split(file, 2);
+  ASSERT_EQ(split.data.parts, 2u);
+  // By hand: linked by correlation; keyed events 5 on (1,7), 10 on (2,2), 11 on (3,3);
+  // e1 has no correlation and is no record.
+  std::vector<int64_t> keys;
+  for (const auto& k : whole.data.keyed_events) keys.push_back(k.key);
+  EXPECT_EQ(keys, (std::vector<int64_t>{5, 10, 11}));
+  expect_same(whole, split, "threads");
 }
 
 TEST(TraceSplit, SplitGuessedInsideAStringFallsBackToTheWholeRead) {
