@@ -572,7 +572,6 @@ Status read_into(PartState& state, simdjson::ondemand::parser& parser, const std
   return ok_status();
 }
 
-// What follows the last event, for a whole file and a merged split one alike.
 // Numbers the threads of keyed events and flow ends by their (pid, tid) values,
 // counting only the threads they use, and returns how many that is. The interner's
 // first-seen numbers differ between a whole and a split read: a part with no launch
@@ -594,6 +593,7 @@ uint32_t number_threads_by_value(TraceData& data, const std::vector<ThreadKey>& 
   return static_cast<uint32_t>(order.size());
 }
 
+// What follows the last event, for a whole file and a merged split one alike.
 Result<TraceData> finish(PartState& state, const std::filesystem::path& file, unsigned threads) {
   TraceData& data = state.data;
   if (!data.link_by_correlation) keep_by_link_key(data, false, state.undecided);  // TraceLens's default
@@ -709,8 +709,9 @@ std::vector<ScanPart> plan_parts(const std::filesystem::path& file, const TraceS
 
 // The parts' records in file order, as one read of the whole file would have made
 // them: `decided` is the link key the file's first launch decided, which every part
-// that saw a launch has used too (read_parts); interned ids get the numbers a whole read gives them (first seen, first numbered);
-// (pid, tid) pairs are numbered again (only their equality matters). The first part's
+// that saw a launch has used too (read_parts); interned ids get the numbers a whole
+// read gives them (first seen, first numbered); (pid, tid) pairs are numbered again
+// (finish numbers them by value). The first part's
 // records stay where they are, its arrays reserved for the whole file (numbered as
 // the merge numbers them, as it was read first); the later parts' are appended in two
 // halves of about equal size (GPU events and launches; keyed events and flows), the
@@ -904,8 +905,10 @@ Result<TraceData> read_trace(const std::filesystem::path& file, BasicScanMode ba
       if (auto merged = read_parts(file, basic, limits, plan, split.threads)) return finish(*merged, file, split.threads);
   }
   PartState state(false);
+  // A compressed file's size is its compressed one: less room than its records need,
+  // never more.
   std::error_code ec;
-  if (const uint64_t bytes = std::filesystem::file_size(file, ec); !ec && detect_encoding(file) == TraceEncoding::kPlain)
+  if (const uint64_t bytes = std::filesystem::file_size(file, ec); !ec)
     reserve_for(state.data, bytes, true, limits.max_state_bytes);
   simdjson::ondemand::parser parser;
   if (Status s = read_into(state, parser, file, basic, limits, limits.max_state_bytes, nullptr, nullptr); !s)
