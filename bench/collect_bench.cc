@@ -173,7 +173,6 @@ int main(int argc, char** argv) {
     aorta::job::RunState state;
     state.run_id = "bench";
     state.output_root = work / "aorta";
-    state.trace_dir = std::string(kNodeLocal) + "/bench";
     double cpu_before = cpu(RUSAGE_SELF);
     uint64_t wire_before = wire_bytes(nodes);
     auto begin = Clock::now();
@@ -187,7 +186,7 @@ int main(int argc, char** argv) {
     fs::create_directories(work / "aorta_check");
     for (int i = 1; i <= nodes; ++i) {
       std::error_code ec;  // a missing copy fails cmp below
-      fs::rename(work / "aorta" / "combined_traces" / fmt::format("node_{}", i - 1) / (zstd ? "out/torch_profiler/rank0/t.pt.trace.json.zst" : "out/torch_profiler/rank0/t.pt.trace.json"),
+      fs::rename(work / "aorta" / "combined_traces" / fmt::format("node_{}", i - 1) / (zstd ? "bench/out/torch_profiler/rank0/t.pt.trace.json.zst" : "bench/out/torch_profiler/rank0/t.pt.trace.json"),
                  copy_of("aorta_check", i), ec);
     }
     row.same = row.same && cmp_all("aorta_check", zstd ? "zstd -dc" : "");

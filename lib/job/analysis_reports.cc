@@ -36,7 +36,12 @@ Result<FetchedFolder> fetch_report_folder(NodeExec& exec, size_t node, const std
   std::vector<std::string> rejected;
   std::vector<FreshFile> files = parse_file_listing(listed.result->output, rejected);
   if (!rejected.empty()) return fail(ErrorCode::kInvalidInput, "refused unsafe path: " + rejected.front());
-  std::erase_if(files, [&](const FreshFile& f) { return f.mtime < floor; });
+  FetchedFolder fetched;
+  std::erase_if(files, [&](const FreshFile& f) {
+    if (f.mtime >= floor) return false;
+    fetched.older.push_back(f.path);
+    return true;
+  });
 
   std::error_code ec;
   if (fs::exists(dest, ec)) return fail(ErrorCode::kIo, dest.string() + " already exists");
@@ -50,7 +55,6 @@ Result<FetchedFolder> fetch_report_folder(NodeExec& exec, size_t node, const std
     fs::remove_all(staging, ignored);
     return e;
   };
-  FetchedFolder fetched;
   for (const auto& f : files) {
     fs::path local = staging / f.path;
     if (!resolves_inside(output_root, local))

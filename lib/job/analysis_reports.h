@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "common/result.h"
 #include "job/node_exec.h"
@@ -17,6 +18,7 @@ namespace aorta::job {
 struct FetchedFolder {
   size_t files = 0;
   uintmax_t bytes = 0;
+  std::vector<std::string> older;  // files left behind as older than the floor (an earlier run's)
 };
 
 // Copies `remote_dir` (a node-side path) from hosts()[node] to `dest`, which must

@@ -82,6 +82,7 @@ TEST(AnalysisReports, FetchesFreshRegularFilesOnly) {
   EXPECT_EQ(read(dest / "individual_reports" / "perf_rank0.xlsx"), "workbook 0");
   EXPECT_EQ(read(dest / "collective_report.csv"), "a,b\n1,2\n");
   EXPECT_FALSE(fs::exists(dest / "individual_reports" / "perf_rank1.xlsx"));
+  EXPECT_EQ(got->older, std::vector<std::string>{"individual_reports/perf_rank1.xlsx"});  // named in the stage log
   EXPECT_FALSE(fs::is_symlink(dest / "passwd") || fs::exists(dest / "passwd"));
   EXPECT_FALSE(fs::exists(dest.parent_path() / ".tracelens_analysis.partial"));
 }

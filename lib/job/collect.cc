@@ -4,6 +4,7 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <map>
 #include <condition_variable>
 #include <mutex>
@@ -42,16 +43,40 @@ std::vector<FreshFile> parse_file_listing(const std::string& listing, std::vecto
     if (end == std::string::npos) end = listing.size();
     std::string entry = listing.substr(start, end - start);
     start = end + 1;
+    // The transport merges stderr into the listing: a stray line (a warning from the
+    // container engine) ends in a newline, so the record follows the last one before
+    // its first tab.
     size_t tab = entry.find('\t');
     if (tab == std::string::npos) continue;
+    if (size_t newline = entry.rfind('\n', tab); newline != std::string::npos) {
+      entry.erase(0, newline + 1);
+      tab = entry.find('\t');
+    }
+    FreshFile file;
+    // A type letter first (find's %y, or P for a folder the walk left out).
+    if (tab == 1 && std::isalpha(static_cast<unsigned char>(entry[0]))) {
+      file.type = entry[0];
+      entry.erase(0, 2);
+      if (file.type == 'P') {
+        if (is_safe_relative_path(entry)) {
+          file.path = entry;
+          files.push_back(file);
+        } else {
+          rejected.push_back(entry);
+        }
+        continue;
+      }
+      tab = entry.find('\t');
+      if (tab == std::string::npos) continue;
+    }
+    std::string stamp = entry.substr(0, tab);
     std::string path = entry.substr(tab + 1);
     // A path cannot hold a tab (is_safe_relative_path): a second tab ends the size.
-    int64_t size = -1;
     if (size_t second = path.find('\t'); second != std::string::npos) {
       try {
-        size = std::stoll(path.substr(0, second));
+        file.size = std::stoll(path.substr(0, second));
       } catch (const std::exception&) {
-        size = -1;
+        file.size = -1;
       }
       path = path.substr(second + 1);
     }
@@ -59,15 +84,14 @@ std::vector<FreshFile> parse_file_listing(const std::string& listing, std::vecto
       rejected.push_back(path);
       continue;
     }
-    // The transport merges stderr into the listing: a stray line (a warning from the
-    // container engine) ends in a newline, so the time stamp follows the last one.
-    std::string stamp = entry.substr(0, tab);
-    if (size_t newline = stamp.rfind('\n'); newline != std::string::npos) stamp = stamp.substr(newline + 1);
+    file.path = path;
     try {
-      files.push_back({std::stod(stamp), path, size});
+      file.mtime = std::stod(stamp);
     } catch (const std::exception&) {
       rejected.push_back(path);
+      continue;
     }
+    files.push_back(std::move(file));
   }
   return files;
 }
@@ -94,17 +118,27 @@ bool resolves_inside(const fs::path& root, const fs::path& dest) {
 
 namespace {
 
-std::string listing_command(const std::string& repo, double floor) {
-  // -type f skips symlinks (find does not follow them); the prunes skip our own work
-  // area, earlier combined copies and git metadata. %T@ lets us keep the newest tree.
+// Every file under a torch_profiler folder of the repository, whatever its age: the
+// rules are applied here (select_traces), so the stage log can say what was skipped.
+// Left out unread, each printed once as a P record: every .cvs-aorta folder but this
+// run's own (the suite's work folders and earlier runs' outputs) and combined_traces
+// (an earlier collection's copy); .git silently. -printf never follows a link, and
+// %y tells a link from a file.
+std::string listing_command(const std::string& repo, const std::string& run_id) {
   return "cd " + shell_quote(repo) +
-         " && find . \\( -name .git -o -name .cvs-aorta -o -name combined_traces \\) -prune -o -type f -path "
-         "'*/torch_profiler/*' -newermt @" + fmt::format("{:.0f}", std::floor(floor)) + " -printf '%T@\\t%s\\t%P\\0'";
+         " && find . -name .git -prune -o \\( -path './.cvs-aorta/*' ! -path './.cvs-aorta/*/*' ! -name " +
+         shell_quote(run_id) + " -o -name combined_traces \\) -type d -prune -printf 'P\\t%P\\0' -o -path "
+         "'*/torch_profiler/*' ! -type d -printf '%y\\t%T@\\t%s\\t%P\\0'";
 }
 
-// Where the listing starts: the run's own output folder, else the repository.
-std::string listing_root(const NodeExec& exec, const RunState& state) {
-  return state.trace_dir.empty() ? exec.variant().node_repo_path() : state.trace_dir;
+std::string own_folder(const RunState& state) { return std::string(kSuiteFolder) + "/" + state.run_id + "/"; }
+
+// Where a listed file goes under the collection's folder: this run's own output
+// folder's files as <output>/torch_profiler/... (the suite's folder is no part of
+// what the workload calls its output), every other file as listed.
+std::string here_relative(const std::string& path, const RunState& state) {
+  const std::string own = own_folder(state);
+  return path.starts_with(own) ? path.substr(own.size()) : path;
 }
 
 using Clock = std::chrono::steady_clock;
@@ -165,7 +199,7 @@ void choose_compression(NodeExec& exec, std::vector<NodeCopy>& copies, std::vect
 }
 
 // Copies every node's files at once and checks each copy; fills the NodeCopy fields.
-void copy_all(NodeExec& exec, RunState& state, std::vector<NodeCopy>& copies, size_t nodes, const ProgressFn& progress,
+void copy_all(NodeExec& exec, std::vector<NodeCopy>& copies, size_t nodes, const ProgressFn& progress,
               std::chrono::milliseconds progress_every, std::vector<std::string>& notes) {
   const auto started = Clock::now();
   // A copy being written is newer than this (file times are coarse: a second's margin).
@@ -187,7 +221,7 @@ void copy_all(NodeExec& exec, RunState& state, std::vector<NodeCopy>& copies, si
     node.first_job = jobs.size();
     for (size_t f = 0; f < node.files.size(); ++f) {
       const std::string& path = node.files[f].path;
-      std::string remote = exec.host_path(listing_root(exec, state) + "/" + path);
+      std::string remote = exec.host_path(exec.variant().node_repo_path() + "/" + path);
       // Traces are most of the bytes and compress ~15x; a .gz or a log goes as it is.
       Compression c = path.ends_with(".json") ? node.compression : Compression::kNone;
       fs::path local = node.dests[f].string() + compression_suffix(c);
@@ -334,12 +368,107 @@ std::vector<std::string> keep_newest_per_directory(std::vector<FreshFile>& files
   return dropped;
 }
 
+namespace {
+
+std::string clock_time(double epoch) {
+  auto t = static_cast<std::time_t>(epoch);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  return fmt::format("{:04d}-{:02d}-{:02d} {:02d}:{:02d}:{:02d} UTC", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                     tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+// Moves the files `drop` says out of `files`, each into `skipped` with its reason.
+template <typename Drop>
+void skip_if(std::vector<FreshFile>& files, std::vector<SkippedCandidate>& skipped, Drop drop) {
+  std::erase_if(files, [&](const FreshFile& f) {
+    std::string reason = drop(f);
+    if (reason.empty()) return false;
+    skipped.push_back({f.path, std::move(reason)});
+    return true;
+  });
+}
+
+}  // namespace
+
+TraceSelection select_traces(std::vector<FreshFile> listed, const TraceSelectionRules& rules) {
+  TraceSelection out;
+  auto& files = listed;
+  skip_if(files, out.skipped, [&](const FreshFile& f) -> std::string {
+    if (f.type == 'P')
+      return f.path.starts_with(std::string(kSuiteFolder) + "/")
+                 ? "the suite's own folder of another run (its work files, or an earlier run's output): never collected"
+                 : "an earlier collection's copy: never collected";
+    if (f.type != 'f') return "not a regular file (a link or a special file): never followed";
+    if (f.mtime < rules.floor)
+      return "older than this run (written " + clock_time(f.mtime) + ", before " + clock_time(rules.floor) + ")";
+    if (rules.before) {
+      auto it = rules.before->find(f.path);
+      if (it != rules.before->end() && it->second == f.mtime) return "there before the benchmark started, unchanged";
+    }
+    return "";
+  });
+  if (!rules.own_folder.empty() &&
+      std::any_of(files.begin(), files.end(), [&](const FreshFile& f) { return f.path.starts_with(rules.own_folder); }))
+    skip_if(files, out.skipped, [&](const FreshFile& f) -> std::string {
+      return f.path.starts_with(rules.own_folder) ? ""
+                                                  : "outside this run's own output folder, where the workload wrote "
+                                                    "this run's traces (it took the output_dir override)";
+    });
+  if (rules.newest_tree_only && !files.empty()) {
+    std::map<std::string, double> newest;
+    for (const auto& f : files) newest[trace_tree(f.path)] = std::max(newest[trace_tree(f.path)], f.mtime);
+    auto best = std::max_element(newest.begin(), newest.end(),
+                                 [](const auto& a, const auto& b) { return a.second < b.second; });
+    const std::string keep = best->first;
+    skip_if(files, out.skipped, [&](const FreshFile& f) -> std::string {
+      return trace_tree(f.path) == keep ? "" : "not the newest trace tree (script mode collects one: " + keep + ")";
+    });
+  }
+  std::vector<std::string> older = keep_newest_per_directory(files);
+  for (auto& path : older) out.skipped.push_back({std::move(path), "an older trace beside a newer one of this run"});
+  std::sort(files.begin(), files.end(), [](const FreshFile& a, const FreshFile& b) { return a.path < b.path; });
+  out.files = std::move(files);
+  return out;
+}
+
+std::vector<std::string> describe_selection(const std::string& host, const TraceSelection& selection) {
+  std::vector<std::string> lines;
+  std::map<std::string, size_t> per_tree;
+  for (const auto& f : selection.files) ++per_tree[trace_tree(f.path)];
+  for (const auto& [tree, count] : per_tree)
+    lines.push_back(fmt::format("{}: found {} file(s) of this run in {}", host, count, tree));
+  // One line per folder and reason, in the order first met: a folder of many stale
+  // traces is one line, not one per file.
+  constexpr size_t kNamed = 3;
+  std::vector<std::pair<std::string, std::string>> order;  // (folder, reason)
+  std::map<std::pair<std::string, std::string>, std::vector<std::string>> names;
+  for (const auto& s : selection.skipped) {
+    fs::path p(s.path);
+    std::pair<std::string, std::string> key{p.parent_path().string(), s.reason};
+    auto& list = names[key];
+    if (list.empty()) order.push_back(key);
+    list.push_back(p.filename().string());
+  }
+  for (const auto& key : order) {
+    const auto& list = names[key];
+    std::string named;
+    for (size_t k = 0; k < list.size() && k < kNamed; ++k) named += (k ? ", " : "") + list[k];
+    if (list.size() > kNamed) named += fmt::format(" and {} more", list.size() - kNamed);
+    lines.push_back(fmt::format("{}: skipped {}{}{}: {}", host, key.first.empty() ? "" : key.first + "/", named,
+                                list.size() > 1 ? fmt::format(" ({} entries)", list.size()) : "", key.second));
+  }
+  return lines;
+}
+
 void snapshot_existing_traces(NodeExec& exec, RunState& state) {
-  auto listings = exec.in_containers(listing_command(listing_root(exec, state), 0), std::chrono::seconds(120));
+  auto listings =
+      exec.in_containers(listing_command(exec.variant().node_repo_path(), state.run_id), std::chrono::seconds(120));
   for (const auto& r : listings) {
     if (!r.result.ok() || r.result->exit_code != 0) continue;  // no tree yet: nothing to exclude
     std::vector<std::string> rejected;
-    for (const auto& f : parse_file_listing(r.result->output, rejected)) state.traces_before[r.host][f.path] = f.mtime;
+    for (const auto& f : parse_file_listing(r.result->output, rejected))
+      if (f.type == 'f') state.traces_before[r.host][f.path] = f.mtime;
   }
 }
 
@@ -351,12 +480,7 @@ std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool co
   state.collection_errors.clear();
   fs::path artifact = state.output_root / (combined ? "combined_traces" : "traces");
   size_t nodes = combined ? hosts.size() : 1;
-  std::vector<std::string> commands;
-  for (size_t i = 0; i < hosts.size(); ++i) {
-    double floor = state.trace_floor.count(hosts[i]) ? state.trace_floor.at(hosts[i]) : 0;
-    commands.push_back(listing_command(listing_root(exec, state), floor));
-  }
-  auto listings = exec.in_containers_each(commands, std::chrono::seconds(v.timeout_seconds));
+  auto listings = exec.in_containers(listing_command(v.node_repo_path(), state.run_id), std::chrono::seconds(v.timeout_seconds));
   std::string first_tree;
   std::vector<NodeCopy> copies;  // the nodes with files to copy, in node order
   std::set<std::pair<std::string, double>> seen;  // (path, mtime) already collected
@@ -373,28 +497,28 @@ std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool co
       continue;
     }
     std::vector<std::string> rejected;
-    std::vector<FreshFile> files = parse_file_listing(r->output, rejected);
+    TraceSelectionRules rules;
+    rules.floor = state.trace_floor.count(host) ? state.trace_floor.at(host) : 0;
+    rules.before = &state.traces_before[host];
+    rules.own_folder = own_folder(state);
+    rules.newest_tree_only = !combined;
+    TraceSelection selection = select_traces(parse_file_listing(r->output, rejected), rules);
+    for (auto& line : describe_selection(host, selection)) notes.push_back(std::move(line));
     if (!rejected.empty()) fail("refused unsafe artifact path(s): " + rejected.front());
-    const auto& before = state.traces_before[host];
-    std::erase_if(files, [&](const FreshFile& f) {
-      auto it = before.find(f.path);
-      return it != before.end() && it->second == f.mtime;
-    });
-    if (!combined && !files.empty()) {
-      // Script mode keeps only the newest tree: the one whose newest file is newest.
-      std::map<std::string, double> newest;
-      for (const auto& f : files) newest[trace_tree(f.path)] = std::max(newest[trace_tree(f.path)], f.mtime);
-      auto best = std::max_element(newest.begin(), newest.end(),
-                                   [](const auto& a, const auto& b) { return a.second < b.second; });
-      std::string keep = best->first;
-      files.erase(std::remove_if(files.begin(), files.end(), [&](const FreshFile& f) { return trace_tree(f.path) != keep; }),
-                  files.end());
-    }
+    std::vector<FreshFile> files = std::move(selection.files);
     if (files.empty()) {
-      if (rejected.empty()) fail("No fresh torch_profiler files found");
+      if (rejected.empty())
+        fail(fmt::format("No fresh torch_profiler files found under {}: {}. The workload writes its traces to "
+                         "<training.output_dir>/torch_profiler, as {} sets it, relative to the folder it starts in: "
+                         "keep that folder inside aorta_path",
+                         v.node_repo_path(),
+                         selection.skipped.empty()
+                             ? std::string("no file under a torch_profiler folder there")
+                             : fmt::format("{} candidate(s) skipped, each named with why in the stage log",
+                                           selection.skipped.size()),
+                         v.base_config));
       continue;
     }
-    for (const auto& f : keep_newest_per_directory(files)) notes.push_back(host + ": older trace left behind: " + f);
     // On storage the nodes share, every node lists every rank's files: each file is
     // taken once, from the first node that lists it.
     size_t listed = files.size();
@@ -410,7 +534,7 @@ std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool co
     node.host = host;
     node.files = std::move(files);
     for (const auto& f : node.files) {
-      fs::path dest = dest_root / f.path;
+      fs::path dest = dest_root / here_relative(f.path, state);
       // Checked before any folder is made: a link already in the output folder must
       // not get even empty folders created where it points.
       // The copy may end in .zst or .gz: a link planted at any of the names is refused.
@@ -433,7 +557,7 @@ std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool co
     }
     copies.push_back(std::move(node));
   }
-  copy_all(exec, state, copies, nodes, progress, progress_every, notes);
+  copy_all(exec, copies, nodes, progress, progress_every, notes);
   for (auto& node : copies) {
     if (!node.error.empty()) {
       state.collection_errors.emplace_back(node.host, node.error);
@@ -448,7 +572,7 @@ std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool co
     state.trace_trees[node.host] = node.trees;
   }
   if (!state.trace_trees.empty())
-    state.artifacts["torch_traces"] = combined ? artifact : artifact / first_tree;
+    state.artifacts["torch_traces"] = combined ? artifact : artifact / here_relative(first_tree, state);
   return notes;
 }
 

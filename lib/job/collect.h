@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -20,11 +21,48 @@ struct FreshFile {
   double mtime = 0;
   std::string path;  // relative to the repository, e.g. out/torch_profiler/rank0/x.json
   int64_t size = -1;  // bytes on the node; -1 when the listing did not say
+  // find's %y: 'f' a regular file, 'l' a link, ...; 'P' a folder the walk left out
+  // unread (an earlier run's folder of the suite, an earlier collection's copy).
+  char type = 'f';
 };
 
-// Parses `find -printf '%T@\t%s\t%P\0'` output (the size may be left out); entries
-// with unsafe paths are dropped and reported in `rejected`.
+// Parses `find -printf '%T@\t%s\t%P\0'` output (the size may be left out, a type
+// letter and a tab may come first; `P\t<path>` names a pruned folder); entries with
+// unsafe paths are dropped and reported in `rejected`.
 std::vector<FreshFile> parse_file_listing(const std::string& listing, std::vector<std::string>& rejected);
+
+// A file or folder a collection looked at and left, with why.
+struct SkippedCandidate {
+  std::string path;
+  std::string reason;
+};
+
+// What decides which listed files are this run's traces (issue 28): the workload
+// writes wherever its own launcher and config say, so the whole mount is listed.
+struct TraceSelectionRules {
+  double floor = 0;  // epoch seconds: older files are an earlier run's
+  // Files found before the benchmark started (path -> mtime): unchanged ones are stale.
+  const std::map<std::string, double>* before = nullptr;
+  // This run's own output folder, relative to the repository (".cvs-aorta/<run-id>/"):
+  // when the workload honoured the output override, only what it wrote there counts.
+  std::string own_folder;
+  bool newest_tree_only = false;  // script mode: the tree whose newest file is newest
+};
+
+struct TraceSelection {
+  std::vector<FreshFile> files;
+  std::vector<SkippedCandidate> skipped;
+};
+
+// Applies the rules in order: folders the walk left out, anything but a regular
+// file, older than the floor, unchanged since before the run, outside this run's own
+// folder when that folder has traces, not the newest tree (script mode), an older
+// trace in a rank folder that has a newer one.
+TraceSelection select_traces(std::vector<FreshFile> listed, const TraceSelectionRules& rules);
+
+// The stage-log lines of a selection: where the traces were found, then the skipped
+// candidates grouped by folder and reason, each naming its files (a few, then a count).
+std::vector<std::string> describe_selection(const std::string& host, const TraceSelection& selection);
 
 // The trace tree of a file: its path up to and including the first torch_profiler.
 std::string trace_tree(const std::string& relative_path);
@@ -47,8 +85,9 @@ std::vector<std::string> keep_newest_per_directory(std::vector<FreshFile>& files
 // just before the benchmark starts.
 void snapshot_existing_traces(NodeExec& exec, RunState& state);
 
-// Lists state.trace_dir (the run's own output folder; the repository when empty).
-// Collects traces into state.output_root (combined_traces/node_<i>/... in torchrun
+// Lists every torch_profiler file of the repository (as select_traces says; the
+// suite's own folders but this run's and earlier collections' copies left out) and
+// collects traces into state.output_root (combined_traces/node_<i>/... in torchrun
 // mode with collect_traces, else traces/... from the head's newest tree); fills
 // trace_trees, collection_errors and the torch_traces artifact. Returns notes.
 // Every node is copied at once (kStreamsPerNode files at a time per node over SSH,

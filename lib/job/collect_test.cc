@@ -72,7 +72,6 @@ TEST(Collect, RunCollectsOnlyItsOwnOutputFolder) {
   RunState state;
   state.run_id = "mine";
   state.output_root = dir.path() / "out" / "mine";
-  state.trace_dir = run_output_dir(v, "mine");
   dir.write("repo/.cvs-aorta/mine/node_0/benchmark.log", "log");
   snapshot_existing_traces(exec, state);
   EXPECT_TRUE(state.traces_before["localhost"].empty());  // nothing of this run existed before it
@@ -90,6 +89,162 @@ TEST(Collect, RunCollectsOnlyItsOwnOutputFolder) {
     if (e.is_regular_file()) got.push_back(std::filesystem::relative(e.path(), state.output_root).string());
   // zstd is on this machine: the trace came compressed and stays so.
   EXPECT_EQ(got, std::vector<std::string>{"traces/output/torch_profiler/rank0/mine.pt.trace.json.zst"});
+}
+
+// Issue 28: Aorta's own launch scripts pass train.py the config alone, so the output
+// override never arrives and the traces land where the YAML says. The whole
+// repository is walked; earlier runs' traces, the suite's folders, an earlier
+// collection's copy and links are named as skipped, each with why.
+TEST(Collect, LauncherThatDropsTheOverrideIsFoundInTheRepository) {
+  aorta::testing::TempDir dir;
+  config::Variant v;
+  v.aorta_path = (dir.path() / "repo").string();
+  v.container.runtime = config::RuntimeKind::kNone;
+  v.base_config = "config/profile_overlap_2gpu.yaml";
+  config::Cluster c = config::local_cluster("tester");
+  cluster::LocalTransport local;
+  NodeExec exec(local, v, c);
+  RunState state;
+  state.run_id = "mine";
+  state.output_root = dir.path() / "out" / "mine";
+  // An earlier run of the real launcher, in the same rank folder; an earlier run of
+  // the suite's folder; an earlier collection copied into the repository.
+  dir.write("repo/artifacts/p/torch_profiler/rank0/host_1.100.pt.trace.json", "{}");
+  dir.write("repo/.cvs-aorta/earlier/output/torch_profiler/rank0/e.pt.trace.json", "{}");
+  dir.write("repo/.cvs-aorta/mine/node_0/benchmark.log", "log");
+  dir.write("repo/aorta_results/combined_traces/node_0/torch_profiler/rank0/c.pt.trace.json", "{}");
+  snapshot_existing_traces(exec, state);
+  EXPECT_EQ(state.traces_before["localhost"].size(), 1u);  // the stale trace; the pruned folders are not read
+  EXPECT_EQ(state.traces_before["localhost"].count("artifacts/p/torch_profiler/rank0/host_1.100.pt.trace.json"), 1u);
+  // This run, written by the launcher where the YAML says: two ranks, and a link.
+  dir.write("repo/artifacts/p/torch_profiler/rank0/host_2.200.pt.trace.json", "{\"r\": 0}");
+  dir.write("repo/artifacts/p/torch_profiler/rank1/host_3.300.pt.trace.json", "{\"r\": 1}");
+  std::filesystem::create_symlink("/etc/hostname", dir.path() / "repo/artifacts/p/torch_profiler/rank1/link.json");
+  auto notes = collect_traces(exec, state, false);
+  EXPECT_TRUE(state.collection_errors.empty()) << state.collection_errors.front().second;
+  ASSERT_EQ(state.artifacts.count("torch_traces"), 1u);
+  EXPECT_EQ(state.artifacts["torch_traces"], state.output_root / "traces" / "artifacts/p/torch_profiler");
+  std::vector<std::string> got;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(state.output_root))
+    if (e.is_regular_file()) got.push_back(std::filesystem::relative(e.path(), state.output_root).string());
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, (std::vector<std::string>{"traces/artifacts/p/torch_profiler/rank0/host_2.200.pt.trace.json.zst",
+                                           "traces/artifacts/p/torch_profiler/rank1/host_3.300.pt.trace.json.zst"}));
+  std::string log;
+  for (const auto& n : notes) log += n + "\n";
+  EXPECT_NE(log.find("localhost: found 2 file(s) of this run in artifacts/p/torch_profiler\n"), std::string::npos) << log;
+  EXPECT_NE(log.find("localhost: skipped .cvs-aorta/earlier: the suite's own folder of another run"), std::string::npos)
+      << log;
+  EXPECT_NE(log.find("localhost: skipped aorta_results/combined_traces: an earlier collection's copy"), std::string::npos)
+      << log;
+  EXPECT_NE(log.find("localhost: skipped artifacts/p/torch_profiler/rank1/link.json: not a regular file"),
+            std::string::npos) << log;
+  EXPECT_NE(log.find("localhost: skipped artifacts/p/torch_profiler/rank0/host_1.100.pt.trace.json: there before the "
+                     "benchmark started, unchanged"),
+            std::string::npos) << log;
+  EXPECT_EQ(log.find("benchmark.log"), std::string::npos) << log;  // not a candidate at all
+}
+
+// Nothing fresh anywhere: the error says where it looked, and what to check.
+TEST(Collect, NothingFreshSaysWhereItLooked) {
+  aorta::testing::TempDir dir;
+  config::Variant v;
+  v.aorta_path = (dir.path() / "repo").string();
+  v.container.runtime = config::RuntimeKind::kNone;
+  v.base_config = "config/x.yaml";
+  config::Cluster c = config::local_cluster("tester");
+  cluster::LocalTransport local;
+  NodeExec exec(local, v, c);
+  RunState state;
+  state.run_id = "mine";
+  state.output_root = dir.path() / "out";
+  dir.write("repo/artifacts/x/torch_profiler/rank0/old.pt.trace.json", "{}");
+  state.trace_floor["localhost"] = 4e9;  // every file is older
+  auto notes = collect_traces(exec, state, false);
+  ASSERT_EQ(state.collection_errors.size(), 1u);
+  EXPECT_EQ(state.collection_errors[0].second,
+            "No fresh torch_profiler files found under " + v.aorta_path +
+                ": 1 candidate(s) skipped, each named with why in the stage log. The workload writes its traces to "
+                "<training.output_dir>/torch_profiler, as config/x.yaml sets it, relative to the folder it starts in: "
+                "keep that folder inside aorta_path");
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0].rfind("localhost: skipped artifacts/x/torch_profiler/rank0/old.pt.trace.json: older than this "
+                           "run (written ", 0), 0u) << notes[0];
+  EXPECT_NE(notes[0].find(", before 2096-10-02 07:06:40 UTC)"), std::string::npos) << notes[0];
+}
+
+// Each rule of select_traces on its own, in the order they apply.
+TEST(Collect, SelectionRulesInOrder) {
+  std::map<std::string, double> before{{"a/torch_profiler/rank0/kept.json", 150}, {"a/torch_profiler/rank0/same.json", 160}};
+  TraceSelectionRules rules;
+  rules.floor = 100;
+  rules.before = &before;
+  rules.own_folder = ".cvs-aorta/me/";
+  std::vector<FreshFile> listed = {
+      {0, ".cvs-aorta/old", -1, 'P'},
+      {0, "x/combined_traces", -1, 'P'},
+      {200, "a/torch_profiler/rank0/link.json", 5, 'l'},
+      {99, "a/torch_profiler/rank0/stale.json", 5, 'f'},
+      {160, "a/torch_profiler/rank0/same.json", 5, 'f'},
+      {170, "a/torch_profiler/rank0/kept.json", 5, 'f'},  // rewritten since the snapshot
+      {180, "b/torch_profiler/rank0/newer_tree.json", 5, 'f'},
+      {175, "a/torch_profiler/rank0/newest.json", 5, 'f'},
+  };
+  TraceSelection plain = select_traces(listed, rules);
+  std::vector<std::string> kept;
+  for (const auto& f : plain.files) kept.push_back(f.path);
+  EXPECT_EQ(kept, (std::vector<std::string>{"a/torch_profiler/rank0/newest.json", "b/torch_profiler/rank0/newer_tree.json"}));
+  const std::vector<std::pair<std::string, std::string>> why = {
+      {".cvs-aorta/old", "the suite's own folder of another run"},
+      {"x/combined_traces", "an earlier collection's copy"},
+      {"a/torch_profiler/rank0/link.json", "not a regular file"},
+      {"a/torch_profiler/rank0/stale.json", "older than this run (written 1970-01-01 00:01:39 UTC, before 1970-01-01 00:01:40 UTC)"},
+      {"a/torch_profiler/rank0/same.json", "there before the benchmark started, unchanged"},
+      {"a/torch_profiler/rank0/kept.json", "an older trace beside a newer one of this run"}};
+  ASSERT_EQ(plain.skipped.size(), why.size());
+  for (size_t k = 0; k < why.size(); ++k) {
+    EXPECT_EQ(plain.skipped[k].path, why[k].first);
+    EXPECT_EQ(plain.skipped[k].reason.rfind(why[k].second, 0), 0u) << plain.skipped[k].reason;
+  }
+  // Script mode keeps the newest tree only.
+  rules.newest_tree_only = true;
+  TraceSelection script = select_traces(listed, rules);
+  ASSERT_EQ(script.files.size(), 1u);
+  EXPECT_EQ(script.files[0].path, "b/torch_profiler/rank0/newer_tree.json");
+  // A run whose workload took the override: only its own folder counts.
+  listed.push_back({190, ".cvs-aorta/me/output/torch_profiler/rank0/mine.json", 5, 'f'});
+  TraceSelection own = select_traces(listed, rules);
+  ASSERT_EQ(own.files.size(), 1u);
+  EXPECT_EQ(own.files[0].path, ".cvs-aorta/me/output/torch_profiler/rank0/mine.json");
+  EXPECT_NE(own.skipped.back().reason.find("outside this run's own output folder"), std::string::npos);
+}
+
+TEST(Collect, SkippedCandidatesAreGroupedByFolderAndReason) {
+  TraceSelection s;
+  s.files = {{1, "o/torch_profiler/rank0/t.json"}, {1, "o/torch_profiler/rank1/t.json"}};
+  for (int i = 0; i < 5; ++i) s.skipped.push_back({"o/torch_profiler/rank0/old" + std::to_string(i) + ".json", "stale"});
+  s.skipped.push_back({"o/torch_profiler/rank0/l.json", "a link"});
+  EXPECT_EQ(describe_selection("n1", s),
+            (std::vector<std::string>{"n1: found 2 file(s) of this run in o/torch_profiler",
+                                      "n1: skipped o/torch_profiler/rank0/old0.json, old1.json, old2.json and 2 more "
+                                      "(5 entries): stale",
+                                      "n1: skipped o/torch_profiler/rank0/l.json: a link"}));
+}
+
+TEST(Collect, ListingCarriesTypesAndPrunedFolders) {
+  std::vector<std::string> rejected;
+  std::string nul(1, '\0');
+  auto files = parse_file_listing("f\t10.5\t12\to/torch_profiler/r0/a.json" + nul + "P\t.cvs-aorta/x" + nul +
+                                      "l\t11\t7\to/torch_profiler/r0/l.json" + nul + "P\t../up" + nul,
+                                  rejected);
+  ASSERT_EQ(files.size(), 3u);
+  EXPECT_EQ(files[0].type, 'f');
+  EXPECT_EQ(files[0].size, 12);
+  EXPECT_DOUBLE_EQ(files[0].mtime, 10.5);
+  EXPECT_EQ(files[1].type, 'P');
+  EXPECT_EQ(files[1].path, ".cvs-aorta/x");
+  EXPECT_EQ(files[2].type, 'l');
+  EXPECT_EQ(rejected, std::vector<std::string>{"../up"});
 }
 
 TEST(Collect, ListingCarriesTheSizeWhenGiven) {
@@ -114,7 +269,6 @@ class CollectCompression : public ::testing::Test {
     v_.container.runtime = config::RuntimeKind::kNone;
     state_.run_id = "r";
     state_.output_root = dir_.path() / "out";
-    state_.trace_dir = run_output_dir(v_, "r");
     // 3 MB of trace-like text, with a line number so it is not one repeated block.
     for (int i = 0; i < 40000; ++i)
       trace_ += "{\"name\": \"kernel_" + std::to_string(i % 97) + "\", \"ts\": " + std::to_string(i * 13) + "},\n";
@@ -230,7 +384,7 @@ TEST_F(CollectCompression, CorruptedStreamFailsNamingTheFile) {
                 {{"zstd", "/usr/bin/zstd \"$@\" > \"$0.tmp\"; head -c 1000 \"$0.tmp\"; printf 'XXXX'; tail -c +1005 \"$0.tmp\""}});
   auto got = collect();
   EXPECT_EQ(got, std::vector<std::string>{kNotes});  // copied before the trace; the damaged copy is gone
-  EXPECT_NE(errors().find("localhost: copy of output/torch_profiler/rank0/t.pt.trace.json failed its check: the "
+  EXPECT_NE(errors().find("localhost: copy of .cvs-aorta/r/output/torch_profiler/rank0/t.pt.trace.json failed its check: the "
                           "compressed copy "), std::string::npos) << errors();
   EXPECT_NE(errors().find(" is damaged: "), std::string::npos) << errors();
   EXPECT_EQ(state_.artifacts.count("torch_traces"), 0u);
@@ -242,7 +396,7 @@ TEST_F(CollectCompression, SizeMismatchFailsNamingTheFile) {
                 {{"zstd", "{ cat \"${@: -1}\"; echo appended; } | /usr/bin/zstd -1 -q -c"}});
   auto got = collect();
   EXPECT_EQ(got, std::vector<std::string>{kNotes});
-  EXPECT_EQ(errors(), fmt::format("localhost: copy of output/torch_profiler/rank0/t.pt.trace.json holds {} bytes, the "
+  EXPECT_EQ(errors(), fmt::format("localhost: copy of .cvs-aorta/r/output/torch_profiler/rank0/t.pt.trace.json holds {} bytes, the "
                                   "node listed {} (changed while it was copied?)\n",
                                   trace_.size() + 9, trace_.size()));
 }
@@ -263,7 +417,7 @@ TEST_F(CollectCompression, LongCopyGetsProgressLines) {
 TEST_F(CollectCompression, CompressorFailureKeepsItsMessage) {
   only_programs({"bash", "find"}, {{"zstd", "echo 'zstd: out of memory' >&2; exit 9"}});
   collect();
-  EXPECT_EQ(errors(), "localhost: zstd of output/torch_profiler/rank0/t.pt.trace.json on the node failed (exit 9): "
+  EXPECT_EQ(errors(), "localhost: zstd of .cvs-aorta/r/output/torch_profiler/rank0/t.pt.trace.json on the node failed (exit 9): "
                       "zstd: out of memory\n");
 }
 

@@ -31,7 +31,7 @@ constexpr const char* kLogGone = "CVS_AORTA_LOG_GONE";
 }  // namespace
 
 std::string run_output_dir(const config::Variant& v, const std::string& run_id) {
-  return v.node_repo_path() + "/.cvs-aorta/" + run_id;
+  return v.node_repo_path() + "/" + kSuiteFolder + "/" + run_id;
 }
 
 std::string node_work_dir(const config::Variant& v, const std::string& run_id, size_t node_index) {

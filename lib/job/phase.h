@@ -17,6 +17,9 @@ namespace aorta::job {
 
 using ProgressFn = std::function<void(const std::string&)>;
 
+// The suite's own folder in the repository: its locks and each run's folder.
+inline constexpr const char* kSuiteFolder = ".cvs-aorta";
+
 // <repo>/.cvs-aorta/<run-id>/node_<i> as seen on the node.
 std::string node_work_dir(const config::Variant& v, const std::string& run_id, size_t node_index);
 

@@ -46,9 +46,6 @@ struct RunState {
   // be gone with aorta_path); forgotten once stopped.
   std::map<std::string, std::map<std::string, long>> phase_pids;
   std::map<std::string, long> workdir_locks;       // host -> aorta_path lock holder pid
-  // The node-side folder trace collection lists: this run's own output folder, or
-  // the repository when the config sets training.output_dir itself.
-  std::string trace_dir;
   std::map<std::string, std::string> host_owner;   // host -> uid:gid, restored at teardown
   std::map<std::string, double> trace_floor;       // host -> epoch seconds; older files are stale
   // host -> trace file -> mtime, as found before the benchmark started: unchanged

@@ -351,11 +351,14 @@ TEST(StageBodies, CollectionWithNothingFreshFailsTheNodeAndTheArtifact) {
   StageOutcome out = h.run(collect_traces_stage);
   ASSERT_EQ(out.subtests.size(), 2u);
   EXPECT_EQ(out.subtests[0].value, "n1");
-  EXPECT_EQ(out.subtests[0].message, "Trace collection on n1: No fresh torch_profiler files found");
+  const std::string none = "Trace collection on n1: No fresh torch_profiler files found under " + h.v.node_repo_path() +
+                           ": no file under a torch_profiler folder there. The workload writes its traces to "
+                           "<training.output_dir>/torch_profiler, as " + h.v.base_config +
+                           " sets it, relative to the folder it starts in: keep that folder inside aorta_path";
+  EXPECT_EQ(out.subtests[0].message, none);
   EXPECT_EQ(out.subtests[1].value, "torch_traces");
   EXPECT_FALSE(out.subtests[1].passed());
-  EXPECT_EQ(out.failures, (std::vector<std::string>{"Trace collection on n1: No fresh torch_profiler files found",
-                                                    "No fresh torch_traces artifact was collected"}));
+  EXPECT_EQ(out.failures, (std::vector<std::string>{none, "No fresh torch_traces artifact was collected"}));
   EXPECT_TRUE(h.fake.downloads("n1").empty());
 }
 

@@ -190,15 +190,13 @@ StageOutcome run_benchmark(StageContext& ctx) {
                                        "has {}: use \"torchrun\" or \"auto\"", nodes));
     return out;
   }
-  // Each run writes to a folder of its own, and collection reads only that folder,
-  // so a run never reports another run's traces (issue 14). A config that sets
-  // training.output_dir itself keeps it, and collection reads the repository.
+  // Each run asks for a folder of its own (issue 14); collection prefers it when the
+  // workload took the override. Aorta's own launch scripts drop every argument but the
+  // config, so collection walks the whole repository as well (issue 28). A config
+  // that sets training.output_dir itself keeps it.
   config::Variant run_v = v;
-  state.trace_dir = v.node_repo_path();
-  if (!sets_output_dir(v)) {
-    state.trace_dir = run_output_dir(v, state.run_id);
-    run_v.training_overrides.emplace_back(kOutputDirKey, state.trace_dir + "/" + kRunOutputName);
-  }
+  if (!sets_output_dir(v))
+    run_v.training_overrides.emplace_back(kOutputDirKey, run_output_dir(v, state.run_id) + "/" + kRunOutputName);
   std::vector<std::string> commands;
   if (mode == LaunchMode::kScript) {
     commands.push_back(script_mode_command(run_v));
@@ -310,8 +308,8 @@ StageOutcome analyze(StageContext& ctx) {
     return out;
   }
   std::string tree = trees->second.front();
-  std::string root = ctx.state.trace_dir.empty() ? v.node_repo_path() : ctx.state.trace_dir;
-  std::string output = root + "/" + std::filesystem::path(tree).parent_path().string();
+  // Trees are relative to the repository, wherever the workload wrote them.
+  std::string output = v.node_repo_path() + "/" + std::filesystem::path(tree).parent_path().string();
   // Both tools write into this one folder (reference §1.9); each run's copy goes to
   // analysis/<tool>. Reports older than the head's trace floor are an earlier run's,
   // unless skip_if_exists asked to keep an earlier run's reports.
@@ -341,6 +339,12 @@ StageOutcome analyze(StageContext& ctx) {
     ctx.state.artifacts[name] = dest;
     out.notes.push_back(fmt::format("{}: {} report file(s), {:.1f} MB, from {}:{} in {}", name, fetched->files,
                                     fetched->bytes / 1e6, head, reports, dest.string()));
+    if (!fetched->older.empty())
+      out.notes.push_back(fmt::format("{}: skipped {} older report file(s) in {} (an earlier run's): {}{}", name,
+                                      fetched->older.size(), reports,
+                                      fmt::join(fetched->older.begin(),
+                                                fetched->older.begin() + std::min<size_t>(fetched->older.size(), 3), ", "),
+                                      fetched->older.size() > 3 ? ", ..." : ""));
   }
   return out;
 }

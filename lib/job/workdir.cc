@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "common/shell_quote.h"
+#include "job/phase.h"
 
 namespace aorta::job {
 namespace {
@@ -17,7 +18,7 @@ constexpr const char* kBusy = "BUSY ";
 constexpr const char* kLockPid = "CVS_AORTA_LOCK=";
 constexpr const char* kLockFail = "LOCKFAIL ";
 
-std::string lock_dir(const config::Variant& v) { return v.aorta_path + "/.cvs-aorta"; }
+std::string lock_dir(const config::Variant& v) { return v.aorta_path + "/" + kSuiteFolder; }
 
 // One lock file per node: on storage that several nodes share, each node's run
 // holds its own, so a run never locks itself out.
