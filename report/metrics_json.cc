@@ -66,12 +66,14 @@ ordered_json performance_json(const metrics::RunMetrics& run) {
   p["max_step_time_ms"] = st ? ordered_json(st->max_ms) : ordered_json(nullptr);
   p["step_time_cv"] = st ? ordered_json(st->cv) : ordered_json(nullptr);
   ordered_json stragglers = nullptr;
-  if (st) {
+  if (st && st->worst) {
     stragglers = ordered_json::array();
     for (const auto& s : st->stragglers) stragglers.push_back(straggler_json(s));
   }
   p["step_stragglers"] = stragglers;
-  p["worst_step_straggler"] = st ? straggler_json(st->worst) : ordered_json(nullptr);
+  p["worst_step_straggler"] = st && st->worst ? straggler_json(*st->worst) : ordered_json(nullptr);
+  // Steps of one rank: null stragglers say why, not just that they are missing.
+  p["step_straggler_note"] = st && !st->worst ? ordered_json(metrics::kNoStragglerPeer) : ordered_json(nullptr);
   return p;
 }
 

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "report/summary_table.h"
+
 namespace aorta::report {
 namespace {
 
@@ -72,6 +74,25 @@ TEST(RunSummary, VerdictRankTableRunLineSubTestsAndFailures) {
             "SUBFAIL [threshold] (metric=max_avg_iteration_ms): failed (actual 834.85 ms, max 800 ms) - Average "
             "iteration time 834.85ms exceeds threshold 800ms\n"
             "FAILED test_validate_thresholds: Average iteration time 834.85ms exceeds threshold 800ms\n");
+}
+
+// The steps line with one rank: no straggler, and why (issue 28); with two, the worst.
+TEST(RunSummary, StepsLineNamesTheStragglerOrWhyThereIsNone) {
+  auto m = two_ranks();
+  metrics::StepSummary steps;
+  steps.step_count = 4;
+  steps.samples = 4;
+  steps.mean_ms = 209.25625;
+  steps.median_ms = 208.9155;
+  steps.p95_ms = 232.0;
+  steps.max_ms = 235.77;
+  steps.cv = 0.0891;
+  m.steps = steps;
+  EXPECT_EQ(steps_line(m), "steps: 4 (4 rank-steps), mean 209.256 ms, median 208.916, p95 232.000, max 235.770, "
+                           "cv 0.0891; one rank: no peer to compare with, so no straggler\n");
+  m.steps->worst = metrics::StepStraggler{3, 1, 24.5};
+  EXPECT_EQ(steps_line(m), "steps: 4 (4 rank-steps), mean 209.256 ms, median 208.916, p95 232.000, max 235.770, "
+                           "cv 0.0891; worst straggler step 3 on rank 1, +24.500 ms over the fastest\n");
 }
 
 TEST(RunSummary, WithoutMetricsNoTable) {

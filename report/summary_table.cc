@@ -8,11 +8,13 @@ std::string steps_line(const metrics::RunMetrics& run) {
   // The window is every profiled step together; a step is one ProfilerStep#N.
   const auto& st = run.steps;
   if (!st) return "steps: none (no ProfilerStep annotations in the traces)\n";
-  return fmt::format("steps: {} ({} rank-steps), mean {:.3f} ms, median {:.3f}, p95 {:.3f}, max {:.3f}, cv {:.4f}; "
-                     "worst straggler step {} on rank {}, +{:.3f} ms over the fastest\n",
-                     st->step_count, st->samples, st->mean_ms, st->median_ms, st->p95_ms, st->max_ms, st->cv,
-                     st->worst.step, st->worst.slowest_rank ? std::to_string(*st->worst.slowest_rank) : "?",
-                     st->worst.excess_ms);
+  std::string straggler = metrics::kNoStragglerPeer;
+  if (st->worst)
+    straggler = fmt::format("worst straggler step {} on rank {}, +{:.3f} ms over the fastest", st->worst->step,
+                            st->worst->slowest_rank ? std::to_string(*st->worst->slowest_rank) : "?",
+                            st->worst->excess_ms);
+  return fmt::format("steps: {} ({} rank-steps), mean {:.3f} ms, median {:.3f}, p95 {:.3f}, max {:.3f}, cv {:.4f}; {}\n",
+                     st->step_count, st->samples, st->mean_ms, st->median_ms, st->p95_ms, st->max_ms, st->cv, straggler);
 }
 
 void write_summary_table(const metrics::RunMetrics& run, std::ostream& out) {

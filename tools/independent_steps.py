@@ -17,7 +17,9 @@ Written from the definitions, not from the C++ code:
 - per run, over every (rank, step) time together: mean, median, p95 (linear
   interpolation between order statistics, numpy's default), max, and cv =
   population standard deviation / mean; per step number the slowest rank and how
-  much slower it is than the fastest (the lower rank on a tie), and the worst step.
+  much slower it is than the fastest (the lower rank on a tie), and the worst step;
+  with fewer than two ranks that have steps there is no peer, so no straggler (both
+  null, and a note says so).
 
 Usage: independent_steps.py [--include-unlinked-kernels] TRACE [TRACE ...]
 Prints one JSON object per trace ({"file", "rank", "steps"}), then {"run": ...}.
@@ -126,20 +128,26 @@ def run_summary(ranks):
     for r in ranks:
         for s in r["steps"]:
             by_step.setdefault(s["step"], {}).setdefault(r["rank"], s["step_time_ms"])
+    note = None
     stragglers = []
+    if sum(1 for r in ranks if r["steps"]) < 2:
+        note = "one rank: no peer to compare with, so no straggler"
+        by_step = {}
     for step in sorted(by_step):
         per_rank = list(by_step[step].items())  # ranks in order
         slowest = max(t for _, t in per_rank)
         rank = next(rk for rk, t in per_rank if t == slowest)
         stragglers.append({"step": step, "slowest_rank": rank, "excess_ms": slowest - min(t for _, t in per_rank)})
-    worst = stragglers[0]
+    worst = stragglers[0] if stragglers else None
     for s in stragglers:
         if s["excess_ms"] > worst["excess_ms"]:
             worst = s
-    return {"step_count": len(by_step), "step_samples": len(times), "avg_step_time_ms": mean,
+    step_count = len({s["step"] for r in ranks for s in r["steps"]})
+    return {"step_count": step_count, "step_samples": len(times), "avg_step_time_ms": mean,
             "median_step_time_ms": statistics.median(times), "p95_step_time_ms": percentile(times, 0.95),
             "max_step_time_ms": max(times), "step_time_cv": statistics.pstdev(times) / mean if mean > 0 else 0.0,
-            "step_stragglers": stragglers, "worst_step_straggler": worst}
+            "step_stragglers": stragglers if worst else None, "worst_step_straggler": worst,
+            "step_straggler_note": note}
 
 
 def main(argv):

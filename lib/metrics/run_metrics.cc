@@ -48,7 +48,10 @@ std::optional<StepSummary> summarize_steps(const std::vector<RankMetrics>& ranks
   out.median_ms = quantile(times, 0.5);
   out.p95_ms = quantile(times, 0.95);
   out.max_ms = times.back();
-  bool first = true;
+  // A straggler is slower than its peers: one rank with steps has none (a rank of
+  // unknown number is still a peer).
+  const auto peers = std::count_if(ranks.begin(), ranks.end(), [](const auto& r) { return !r.steps.empty(); });
+  if (peers < 2) return out;  // stragglers and worst stay empty
   for (const auto& [step, entries] : by_step) {
     // Ranks in order: on a tie the lower rank is the slowest (max_element keeps the first).
     auto by_time = [](const auto& a, const auto& b) { return a.first < b.first; };
@@ -56,8 +59,7 @@ std::optional<StepSummary> summarize_steps(const std::vector<RankMetrics>& ranks
     auto hi = std::max_element(entries.begin(), entries.end(), by_time);
     StepStraggler s{step, hi->second, hi->first - lo->first};
     out.stragglers.push_back(s);
-    if (first || s.excess_ms > out.worst.excess_ms) out.worst = s;
-    first = false;
+    if (!out.worst || s.excess_ms > out.worst->excess_ms) out.worst = s;
   }
   return out;
 }

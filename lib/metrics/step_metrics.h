@@ -52,8 +52,14 @@ struct StepSummary {
   double p95_ms = 0;        // linear interpolation between order statistics (numpy's default)
   double max_ms = 0;
   double cv = 0;            // population standard deviation / mean; 0 when the mean is 0
-  std::vector<StepStraggler> stragglers;  // one per step number, ascending
-  StepStraggler worst;                    // the largest excess (the earliest step on a tie)
+  // One per step number, ascending, and the largest excess (the earliest step on a
+  // tie); both empty when fewer than two ranks have steps: a straggler is slower
+  // than its peers, and one rank has none.
+  std::vector<StepStraggler> stragglers;
+  std::optional<StepStraggler> worst;
 };
+
+// What the reports say instead of a straggler when a run has one rank with steps.
+inline constexpr const char* kNoStragglerPeer = "one rank: no peer to compare with, so no straggler";
 
 }  // namespace aorta::metrics

@@ -106,6 +106,21 @@ RankMetrics rank_with_steps(int rank, std::vector<double> times_ms) {
 // = 1813.333 / 6 = 302.222, stddev 17.38454, cv 17.38454 / 117.3333 = 0.1481637.
 // Stragglers: step 1 rank 1 by 4 ms; step 2 a tie, rank 0 by 0; step 3 rank 1 by 20
 // (the worst).
+// Issue 28: one rank has no peer, so no straggler (it used to be "+0.000 ms over
+// the fastest", itself); the pooled figures are still there.
+TEST(StepSummary, OneRankHasNoStraggler) {
+  auto run = aggregate({rank_with_steps(0, {100, 110, 130})});
+  ASSERT_TRUE(run.ok()) << run.error().message;
+  ASSERT_TRUE(run->steps.has_value());
+  EXPECT_EQ(run->steps->step_count, 3u);
+  EXPECT_TRUE(run->steps->stragglers.empty());
+  EXPECT_FALSE(run->steps->worst.has_value());
+  // A second rank without steps is no peer either.
+  auto with_empty = aggregate({rank_with_steps(0, {100, 110, 130}), rank_with_steps(1, {})});
+  ASSERT_TRUE(with_empty.ok());
+  EXPECT_FALSE(with_empty->steps->worst.has_value());
+}
+
 TEST(StepSummary, PooledFiguresAndStragglersByHand) {
   // Given in reverse rank order: aggregate sorts by rank first.
   auto run = aggregate({rank_with_steps(1, {104, 110, 150}), rank_with_steps(0, {100, 110, 130})});
@@ -127,9 +142,10 @@ TEST(StepSummary, PooledFiguresAndStragglersByHand) {
   EXPECT_DOUBLE_EQ(s.stragglers[1].excess_ms, 0);
   EXPECT_EQ(s.stragglers[2].slowest_rank, 1);
   EXPECT_DOUBLE_EQ(s.stragglers[2].excess_ms, 20);
-  EXPECT_EQ(s.worst.step, 3);
-  EXPECT_EQ(s.worst.slowest_rank, 1);
-  EXPECT_DOUBLE_EQ(s.worst.excess_ms, 20);
+  ASSERT_TRUE(s.worst.has_value());
+  EXPECT_EQ(s.worst->step, 3);
+  EXPECT_EQ(s.worst->slowest_rank, 1);
+  EXPECT_DOUBLE_EQ(s.worst->excess_ms, 20);
 
   // The gates: 117.33 ms > 117 fails; cv 0.148 <= 0.15 passes.
   auto checks = check_thresholds(*run, {{"max_avg_step_time_ms", 117.0}, {"max_step_time_cv", 0.15}});

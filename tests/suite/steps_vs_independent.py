@@ -54,7 +54,7 @@ def check(binary, traces, unlinked=False):
                 close(got[f], want[f], f"rank {r['rank']} step {want['step']} {f} (unlinked={unlinked})")
     perf = mine["performance"]
     if run is None:
-        for f in RUN_FIELDS + ["step_stragglers", "worst_step_straggler"]:
+        for f in RUN_FIELDS + ["step_stragglers", "worst_step_straggler", "step_straggler_note"]:
             assert perf[f] is None, (f, perf[f])
         for path in files:
             name = os.path.join(traces, os.path.basename(path))
@@ -64,6 +64,11 @@ def check(binary, traces, unlinked=False):
         return
     for f in RUN_FIELDS:
         close(perf[f], run[f], f"performance.{f}")
+    assert perf["step_straggler_note"] == run["step_straggler_note"], (perf["step_straggler_note"], run)
+    if run["worst_step_straggler"] is None:  # one rank: no peer, and the reports say so
+        assert perf["step_stragglers"] is None and perf["worst_step_straggler"] is None, perf
+        print(f"ok: {len(ranks)} rank, {perf['step_count']} steps, no straggler: {perf['step_straggler_note']}")
+        return
     assert len(perf["step_stragglers"]) == len(run["step_stragglers"]), perf["step_stragglers"]
     for got, want in zip(perf["step_stragglers"] + [perf["worst_step_straggler"]],
                          run["step_stragglers"] + [run["worst_step_straggler"]]):
@@ -81,6 +86,8 @@ def main():
     binary, data = os.path.abspath(sys.argv[1]), sys.argv[2]
     cases = [(("h200-aorta-overlap_rank0.pt.trace.json.gz", "h200-aorta-overlap_rank1.pt.trace.json.gz"), (False, True)),
              (("h200-torch2.11-kineto-nccl_rank0.json.gz", "h200-torch2.11-kineto-nccl_rank1.json.gz"), (False,)),
+             # One rank: no peer, so no straggler (issue 28).
+             (("h200-aorta-overlap_rank0.pt.trace.json.gz",), (False,)),
              # CPU-only (torch 1.13, gloo): the steps' shares of the CPU timeline.
              (("debian-torch1.13-gloo-legacy_rank0.json.gz",), (False,))]
     for names, modes in cases:
