@@ -6,6 +6,7 @@
 
 #include "app/exit_codes.h"
 #include "common/atomic_file.h"
+#include "common/output_path.h"
 #include "common/utf8.h"
 #include "metrics/trace_set.h"
 #include "report/metrics_json.h"
@@ -31,6 +32,9 @@ int analyze(const cli::Options& o) {
     // Progress for a person watching (stderr a terminal); scripts get only the results.
     if (::isatty(STDERR_FILENO)) options.progress = [](const std::string& line) { std::cerr << line << std::endl; };
     metrics::TraceSet set = metrics::analyze_traces(o.trace_dir, options);
+    // --output never replaces a trace it read (analyze --output <trace>).
+    register_input(o.trace_dir);
+    for (const auto& r : set.ranks) register_input(r.source);
     for (const auto& w : set.warnings) std::cerr << "warning: " << w << "\n";
     for (const auto& e : set.errors) std::cerr << "error: " << e << "\n";
     report::ordered_json doc;

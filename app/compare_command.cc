@@ -8,6 +8,7 @@
 
 #include "app/exit_codes.h"
 #include "common/atomic_file.h"
+#include "common/output_path.h"
 #include "common/utf8.h"
 #include "metrics/compare.h"
 #include "report/metrics_json.h"
@@ -75,6 +76,7 @@ int compare(const cli::Options& o) {
     if (!base) return usage_error("baseline " + base.error().message, cli::Command::kCompare);
     auto cand = report::load_run_figures(o.compare_paths[1]);
     if (!cand) return usage_error("candidate " + cand.error().message, cli::Command::kCompare);
+    for (const auto& input : o.compare_paths) register_input(input);  // --output never replaces one
     const metrics::Comparison c = metrics::compare_runs(*base, *cand, *limits);
     print(c, *base, *cand);
     if (!o.output.empty())

@@ -1,5 +1,9 @@
 #include "app/run_command.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -13,6 +17,7 @@
 #include "app/slurm_preflight.h"
 #include "app/transport_choice.h"
 #include "common/atomic_file.h"
+#include "common/output_path.h"
 #include "common/interrupt.h"
 #include "config/cluster.h"
 #include "config/shipped.h"
@@ -106,8 +111,8 @@ report::AortaListener* install_reports(fixtures::Session& session, const cli::Op
 // folder is created and a probe file written and removed. The reason, or nothing.
 std::optional<std::string> check_output_root(const std::filesystem::path& root) {
   std::error_code ec;
-  std::filesystem::create_directories(root, ec);
-  if (ec) return root.string() + ": cannot create the run's output folder: " + ec.message();
+  if (auto folder = open_output_folder(root, true); !folder)
+    return root.string() + ": cannot use the run's output folder: " + folder.error().describe();
   if (Status s = write_file_atomically(root / ".aorta_suite_probe", "aorta_suite checks that it can write here\n"); !s) {
     std::filesystem::remove(root, ec);  // only when empty
     return s.error().describe();
@@ -192,6 +197,9 @@ int load_plan(const cli::Options& o, const GtestFlags& flags, Plan& plan, std::v
   plan.variant = std::move(*variant.variant);
   plan.job = *job;
   plan.kind = *kind;
+  // No output may replace what the run reads (--log-file CONFIG).
+  for (const auto& input : {plan.config_file, o.cluster_file, plan.variant.threshold_file.string(), o.baseline})
+    if (!input.empty()) register_input(input);
   return kExitOk;
 }
 
@@ -220,15 +228,32 @@ std::string live_log_header(const std::string& suite, const std::string& run_id)
 }
 
 job::ProgressFn live_log(const std::filesystem::path& path, const std::string& header) {
-  auto out = std::make_shared<std::ofstream>();
-  return [out, path, header](const std::string& line) {
-    if (!out->is_open()) {
-      std::error_code ec;
-      std::filesystem::create_directories(path.parent_path(), ec);
-      out->open(path, std::ios::app);
-      *out << header;
+  // The descriptor, opened at the first line as the output rules allow (never through
+  // a link, never a device or FIFO): -1 before, -2 once it could not be.
+  auto fd = std::shared_ptr<int>(new int(-1), [](int* f) {
+    if (*f >= 0) ::close(*f);
+    delete f;
+  });
+  auto put = [](int f, const std::string& text) {
+    for (size_t done = 0; done < text.size();) {
+      ssize_t n = ::write(f, text.data() + done, text.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;
+      done += static_cast<size_t>(n);
     }
-    *out << report::redact_text(line) << "\n" << std::flush;  // the report's rule: no secret in any report file
+  };
+  return [fd, path, header, put](const std::string& line) {
+    if (*fd == -1) {
+      auto opened = open_output_for_append(path);
+      if (!opened) {
+        std::cerr << "aorta_suite: no live log: " << opened.error().describe() << "\n";
+        *fd = -2;
+        return;
+      }
+      *fd = *opened;
+      put(*fd, header);
+    }
+    if (*fd >= 0) put(*fd, report::redact_text(line) + "\n");  // the report's rule: no secret in any report file
   };
 }
 

@@ -19,6 +19,7 @@
 #include "report/run_summary.h"
 #include "report/text_log_writer.h"
 #include "report/zip_writer.h"
+#include "common/output_path.h"
 
 namespace aorta::report {
 namespace fs = std::filesystem;
@@ -160,15 +161,23 @@ class BundleOutput final : public Output {
   void write(RunRecord& run, const ReportContext& context, OutputSink& sink) const override {
     const fs::path report = html_file(run, context), dir = report.parent_path();
     const std::string folder = run.suite + "_html";
-    std::vector<std::pair<std::string, fs::path>> entries = {{report.filename().string(), report}};
-    // Every file under it, in sub-folders too (regular files only: write_zip refuses links).
+    // Only what this run wrote: a reused folder may hold an earlier run's files, or
+    // files someone else put there.
+    const fs::path own = (dir / folder).lexically_normal();
+    std::vector<std::pair<std::string, fs::path>> entries;
     std::vector<fs::path> files;
-    std::error_code ec;
-    for (auto it = fs::recursive_directory_iterator(dir / folder, ec); !ec && it != fs::recursive_directory_iterator();
-         it.increment(ec))
-      if (it->is_regular_file()) files.push_back(fs::relative(it->path(), dir / folder));
+    for (const auto& path : sink.written()) {
+      if (path == report.lexically_normal()) entries.emplace_back(report.filename().string(), path);
+      auto [end, at] = std::mismatch(own.begin(), own.end(), path.begin(), path.end());
+      if (end == own.end() && at != path.end()) files.push_back(path.lexically_relative(own));
+    }
+    if (entries.empty()) {
+      sink.fail("no bundle: the HTML report " + report.string() + " was not written");
+      return;
+    }
     std::sort(files.begin(), files.end());
-    for (const auto& f : files) entries.emplace_back(folder + "/" + f.generic_string(), dir / folder / f);
+    files.erase(std::unique(files.begin(), files.end()), files.end());
+    for (const auto& f : files) entries.emplace_back(folder + "/" + f.generic_string(), own / f);
     std::string stamp = run.timestamp;
     stamp.erase(std::remove(stamp.begin(), stamp.end(), ':'), stamp.end());
     fs::path zip = dir / (run.suite + "_" + stamp + ".zip");
@@ -192,12 +201,17 @@ fs::path log_file(const RunRecord& run, const ReportContext& context) {
 
 bool ReportFiles::file(const fs::path& relative, const std::string& content, bool announce) {
   const fs::path path = report_dir_ / relative;  // an absolute path stays itself
-  std::error_code ec;
-  if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
+  // Folders are made as the walk allows: never through another user's link.
+  if (path.has_parent_path())
+    if (auto folder = open_output_folder(path.parent_path(), true); !folder) {
+      fail(folder.error().describe());
+      return false;
+    }
   if (Status s = write_file_atomically(path, content); !s) {
     fail(s.error().describe());  // "<path>: could not write: No space left on device"
     return false;
   }
+  written_.push_back(path.lexically_normal());
   if (announce) std::cout << "aorta_suite: wrote " << path.string() << "\n";
   return true;
 }
@@ -219,8 +233,7 @@ void stamp_record(RunRecord& run) {
 
 bool write_outputs(RunRecord& run, const ReportContext& context, const std::vector<std::unique_ptr<Output>>& outputs,
                    OutputSink& sink) {
-  std::error_code ec;
-  fs::create_directories(context.report_dir, ec);
+  if (auto folder = open_output_folder(context.report_dir, true); !folder) sink.fail(folder.error().describe());
   bool ok = true;
   for (const auto& output : outputs) {
     // One output's failure (a bug, memory) must not cost the others their files.

@@ -65,6 +65,8 @@ class OutputSink {
   virtual bool file(const std::filesystem::path& path, const std::string& content, bool announce = false) = 0;
   virtual void fail(const std::string& what) = 0;
   virtual const std::filesystem::path& report_dir() const = 0;
+  // Every file written so far, as written (what the bundle packs).
+  virtual const std::vector<std::filesystem::path>& written() const = 0;
 };
 
 // The write-once files of a run's reports: each written whole or not at all
@@ -78,10 +80,12 @@ class ReportFiles final : public OutputSink {
   // Prints "aorta_suite: <what>" to stderr; failed() is then true.
   void fail(const std::string& what) override;
   const std::filesystem::path& report_dir() const override { return report_dir_; }
+  const std::vector<std::filesystem::path>& written() const override { return written_; }
   bool failed() const { return failed_; }
 
  private:
   std::filesystem::path report_dir_;
+  std::vector<std::filesystem::path> written_;
   bool failed_ = false;
 };
 

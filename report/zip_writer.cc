@@ -2,7 +2,17 @@
 
 #include <zip.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <memory>
+#include <string>
+#include <vector>
+
+#include "common/atomic_file.h"
 
 namespace aorta::report {
 namespace {
@@ -18,23 +28,48 @@ std::string archive_error(zip_t* archive) { return zip_error_strerror(zip_get_er
 
 Status write_zip(const std::filesystem::path& zip,
                  const std::vector<std::pair<std::string, std::filesystem::path>>& entries) {
-  int code = 0;
-  zip_t* archive = zip_open(zip.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &code);
-  if (!archive) {
-    zip_error_t error;
-    zip_error_init_with_code(&error, code);
+  // Built in memory and written as any other output (write_file_atomically): libzip's
+  // own file writing would rename over whatever is at the name.
+  zip_error_t error;
+  zip_error_init(&error);
+  zip_source_t* buffer = zip_source_buffer_create(nullptr, 0, 0, &error);
+  if (!buffer) {
     std::string text = zip_error_strerror(&error);
     zip_error_fini(&error);
     return zip_error(zip, "could not create the bundle: " + text);
   }
-  // zip_discard leaves no file behind; any earlier bundle of the same name stays.
+  zip_source_keep(buffer);  // read back after zip_close
+  std::unique_ptr<zip_source_t, void (*)(zip_source_t*)> keep(buffer, zip_source_free);
+  zip_t* archive = zip_open_from_source(buffer, ZIP_TRUNCATE, &error);
+  if (!archive) {
+    std::string text = zip_error_strerror(&error);
+    zip_error_fini(&error);
+    return zip_error(zip, "could not create the bundle: " + text);
+  }
+  zip_error_fini(&error);
   std::unique_ptr<zip_t, void (*)(zip_t*)> guard(archive, zip_discard);
+  std::vector<std::string> contents;
+  contents.reserve(entries.size());
   for (const auto& [name, file] : entries) {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(std::filesystem::symlink_status(file, ec)))
+    // O_NOFOLLOW, then fstat: a link, a FIFO or a device is refused, not read.
+    int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st{};
+    if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      if (fd >= 0) ::close(fd);
       return zip_error(zip, "not bundled: " + file.string() + " is not a regular file");
-    // length -1: to the end of the file, read when the archive is written.
-    zip_source_t* source = zip_source_file(archive, file.c_str(), 0, -1);
+    }
+    std::string& text = contents.emplace_back();
+    char chunk[65536];
+    for (ssize_t n; (n = ::read(fd, chunk, sizeof chunk)) != 0;) {
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        ::close(fd);
+        return zip_error(zip, "could not read " + file.string() + ": " + std::strerror(errno));
+      }
+      text.append(chunk, static_cast<size_t>(n));
+    }
+    ::close(fd);
+    zip_source_t* source = zip_source_buffer(archive, text.data(), text.size(), 0);
     if (!source) return zip_error(zip, "could not read " + file.string() + ": " + archive_error(archive));
     zip_int64_t index = zip_file_add(archive, name.c_str(), source, ZIP_FL_ENC_UTF_8 | ZIP_FL_OVERWRITE);
     if (index < 0) {
@@ -44,10 +79,17 @@ Status write_zip(const std::filesystem::path& zip,
     if (zip_set_file_compression(archive, static_cast<zip_uint64_t>(index), ZIP_CM_DEFLATE, 9) < 0)
       return zip_error(zip, "could not compress " + name + ": " + archive_error(archive));
   }
-  // The files are read and deflated here, one at a time.
   if (zip_close(archive) < 0) return zip_error(zip, "could not write the bundle: " + archive_error(archive));
   guard.release();
-  return ok_status();
+  zip_stat_t st;
+  zip_stat_init(&st);
+  if (zip_source_stat(buffer, &st) < 0 || zip_source_open(buffer) < 0)
+    return zip_error(zip, "could not read the bundle back");
+  std::string bytes(static_cast<size_t>(st.size), '\0');
+  zip_int64_t got = zip_source_read(buffer, bytes.data(), st.size);
+  zip_source_close(buffer);
+  if (got < 0 || static_cast<zip_uint64_t>(got) != st.size) return zip_error(zip, "could not read the bundle back");
+  return write_file_atomically(zip, bytes);
 }
 
 }  // namespace aorta::report

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <string>
 
+#include "common/output_path.h"
+
 namespace aorta {
 namespace {
 
@@ -19,11 +21,25 @@ Error io_error(const std::filesystem::path& path, const std::string& what, int e
 
 Status write_file_atomically(const std::filesystem::path& path, std::string_view content) {
   static std::atomic<unsigned> counter{0};
-  std::filesystem::path tmp = path;
-  tmp += ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter++);
-  // O_EXCL: never write through a file or link someone else placed at that name.
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-  if (fd < 0) return io_error(path, "create " + tmp.filename().string(), errno);
+  if (!path.has_filename()) return Error{ErrorCode::kInvalidInput, "names a folder, not a file", path.string()};
+  // The folder is walked and held from here on, and the file is made and renamed
+  // relative to it: a link or folder swapped in on the way since any earlier check
+  // is refused or cannot be written through.
+  auto folder = open_output_folder(path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path(), false);
+  if (!folder) {
+    const Error& e = folder.error();
+    return Error{e.code, "cannot write into " + e.describe(), path.string()};
+  }
+  const std::string name = path.filename().string();
+  if (Status target = check_output_target(*folder, name, path); !target) return target;
+  const std::string tmp = name + ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter++);
+  // O_EXCL and O_NOFOLLOW: never write through a file or link someone else placed at that name.
+  int fd = ::openat(folder->fd(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd < 0) return io_error(path, "create " + tmp, errno);
+  auto discard = [&](const std::string& what, int err) {
+    ::unlinkat(folder->fd(), tmp.c_str(), 0);
+    return io_error(path, what, err);
+  };
   size_t done = 0;
   while (done < content.size()) {
     ssize_t n = ::write(fd, content.data() + done, content.size() - done);
@@ -31,8 +47,7 @@ Status write_file_atomically(const std::filesystem::path& path, std::string_view
     if (n < 0) {
       int err = errno;
       ::close(fd);
-      ::unlink(tmp.c_str());
-      return io_error(path, "write", err);
+      return discard("write", err);
     }
     done += static_cast<size_t>(n);
   }
@@ -41,20 +56,16 @@ Status write_file_atomically(const std::filesystem::path& path, std::string_view
   if (::fsync(fd) != 0 && errno != EINVAL) {
     int err = errno;
     ::close(fd);
-    ::unlink(tmp.c_str());
-    return io_error(path, "write", err);
+    return discard("write", err);
   }
   // close() is where NFS and some full-disk cases report a failed write.
-  if (::close(fd) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    return io_error(path, "write", err);
+  if (::close(fd) != 0) return discard("write", errno);
+  // Checked again just before: what was put at the name since is refused too.
+  if (Status target = check_output_target(*folder, name, path); !target) {
+    ::unlinkat(folder->fd(), tmp.c_str(), 0);
+    return target;
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    return io_error(path, "replace", err);
-  }
+  if (::renameat(folder->fd(), tmp.c_str(), folder->fd(), name.c_str()) != 0) return discard("replace", errno);
   return ok_status();
 }
 

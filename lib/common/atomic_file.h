@@ -11,9 +11,11 @@
 
 namespace aorta {
 
-// Writes content to path atomically (same folder, rename). On any failure the
-// target is left as it was, the temporary file is removed, and the error names the
-// path and the reason ("No space left on device").
+// Writes content to path atomically (same folder, rename), into a folder that
+// open_output_folder accepts, never over anything but a regular file that is not one
+// of the run's inputs (output_path.h). On any failure the target is left as it was,
+// the temporary file is removed, and the error names the path and the reason ("No
+// space left on device", "refused to write there: it is a symbolic link ...").
 Status write_file_atomically(const std::filesystem::path& path, std::string_view content);
 
 }  // namespace aorta

@@ -9,8 +9,12 @@ reports. The embedded default run (local transport, real torchrun):
   4. an output_dir that is a file, read-only or /dev/full: exit 2 before anything
      runs (aorta_path is never created);
   5. the disk fills during the run (a tmpfs, as root): exit 1, each report file that
-     did not fit named on stderr, no empty report files, the earlier run intact.
-Usage: output_safety.py AORTA_SUITE [CASE ...]   (cases: utf8 sighup sigint_sigterm output_dir full_disk)
+     did not fit named on stderr, no empty report files, the earlier run intact;
+  6. outputs aimed at what another user planted (as root): the HTML report's folder a
+     link of theirs to a folder holding a private key, the JUnit file a device node, the
+     live log a link, the log the run's own config: each refused and named, nothing
+     written through, the key in no bundle (issue 29).
+Usage: output_safety.py AORTA_SUITE [CASE ...]   (cases: utf8 sighup sigint_sigterm output_dir full_disk planted)
 """
 import glob
 import hashlib
@@ -18,11 +22,13 @@ import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ET
+import zipfile
 
 from suite_run import expect, results
 
@@ -232,7 +238,7 @@ def output_dir():
             mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", read_only]).returncode == 0
         else:
             os.chmod(read_only, 0o555)
-        cases = [(a_file, "Not a directory"), ("/dev/full", "/dev/full")]
+        cases = [(a_file, "it is a regular file, not a folder"), ("/dev/full", "it is a character device, not a folder")]
         if mounted or not IS_ROOT:
             cases.append((read_only, "Read-only file system" if mounted else "Permission denied"))
         else:
@@ -321,7 +327,52 @@ def full_disk():
             subprocess.run(["umount", disk])
 
 
+# 6. Outputs aimed at what another user planted: refused at the moment of writing.
+def planted():
+    if not IS_ROOT:
+        print("note: not root: cannot plant another user's link or a device node; not run")
+        return
+    with tempfile.TemporaryDirectory() as work:
+        cfg = config(work)
+        shared = os.path.join(work, "shared")  # a folder all may write to, as /tmp
+        os.makedirs(shared)
+        os.chmod(shared, 0o1777)
+        secrets = os.path.join(work, "root_ssh")
+        os.makedirs(secrets, mode=0o700)
+        open(os.path.join(secrets, "id_ed25519"), "w").write("PRIVATE KEY\n")
+        planted_link = os.path.join(shared, "aorta_single_html")
+        os.symlink(secrets, planted_link)
+        os.lchown(planted_link, 4242, 4242)  # another user's
+        device = os.path.join(work, "junit.device")  # a node like /dev/null, made here
+        os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        victim = os.path.join(work, "victim.txt")
+        open(victim, "w").write("untouched\n")
+        log_link = os.path.join(work, "live.log")
+        os.symlink(victim, log_link)
+        cmd = [binary, "--output_dir", os.path.join(work, "out"), "--config_file", cfg,
+               "--html", os.path.join(shared, "report.html"), "--junitxml", device, "--log-file", log_link]
+        p = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=600)
+        expect(p.returncode == 1, f"exit {p.returncode}", p)
+        expect(sorted(os.listdir(secrets)) == ["id_ed25519"], f"written through the planted link: {os.listdir(secrets)}")
+        expect(f"{planted_link}: refused to write there: it is a symbolic link owned by uid 4242" in p.stderr,
+               "the planted link is not named", p)
+        for z in glob.glob(os.path.join(shared, "*.zip")) + glob.glob(os.path.join(work, "out", "*", "*.zip")):
+            expect(not any("id_ed25519" in n for n in zipfile.ZipFile(z).namelist()), f"the key is in {z}")
+        expect(stat.S_ISCHR(os.lstat(device).st_mode), "the device node was replaced", p)
+        expect(f"{device}: refused to write there: it is a character device" in p.stderr, "the device is not named", p)
+        expect(os.path.islink(log_link) and open(victim).read() == "untouched\n", "the live log wrote through a link", p)
+        expect(f"{log_link}: refused to write there: it is a symbolic link" in p.stderr, "the log link is not named", p)
+        # The run's own config as its log: refused, the config as it was.
+        before = open(cfg).read()
+        p = subprocess.run([binary, "--output_dir", os.path.join(work, "out2"), "--config_file", cfg, "--log-file", cfg],
+                           cwd=work, capture_output=True, text=True, timeout=600)
+        expect(open(cfg).read() == before, "the config was overwritten by the log", p)
+        expect(f"{cfg}: refused to write there: it is one of this run's inputs" in p.stderr, "the input is not named", p)
+        expect(p.returncode == 1, f"exit {p.returncode}", p)
+        print("ok: a planted link, a device node, a log link and the config as outputs: each refused and named")
+
+
 CASES = {"utf8": utf8, "sighup": sighup, "sigint_sigterm": sigint_sigterm, "output_dir": output_dir,
-         "full_disk": full_disk}
+         "full_disk": full_disk, "planted": planted}
 for name in sys.argv[2:] or CASES:
     CASES[name]()
