@@ -80,4 +80,26 @@ std::string_view utf8_prefix(std::string_view text, size_t max_bytes) {
   return text.substr(0, end);
 }
 
+std::string printable(std::string_view text) {
+  const std::string valid = valid_utf8(text);
+  std::string out;
+  out.reserve(valid.size());
+  static const char* const kHex = "0123456789abcdef";
+  for (size_t i = 0; i < valid.size(); ++i) {
+    const auto c = static_cast<unsigned char>(valid[i]);
+    // C1 controls are U+0080..U+009F: 0xC2 0x80..0x9F in UTF-8.
+    const bool c1 = c == 0xC2 && i + 1 < valid.size() && static_cast<unsigned char>(valid[i + 1]) <= 0x9F &&
+                    static_cast<unsigned char>(valid[i + 1]) >= 0x80;
+    if ((c < 0x20 && c != '\t') || c == 0x7F || c1) {
+      const unsigned char shown = c1 ? static_cast<unsigned char>(valid[++i]) : c;
+      out += "\\x";
+      out += kHex[shown >> 4];
+      out += kHex[shown & 15];
+      continue;
+    }
+    out += static_cast<char>(c);
+  }
+  return out;
+}
+
 }  // namespace aorta

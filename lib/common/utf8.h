@@ -16,6 +16,11 @@ std::string valid_utf8(std::string_view text);
 // True when text is well-formed UTF-8.
 bool is_valid_utf8(std::string_view text);
 
+// For a terminal or a log: valid UTF-8 with every control character (C0 but tab,
+// DEL, C1) shown as \xNN, so a name or a line from a node cannot move the cursor,
+// set a title or write the clipboard.
+std::string printable(std::string_view text);
+
 // The longest prefix of text of at most max_bytes that does not end inside a
 // character: for snippets cut from longer output.
 std::string_view utf8_prefix(std::string_view text, size_t max_bytes);

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "common/shell_quote.h"
+#include "common/utf8.h"
 #include "job/copy_check.h"
 #include "job/phase.h"
 
@@ -35,7 +36,8 @@ bool is_safe_relative_path(const std::string& path) {
   return true;
 }
 
-std::vector<FreshFile> parse_file_listing(const std::string& listing, std::vector<std::string>& rejected) {
+std::vector<FreshFile> parse_file_listing(const std::string& listing, std::vector<std::string>& rejected,
+                                          std::vector<FreshFile>* unsafe) {
   std::vector<FreshFile> files;
   size_t start = 0;
   while (start < listing.size()) {
@@ -53,16 +55,19 @@ std::vector<FreshFile> parse_file_listing(const std::string& listing, std::vecto
       tab = entry.find('\t');
     }
     FreshFile file;
-    // A type letter first (find's %y, or P for a folder the walk left out).
+    // A type letter first (find's %y; P a folder the walk left out, L a link to a
+    // folder, W what find said about a folder it could not read).
     if (tab == 1 && std::isalpha(static_cast<unsigned char>(entry[0]))) {
       file.type = entry[0];
       entry.erase(0, 2);
-      if (file.type == 'P') {
-        if (is_safe_relative_path(entry)) {
-          file.path = entry;
+      if (file.type == 'P' || file.type == 'L' || file.type == 'W') {
+        file.path = entry;
+        if (file.type == 'W' || is_safe_relative_path(entry)) {
           files.push_back(file);
         } else {
           rejected.push_back(entry);
+          file.unsafe = true;
+          if (unsafe) unsafe->push_back(file);
         }
         continue;
       }
@@ -80,15 +85,17 @@ std::vector<FreshFile> parse_file_listing(const std::string& listing, std::vecto
       }
       path = path.substr(second + 1);
     }
-    if (!is_safe_relative_path(path)) {
-      rejected.push_back(path);
-      continue;
-    }
     file.path = path;
+    bool stamped = true;
     try {
       file.mtime = std::stod(stamp);
     } catch (const std::exception&) {
+      stamped = false;
+    }
+    if (!is_safe_relative_path(path) || !stamped) {
       rejected.push_back(path);
+      file.unsafe = true;
+      if (unsafe && stamped) unsafe->push_back(std::move(file));
       continue;
     }
     files.push_back(std::move(file));
@@ -121,14 +128,19 @@ namespace {
 // Every file under a torch_profiler folder of the repository, whatever its age: the
 // rules are applied here (select_traces), so the stage log can say what was skipped.
 // Left out unread, each printed once as a P record: every .cvs-aorta folder but this
-// run's own (the suite's work folders and earlier runs' outputs) and combined_traces
-// (an earlier collection's copy); .git silently. -printf never follows a link, and
-// %y tells a link from a file.
+// run's own (the suite's work folders and earlier runs' outputs), and the copies an
+// earlier collection left in a run folder (<hex run id>/combined_traces or /traces);
+// .git silently. A link to a folder is printed as an L record and never followed;
+// %y tells a link from a file. A folder find cannot read costs only itself: its
+// complaint comes back as a W record and the listing still succeeds.
 std::string listing_command(const std::string& repo, const std::string& run_id) {
   return "cd " + shell_quote(repo) +
-         " && find . -name .git -prune -o \\( -path './.cvs-aorta/*' ! -path './.cvs-aorta/*/*' ! -name " +
-         shell_quote(run_id) + " -o -name combined_traces \\) -type d -prune -printf 'P\\t%P\\0' -o -path "
-         "'*/torch_profiler/*' ! -type d -printf '%y\\t%T@\\t%s\\t%P\\0'";
+         " && { e=$(mktemp 2>/dev/null) || e=/dev/null; find . -regextype posix-extended -name .git -prune -o \\( "
+         "-path './.cvs-aorta/*' ! -path './.cvs-aorta/*/*' ! -name " + shell_quote(run_id) +
+         " -o -regex '.*/[0-9a-f]{8,}/(combined_traces|traces)' \\) -type d -prune -printf 'P\\t%P\\0' -o -type l "
+         "-xtype d -printf 'L\\t%P\\0' -o -path '*/torch_profiler/*' ! -type d -printf '%y\\t%T@\\t%s\\t%P\\0' "
+         "2>\"$e\"; rc=$?; if [ -s \"$e\" ]; then printf 'W\\t%s\\0' \"$(head -c 2000 \"$e\" | tr '\\n' ' ')\"; fi; "
+         "[ \"$e\" = /dev/null ] || rm -f \"$e\"; [ $rc -le 1 ]; }";
 }
 
 std::string own_folder(const RunState& state) { return std::string(kSuiteFolder) + "/" + state.run_id + "/"; }
@@ -384,7 +396,7 @@ void skip_if(std::vector<FreshFile>& files, std::vector<SkippedCandidate>& skipp
   std::erase_if(files, [&](const FreshFile& f) {
     std::string reason = drop(f);
     if (reason.empty()) return false;
-    skipped.push_back({f.path, std::move(reason)});
+    skipped.push_back({f.path, std::move(reason), f.type == 'P' || f.type == 'L'});
     return true;
   });
 }
@@ -394,19 +406,31 @@ void skip_if(std::vector<FreshFile>& files, std::vector<SkippedCandidate>& skipp
 TraceSelection select_traces(std::vector<FreshFile> listed, const TraceSelectionRules& rules) {
   TraceSelection out;
   auto& files = listed;
+  std::erase_if(files, [&](const FreshFile& f) {
+    if (f.type == 'W') out.walk_errors.push_back(f.path);
+    return f.type == 'W';
+  });
   skip_if(files, out.skipped, [&](const FreshFile& f) -> std::string {
     if (f.type == 'P')
       return f.path.starts_with(std::string(kSuiteFolder) + "/")
                  ? "the suite's own folder of another run (its work files, or an earlier run's output): never collected"
                  : "an earlier collection's copy: never collected";
+    if (f.type == 'L') return "a link to a folder: never followed (point training.output_dir at the folder itself)";
     if (f.type != 'f') return "not a regular file (a link or a special file): never followed";
-    if (f.mtime < rules.floor)
-      return "older than this run (written " + clock_time(f.mtime) + ", before " + clock_time(rules.floor) + ")";
+    // No file time in the reason: a folder of stale traces is one line of the log.
+    if (f.mtime < rules.floor) return "older than this run (written before " + clock_time(rules.floor) + ")";
     if (rules.before) {
       auto it = rules.before->find(f.path);
       if (it != rules.before->end() && it->second == f.mtime) return "there before the benchmark started, unchanged";
     }
     return "";
+  });
+  // A name no copy may take (a control character, ".."): it fails the node when it is
+  // this run's; an earlier run's is only named above.
+  std::erase_if(files, [&](const FreshFile& f) {
+    if (!f.unsafe) return false;
+    out.unsafe.push_back(f.path);
+    return true;
   });
   if (!rules.own_folder.empty() &&
       std::any_of(files.begin(), files.end(), [&](const FreshFile& f) { return f.path.starts_with(rules.own_folder); }))
@@ -437,10 +461,10 @@ std::vector<std::string> describe_selection(const std::string& host, const Trace
   std::map<std::string, size_t> per_tree;
   for (const auto& f : selection.files) ++per_tree[trace_tree(f.path)];
   for (const auto& [tree, count] : per_tree)
-    lines.push_back(fmt::format("{}: found {} file(s) of this run in {}", host, count, tree));
+    lines.push_back(fmt::format("{}: found {} file(s) of this run in {}", host, count, printable(tree)));
   // One line per folder and reason, in the order first met: a folder of many stale
-  // traces is one line, not one per file.
-  constexpr size_t kNamed = 3;
+  // traces is one line, not one per file; past kLines, the rest as a count.
+  constexpr size_t kNamed = 3, kLines = 12;
   std::vector<std::pair<std::string, std::string>> order;  // (folder, reason)
   std::map<std::pair<std::string, std::string>, std::vector<std::string>> names;
   for (const auto& s : selection.skipped) {
@@ -450,26 +474,47 @@ std::vector<std::string> describe_selection(const std::string& host, const Trace
     if (list.empty()) order.push_back(key);
     list.push_back(p.filename().string());
   }
-  for (const auto& key : order) {
+  for (size_t k = 0; k < order.size() && k < kLines; ++k) {
+    const auto& key = order[k];
     const auto& list = names[key];
     std::string named;
-    for (size_t k = 0; k < list.size() && k < kNamed; ++k) named += (k ? ", " : "") + list[k];
+    for (size_t n = 0; n < list.size() && n < kNamed; ++n) named += (n ? ", " : "") + list[n];
     if (list.size() > kNamed) named += fmt::format(" and {} more", list.size() - kNamed);
-    lines.push_back(fmt::format("{}: skipped {}{}{}: {}", host, key.first.empty() ? "" : key.first + "/", named,
-                                list.size() > 1 ? fmt::format(" ({} entries)", list.size()) : "", key.second));
+    lines.push_back(printable(fmt::format("{}: skipped {}{}{}: {}", host, key.first.empty() ? "" : key.first + "/", named,
+                                          list.size() > 1 ? fmt::format(" ({} entries)", list.size()) : "", key.second)));
+  }
+  if (order.size() > kLines) {
+    size_t rest = 0;
+    for (size_t k = kLines; k < order.size(); ++k) rest += names[order[k]].size();
+    lines.push_back(fmt::format("{}: skipped {} more entries in {} more folder(s), for the same kinds of reason", host,
+                                rest, order.size() - kLines));
   }
   return lines;
 }
 
-void snapshot_existing_traces(NodeExec& exec, RunState& state) {
-  auto listings =
-      exec.in_containers(listing_command(exec.variant().node_repo_path(), state.run_id), std::chrono::seconds(120));
+std::vector<std::string> snapshot_existing_traces(NodeExec& exec, RunState& state) {
+  const auto& v = exec.variant();
+  auto listings = exec.in_containers(listing_command(v.node_repo_path(), state.run_id),
+                                     std::chrono::seconds(v.timeout_seconds));
+  std::vector<std::string> notes;
   for (const auto& r : listings) {
-    if (!r.result.ok() || r.result->exit_code != 0) continue;  // no tree yet: nothing to exclude
+    if (!r.result.ok() || r.result->exit_code != 0) {
+      // Not fatal: the freshness floor still holds; only a rerun within its minute
+      // of clock skew could then count the last run's traces.
+      notes.push_back(fmt::format("{}: could not list the traces already in {} before the benchmark ({}); files "
+                                  "written up to a minute before it may be taken as this run's",
+                                  r.host, v.node_repo_path(),
+                                  printable(r.result.ok() ? r.result->output.substr(0, 300) : r.result.error().message)));
+      continue;
+    }
     std::vector<std::string> rejected;
-    for (const auto& f : parse_file_listing(r.result->output, rejected))
+    std::vector<FreshFile> unsafe;
+    auto listed = parse_file_listing(r.result->output, rejected, &unsafe);
+    listed.insert(listed.end(), unsafe.begin(), unsafe.end());
+    for (const auto& f : listed)
       if (f.type == 'f') state.traces_before[r.host][f.path] = f.mtime;
   }
+  return notes;
 }
 
 std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool combined, const ProgressFn& progress,
@@ -497,25 +542,33 @@ std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool co
       continue;
     }
     std::vector<std::string> rejected;
+    std::vector<FreshFile> unsafe;
+    std::vector<FreshFile> entries = parse_file_listing(r->output, rejected, &unsafe);
+    entries.insert(entries.end(), unsafe.begin(), unsafe.end());
     TraceSelectionRules rules;
     rules.floor = state.trace_floor.count(host) ? state.trace_floor.at(host) : 0;
     rules.before = &state.traces_before[host];
     rules.own_folder = own_folder(state);
     rules.newest_tree_only = !combined;
-    TraceSelection selection = select_traces(parse_file_listing(r->output, rejected), rules);
+    TraceSelection selection = select_traces(std::move(entries), rules);
     for (auto& line : describe_selection(host, selection)) notes.push_back(std::move(line));
-    if (!rejected.empty()) fail("refused unsafe artifact path(s): " + rejected.front());
+    for (const auto& said : selection.walk_errors)
+      notes.push_back(host + ": the walk of " + v.node_repo_path() + " could not read everything; traces there are not "
+                      "seen: " + printable(said));
+    if (!selection.unsafe.empty()) fail("refused unsafe artifact path(s): " + printable(selection.unsafe.front()));
     std::vector<FreshFile> files = std::move(selection.files);
     if (files.empty()) {
-      if (rejected.empty())
+      size_t files_skipped = std::count_if(selection.skipped.begin(), selection.skipped.end(),
+                                           [](const SkippedCandidate& c) { return !c.folder; });
+      if (selection.unsafe.empty())
         fail(fmt::format("No fresh torch_profiler files found under {}: {}. The workload writes its traces to "
                          "<training.output_dir>/torch_profiler, as {} sets it, relative to the folder it starts in: "
                          "keep that folder inside aorta_path",
                          v.node_repo_path(),
                          selection.skipped.empty()
                              ? std::string("no file under a torch_profiler folder there")
-                             : fmt::format("{} candidate(s) skipped, each named with why in the stage log",
-                                           selection.skipped.size()),
+                             : fmt::format("{} file(s) and {} folder(s) skipped, each named with why in the stage log",
+                                           files_skipped, selection.skipped.size() - files_skipped),
                          v.base_config));
       continue;
     }

@@ -24,17 +24,22 @@ struct FreshFile {
   // find's %y: 'f' a regular file, 'l' a link, ...; 'P' a folder the walk left out
   // unread (an earlier run's folder of the suite, an earlier collection's copy).
   char type = 'f';
+  bool unsafe = false;  // a name no copy may take (is_safe_relative_path): never collected
 };
 
 // Parses `find -printf '%T@\t%s\t%P\0'` output (the size may be left out, a type
-// letter and a tab may come first; `P\t<path>` names a pruned folder); entries with
-// unsafe paths are dropped and reported in `rejected`.
-std::vector<FreshFile> parse_file_listing(const std::string& listing, std::vector<std::string>& rejected);
+// letter and a tab may come first; `P\t<path>` names a pruned folder, `L\t<path>` a
+// link to a folder, `W\t<text>` find's complaints); entries with unsafe paths are
+// dropped and reported in `rejected`, and, when `unsafe` is given, kept there whole
+// (unsafe set) so their age can still be judged.
+std::vector<FreshFile> parse_file_listing(const std::string& listing, std::vector<std::string>& rejected,
+                                          std::vector<FreshFile>* unsafe = nullptr);
 
 // A file or folder a collection looked at and left, with why.
 struct SkippedCandidate {
   std::string path;
   std::string reason;
+  bool folder = false;  // a folder left unread, not a file
 };
 
 // What decides which listed files are this run's traces (issue 28): the workload
@@ -52,10 +57,13 @@ struct TraceSelectionRules {
 struct TraceSelection {
   std::vector<FreshFile> files;
   std::vector<SkippedCandidate> skipped;
+  std::vector<std::string> unsafe;       // this run's files with names no copy may take
+  std::vector<std::string> walk_errors;  // what find said of folders it could not read
 };
 
-// Applies the rules in order: folders the walk left out, anything but a regular
-// file, older than the floor, unchanged since before the run, outside this run's own
+// Applies the rules in order: folders the walk left out, links to folders, anything
+// but a regular file, older than the floor, unchanged since before the run (an unsafe
+// name that is still there goes to `unsafe`), outside this run's own
 // folder when that folder has traces, not the newest tree (script mode), an older
 // trace in a rank folder that has a newer one.
 TraceSelection select_traces(std::vector<FreshFile> listed, const TraceSelectionRules& rules);
@@ -82,8 +90,8 @@ bool resolves_inside(const std::filesystem::path& root, const std::filesystem::p
 std::vector<std::string> keep_newest_per_directory(std::vector<FreshFile>& files);
 
 // Lists the trace files already on every node into state.traces_before; call it
-// just before the benchmark starts.
-void snapshot_existing_traces(NodeExec& exec, RunState& state);
+// just before the benchmark starts. Returns a note for each node it could not list.
+std::vector<std::string> snapshot_existing_traces(NodeExec& exec, RunState& state);
 
 // Lists every torch_profiler file of the repository (as select_traces says; the
 // suite's own folders but this run's and earlier collections' copies left out) and

@@ -112,7 +112,12 @@ TEST(Collect, LauncherThatDropsTheOverrideIsFoundInTheRepository) {
   dir.write("repo/artifacts/p/torch_profiler/rank0/host_1.100.pt.trace.json", "{}");
   dir.write("repo/.cvs-aorta/earlier/output/torch_profiler/rank0/e.pt.trace.json", "{}");
   dir.write("repo/.cvs-aorta/mine/node_0/benchmark.log", "log");
-  dir.write("repo/aorta_results/combined_traces/node_0/torch_profiler/rank0/c.pt.trace.json", "{}");
+  // An earlier collection's copies in a run folder (<output_dir>/<run-id>/...), as a
+  // suite started inside the checkout leaves them; a user's own folder of that name is walked.
+  dir.write("repo/aorta_results/0123456789abcdef0123456789abcdef/combined_traces/node_0/torch_profiler/rank0/c.pt.trace.json",
+            "{}");
+  dir.write("repo/aorta_results/fedcba9876543210fedcba9876543210/traces/artifacts/p/torch_profiler/rank0/t.pt.trace.json",
+            "{}");
   snapshot_existing_traces(exec, state);
   EXPECT_EQ(state.traces_before["localhost"].size(), 1u);  // the stale trace; the pruned folders are not read
   EXPECT_EQ(state.traces_before["localhost"].count("artifacts/p/torch_profiler/rank0/host_1.100.pt.trace.json"), 1u);
@@ -135,8 +140,11 @@ TEST(Collect, LauncherThatDropsTheOverrideIsFoundInTheRepository) {
   EXPECT_NE(log.find("localhost: found 2 file(s) of this run in artifacts/p/torch_profiler\n"), std::string::npos) << log;
   EXPECT_NE(log.find("localhost: skipped .cvs-aorta/earlier: the suite's own folder of another run"), std::string::npos)
       << log;
-  EXPECT_NE(log.find("localhost: skipped aorta_results/combined_traces: an earlier collection's copy"), std::string::npos)
-      << log;
+  for (const char* copy : {"0123456789abcdef0123456789abcdef/combined_traces", "fedcba9876543210fedcba9876543210/traces"})
+    EXPECT_NE(log.find(std::string("localhost: skipped aorta_results/") + copy + ": an earlier collection's copy: never "
+                       "collected\n"),
+              std::string::npos)
+        << log;
   EXPECT_NE(log.find("localhost: skipped artifacts/p/torch_profiler/rank1/link.json: not a regular file"),
             std::string::npos) << log;
   EXPECT_NE(log.find("localhost: skipped artifacts/p/torch_profiler/rank0/host_1.100.pt.trace.json: there before the "
@@ -164,13 +172,12 @@ TEST(Collect, NothingFreshSaysWhereItLooked) {
   ASSERT_EQ(state.collection_errors.size(), 1u);
   EXPECT_EQ(state.collection_errors[0].second,
             "No fresh torch_profiler files found under " + v.aorta_path +
-                ": 1 candidate(s) skipped, each named with why in the stage log. The workload writes its traces to "
+                ": 1 file(s) and 0 folder(s) skipped, each named with why in the stage log. The workload writes its traces to "
                 "<training.output_dir>/torch_profiler, as config/x.yaml sets it, relative to the folder it starts in: "
                 "keep that folder inside aorta_path");
   ASSERT_EQ(notes.size(), 1u);
-  EXPECT_EQ(notes[0].rfind("localhost: skipped artifacts/x/torch_profiler/rank0/old.pt.trace.json: older than this "
-                           "run (written ", 0), 0u) << notes[0];
-  EXPECT_NE(notes[0].find(", before 2096-10-02 07:06:40 UTC)"), std::string::npos) << notes[0];
+  EXPECT_EQ(notes[0], "localhost: skipped artifacts/x/torch_profiler/rank0/old.pt.trace.json: older than this run "
+                      "(written before 2096-10-02 07:06:40 UTC)");
 }
 
 // Each rule of select_traces on its own, in the order they apply.
@@ -198,7 +205,7 @@ TEST(Collect, SelectionRulesInOrder) {
       {".cvs-aorta/old", "the suite's own folder of another run"},
       {"x/combined_traces", "an earlier collection's copy"},
       {"a/torch_profiler/rank0/link.json", "not a regular file"},
-      {"a/torch_profiler/rank0/stale.json", "older than this run (written 1970-01-01 00:01:39 UTC, before 1970-01-01 00:01:40 UTC)"},
+      {"a/torch_profiler/rank0/stale.json", "older than this run (written before 1970-01-01 00:01:40 UTC)"},
       {"a/torch_profiler/rank0/same.json", "there before the benchmark started, unchanged"},
       {"a/torch_profiler/rank0/kept.json", "an older trace beside a newer one of this run"}};
   ASSERT_EQ(plain.skipped.size(), why.size());
@@ -245,6 +252,71 @@ TEST(Collect, ListingCarriesTypesAndPrunedFolders) {
   EXPECT_EQ(files[1].path, ".cvs-aorta/x");
   EXPECT_EQ(files[2].type, 'l');
   EXPECT_EQ(rejected, std::vector<std::string>{"../up"});
+}
+
+// After review (issue 28): a folder find cannot read (another user's, 0700) costs only
+// itself, and what find said is in the stage log; a link to a folder is named, never
+// followed; a stale file with a name no copy may take is named, not a failure, while a
+// fresh one still fails the node; a folder of stale traces is one line of the log.
+TEST(Collect, AWalkThatCannotReadEverythingStillCollects) {
+  aorta::testing::TempDir dir;
+  config::Variant v;
+  v.aorta_path = (dir.path() / "repo").string();
+  v.container.runtime = config::RuntimeKind::kNone;
+  config::Cluster c = config::local_cluster("tester");
+  cluster::LocalTransport local;
+  NodeExec exec(local, v, c);
+  RunState state;
+  state.run_id = "mine";
+  state.output_root = dir.path() / "out";
+  for (int i = 0; i < 30; ++i)
+    dir.write("repo/old/torch_profiler/rank0/host_" + std::to_string(i) + ".pt.trace.json", "{}");
+  dir.write("repo/old/torch_profiler/rank0/we\nird.json", "{}");
+  dir.write("repo/elsewhere/torch_profiler/rank0/x.json", "{}");
+  std::filesystem::create_symlink(dir.path() / "repo/elsewhere", dir.path() / "repo/artifacts");
+  EXPECT_TRUE(snapshot_existing_traces(exec, state).empty());
+  dir.write("repo/.cvs-aorta/mine/output/torch_profiler/rank0/t.pt.trace.json", "{}");
+  // find as a node without read access to one folder has it: the files it can read,
+  // a complaint on stderr, exit 1.
+  auto bin = dir.path() / "bin";
+  std::filesystem::create_directories(bin);
+  auto fake = dir.write("bin/find", "#!/bin/bash\n/usr/bin/find \"$@\"; echo \"find: './data/tmpabc': Permission denied\" "
+                                    ">&2; exit 1\n");
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  const std::string old_path = std::getenv("PATH");
+  ::setenv("PATH", (bin.string() + ":" + old_path).c_str(), 1);
+  auto notes = collect_traces(exec, state, false);
+  ::setenv("PATH", old_path.c_str(), 1);
+  std::string log;
+  for (const auto& n : notes) log += n + "\n";
+  EXPECT_TRUE(state.collection_errors.empty()) << state.collection_errors.front().second << "\n" << log;
+  EXPECT_EQ(state.artifacts["torch_traces"], state.output_root / "traces" / "output" / "torch_profiler");
+  EXPECT_NE(log.find("localhost: the walk of " + v.aorta_path + " could not read everything; traces there are not seen: "
+                     "find: './data/tmpabc': Permission denied"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("localhost: skipped artifacts: a link to a folder: never followed"), std::string::npos) << log;
+  // The 30 stale traces and the odd name: one line each reason, the name escaped.
+  EXPECT_NE(log.find("localhost: skipped old/torch_profiler/rank0/"), std::string::npos) << log;
+  EXPECT_NE(log.find(" and 28 more (31 entries): there before the benchmark started, unchanged\n"), std::string::npos)
+      << log;
+  EXPECT_EQ(log.find("we\nird"), std::string::npos) << log;
+  EXPECT_LE(notes.size(), 6u) << log;
+  // The same odd name written by this run: the node fails, naming it escaped.
+  dir.write("repo/.cvs-aorta/mine/output/torch_profiler/rank1/we\x1b]52;c;eA==\x07.json", "{}");
+  state.artifacts.clear();
+  collect_traces(exec, state, false);
+  ASSERT_EQ(state.collection_errors.size(), 1u);
+  EXPECT_EQ(state.collection_errors[0].second,
+            "refused unsafe artifact path(s): .cvs-aorta/mine/output/torch_profiler/rank1/we\\x1b]52;c;eA==\\x07.json");
+}
+
+TEST(Collect, ManySkippedFoldersEndInACount) {
+  TraceSelection s;
+  for (int i = 0; i < 20; ++i) s.skipped.push_back({"r/torch_profiler/rank" + std::to_string(i) + "/a.json", "stale"});
+  auto lines = describe_selection("n1", s);
+  ASSERT_EQ(lines.size(), 13u);
+  EXPECT_EQ(lines.back(), "n1: skipped 8 more entries in 8 more folder(s), for the same kinds of reason");
 }
 
 TEST(Collect, ListingCarriesTheSizeWhenGiven) {

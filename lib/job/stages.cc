@@ -223,7 +223,7 @@ StageOutcome run_benchmark(StageContext& ctx) {
   for (const auto& r : clocks)
     if (auto t = parse_clock(r)) state.trace_floor[r.host] = *t - 60;
 
-  snapshot_existing_traces(exec, state);
+  for (auto& note : snapshot_existing_traces(exec, state)) out.notes.push_back(std::move(note));
   state.started_at = std::chrono::system_clock::now();
   state.status = RunStatus::kRunning;
   state.benchmark_started = true;

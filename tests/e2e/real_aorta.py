@@ -145,7 +145,15 @@ def train_py_arguments(run, node=0):
 
 
 def collected(run, pattern):
-    return sorted(os.path.relpath(f, run.run_dir) for f in glob.glob(os.path.join(run.run_dir, pattern), recursive=True))
+    files = sorted(os.path.relpath(f, run.run_dir) for f in glob.glob(os.path.join(run.run_dir, pattern), recursive=True))
+    # Exactly the traces the double wrote in this run, on every node: none of an
+    # earlier run's, none missing.
+    written = []
+    for log in glob.glob(os.path.join(run.run_dir, "benchmark-node-*.log")):
+        written += [os.path.basename(m) for m in re.findall(r"aorta_gpu_boundary: rank \d+ trace (\S+)", open(log).read())]
+    got = [re.sub(r"\.(zst|gz)$", "", os.path.basename(f)) for f in files]
+    expect(sorted(got) == sorted(written), f"collected {got}, the double wrote {written} in this run")
+    return files
 
 
 # --- on this machine (the local default: no SSH, no container) ---
