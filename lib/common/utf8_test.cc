@@ -39,4 +39,14 @@ TEST(Utf8, PrefixNeverEndsInsideACharacter) {
 }
 
 }  // namespace
+// Issue 29, 7: what reaches a terminal cannot drive it: OSC 52 (clipboard), a title,
+// a clear screen, C1 CSI; a tab and other characters stay as they are.
+TEST(Printable, ControlCharactersAreShownEscaped) {
+  EXPECT_EQ(printable("a\x1b]52;c;eA==\x07" "b"), "a\\x1b]52;c;eA==\\x07" "b");
+  EXPECT_EQ(printable("\x1b[2J\r\nx\x7f"), "\\x1b[2J\\x0d\\x0ax\\x7f");
+  EXPECT_EQ(printable("c1 \xc2\x9b" "31m"), "c1 \\x9b" "31m");
+  EXPECT_EQ(printable("tab\tok \xe2\x82\xac \xc2\xa0"), "tab\tok \xe2\x82\xac \xc2\xa0");
+  EXPECT_EQ(printable("bad \xff"), "bad \xef\xbf\xbd");
+}
+
 }  // namespace aorta
