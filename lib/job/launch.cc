@@ -121,11 +121,14 @@ std::string torchrun_command(const config::Variant& v, const Rendezvous& rdzv, s
   return "bash -lc " + shell_quote(inner);
 }
 
-std::string phase_script(const config::Variant& v, size_t node_rank, const Rendezvous& rdzv,
-                         const std::string& command) {
+std::string phase_script(const config::Variant& v, size_t node_rank, const Rendezvous& rdzv, const std::string& command,
+                         const std::string& exit_file) {
   std::ostringstream s;
   s << "#!/usr/bin/env bash\n";
-  s << "trap 'status=$?; printf \"\\n" << kExitMarker << "%s\\n\" \"$status\"' EXIT\n";
+  // Not exported: the training cannot learn where the status goes from its environment.
+  s << "cvs_aorta_exit_file=" << shell_quote(exit_file) << "\n";
+  s << "trap 'status=$?; printf \"%s\\n\" \"$status\" > \"$cvs_aorta_exit_file.tmp\" && mv -f \"$cvs_aorta_exit_file.tmp\" "
+       "\"$cvs_aorta_exit_file\"; printf \"\\n" << kExitMarker << "%s\\n\" \"$status\"' EXIT\n";
   s << "set -e\n";
   s << "cd " << shell_quote(v.node_repo_path()) << "\n";
   config::KeyValues env = effective_env(v);
@@ -144,17 +147,13 @@ std::string phase_script(const config::Variant& v, size_t node_rank, const Rende
   return s.str();
 }
 
-int exit_code_from_log(const std::string& log_text) {
-  int code = -1;
-  std::istringstream lines(log_text);
-  std::string line;
-  const std::string marker = kExitMarker;
-  while (std::getline(lines, line)) {
-    if (line.rfind(marker, 0) != 0 || line.size() == marker.size()) continue;
-    std::string digits = line.substr(marker.size());
-    if (digits.find_first_not_of("0123456789") == std::string::npos && digits.size() < 9) code = std::stoi(digits);
-  }
-  return code;
+int exit_code_from_status(const std::string& text) {
+  size_t start = text.find_first_not_of(" \t\r\n");
+  if (start == std::string::npos) return -1;
+  size_t end = text.find_last_not_of(" \t\r\n") + 1;
+  const std::string digits = text.substr(start, end - start);
+  if (digits.empty() || digits.size() > 8 || digits.find_first_not_of("0123456789") != std::string::npos) return -1;
+  return std::stoi(digits);
 }
 
 }  // namespace aorta::job

@@ -39,15 +39,18 @@ struct Rendezvous {
 // bash -lc '<torchrun ...>' for node `node_rank` of `nodes`.
 std::string torchrun_command(const config::Variant& v, const Rendezvous& rdzv, size_t nodes, size_t node_rank);
 
-// The marker every phase script prints on exit, with the real status.
+// The marker every phase script prints on exit, with the real status: for the
+// person reading the log. The status the suite acts on is the exit file's.
 inline constexpr const char* kExitMarker = "CVS_AORTA_EXIT=";
 
-// The per-node phase script: EXIT trap printing the marker, set -e, cd to the repo,
-// exports, LD_LIBRARY_PATH default, NODE_RANK / MASTER_ADDR / MASTER_PORT, command.
-std::string phase_script(const config::Variant& v, size_t node_rank, const Rendezvous& rdzv,
-                         const std::string& command);
+// The per-node phase script: an EXIT trap that writes the status to `exit_file`
+// (whole, by rename) and prints the marker, set -e, cd to the repo, exports,
+// LD_LIBRARY_PATH default, NODE_RANK / MASTER_ADDR / MASTER_PORT, command. Only the
+// wrapper writes the exit file: nothing the training prints can end the wait.
+std::string phase_script(const config::Variant& v, size_t node_rank, const Rendezvous& rdzv, const std::string& command,
+                         const std::string& exit_file);
 
-// Exit status from a phase log: the last CVS_AORTA_EXIT=<n> line, -1 if none yet.
-int exit_code_from_log(const std::string& log_text);
+// Exit status from an exit file's text: its one number, -1 if none yet.
+int exit_code_from_status(const std::string& text);
 
 }  // namespace aorta::job

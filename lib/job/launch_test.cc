@@ -1,6 +1,9 @@
 // Launch commands and phase scripts, including real bash running the scripts.
 #include "job/launch.h"
 
+#include <fstream>
+#include <iterator>
+
 #include <gtest/gtest.h>
 
 #include "cluster/local_transport.h"
@@ -78,17 +81,22 @@ TEST(Launch, PhaseScriptsRunUnderRealBash) {
   v.container.env = {{"TRICKY", "literal $(false) and 'quotes'"}};
   cluster::LocalTransport local;
   for (int rank : {0, 3}) {
-    std::string body = phase_script(v, rank, {"head", 0}, "printf '%s\\n' \"$TRICKY\"; exit " + std::to_string(rank));
+    const auto exit_file = dir.path() / "it's exit";  // a quote in the path stays data
+    std::string body = phase_script(v, rank, {"head", 0}, "printf '%s\\n' \"$TRICKY\"; exit " + std::to_string(rank),
+                                    exit_file.string());
     auto path = dir.write("phase.sh", body);
     auto r = local.run("localhost", "bash " + shell_quote(path.string()), std::chrono::seconds(10));
     ASSERT_TRUE(r.ok());
     EXPECT_EQ(r->exit_code, rank);
     EXPECT_NE(r->output.find("literal $(false) and 'quotes'"), std::string::npos) << r->output;
-    EXPECT_EQ(exit_code_from_log(r->output), rank);
+    EXPECT_NE(r->output.find("\nCVS_AORTA_EXIT=" + std::to_string(rank) + "\n"), std::string::npos);  // for the reader
+    std::ifstream status(exit_file);
+    EXPECT_EQ(exit_code_from_status(std::string(std::istreambuf_iterator<char>(status), {})), rank);
   }
-  EXPECT_EQ(exit_code_from_log("no marker"), -1);
-  EXPECT_EQ(exit_code_from_log("CVS_AORTA_EXIT=1\nmore\nCVS_AORTA_EXIT=0\n"), 0);
-  EXPECT_EQ(exit_code_from_log("CVS_AORTA_EXIT=x\n"), -1);
+  EXPECT_EQ(exit_code_from_status(""), -1);
+  EXPECT_EQ(exit_code_from_status("7\n"), 7);
+  EXPECT_EQ(exit_code_from_status("x\n"), -1);
+  EXPECT_EQ(exit_code_from_status("999999999999"), -1);
 }
 
 // Issue 14: every element of extra_torchrun_args / extra_train_args is one argument

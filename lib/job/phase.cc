@@ -7,6 +7,7 @@
 
 #include "common/interrupt.h"
 #include "common/shell_quote.h"
+#include "common/utf8.h"
 
 namespace aorta::job {
 namespace {
@@ -24,6 +25,8 @@ std::string clock_text(double seconds) {
 constexpr std::chrono::seconds kLostAfter{30};
 
 constexpr const char* kPidMarker = "CVS_AORTA_PID=";
+// A log tail's line in the stage log: enough for a Python traceback's line.
+constexpr size_t kTailLineBytes = 2000;
 // Printed by the poll when the phase log is gone: the log exists from the start, so
 // only a deleted or moved aorta_path (or .cvs-aorta) removes it.
 constexpr const char* kLogGone = "CVS_AORTA_LOG_GONE";
@@ -55,7 +58,9 @@ Status start_phase(NodeExec& exec, RunState& state, const std::string& label,
     // user may read it; its folders are 0700, which keeps the log and the outputs
     // written there private too.
     std::string write = "umask 077 && mkdir -p " + dir + " && chmod 700 " + dir + " \"$(dirname " + dir +
-                        ")\" && printf %s " + shell_quote(phase_script(script_variant, i, rdzv, commands[i])) +
+                        ")\" && printf %s " +
+                        shell_quote(phase_script(script_variant, i, rdzv, commands[i],
+                                                 file_in(v, state.run_id, i, label + ".exit"))) +
                         " > " + shell_quote(script) + " && chmod 600 " + shell_quote(script);
     // In a container the files are root's: they go to the node's user, who
     // downloads the logs and traces before teardown restores the rest.
@@ -94,10 +99,15 @@ namespace {
 // them; rfind, since the log itself may print anything, the marker too.
 constexpr const char* kOutputEnd = "\nCVS_AORTA_SUITE_OUTPUT_END\n";
 
-// Node 0's phase log, passed on line by line as it grows.
+// Node 0's phase log, passed on line by line as it grows: each poll reads only the
+// bytes after the last (at most 1 MiB), and a line longer than kMaxLine (a progress
+// bar's \r updates on one line) is passed on cut, once, with the rest of it dropped.
 struct HeadStream {
+  static constexpr size_t kMaxLine = 16384;
   size_t offset = 0;    // bytes of the log passed on so far
   std::string partial;  // a line not yet ended
+  bool cutting = false;  // inside a line already passed on cut
+  size_t last_read = 0;  // bytes the last poll brought: a full 1 MiB says more is waiting
 
   // log is shell-quoted already.
   std::string read_command(const std::string& log) const {
@@ -108,11 +118,21 @@ struct HeadStream {
     size_t end = output.rfind(kOutputEnd);
     if (end == std::string::npos) return output;
     offset += end;
+    last_read = end;
     partial += output.substr(0, end);
-    for (size_t nl; (nl = partial.find('\n')) != std::string::npos; partial.erase(0, nl + 1))
-      sink(partial.substr(0, nl));
+    for (size_t nl; (nl = partial.find('\n')) != std::string::npos; partial.erase(0, nl + 1)) {
+      if (!cutting) sink(shown(partial.substr(0, nl)));
+      cutting = false;
+    }
+    if (partial.size() > kMaxLine) {
+      if (!cutting) sink(shown(partial) + " [line cut: longer than " + std::to_string(kMaxLine) + " bytes]");
+      cutting = true;
+      partial.clear();
+    }
     return output.substr(end + std::string(kOutputEnd).size());
   }
+  // What a terminal and a log may show: no control character passes through.
+  static std::string shown(const std::string& line) { return printable(utf8_prefix(line, kMaxLine)); }
 };
 
 }  // namespace
@@ -129,13 +149,16 @@ Status wait_for_phase(NodeExec& exec, RunState& state, const std::string& label,
   auto interval = std::chrono::seconds(1);
   auto last_report = begin - std::chrono::hours(1);
   size_t last_done = static_cast<size_t>(-1);
+  int drains = 0;
   for (;;) {
     std::vector<std::string> reads;
     for (size_t i = 0; i < hosts.size(); ++i) {
       std::string log = shell_quote(file_in(v, state.run_id, i, label + ".log"));
-      reads.push_back("if [ -f " + log + " ]; then " + (i == 0 && head_output ? head.read_command(log) : "") + "awk '/^" +
-                      std::string(kExitMarker) + "[0-9]+$/{c=$0} END{print c}' " + log + "; else echo " + kLogGone +
-                      "; fi");
+      // The exit file, not the log: a few bytes a poll however long the log grows, and
+      // only the wrapper writes it.
+      std::string exit_file = shell_quote(file_in(v, state.run_id, i, label + ".exit"));
+      reads.push_back("if [ -f " + log + " ]; then " + (i == 0 && head_output ? head.read_command(log) : "") +
+                      "cat " + exit_file + " 2>/dev/null; true; else echo " + kLogGone + "; fi");
     }
     auto results = exec.in_containers_each(reads, std::chrono::seconds(60));
     if (head_output && !results.empty() && results[0].result.ok())
@@ -151,7 +174,7 @@ Status wait_for_phase(NodeExec& exec, RunState& state, const std::string& label,
                                    label, hosts[i], exec.host_path(file_in(v, state.run_id, i, label + ".log")),
                                    v.aorta_path, label),
                        hosts[i]};
-        codes[i] = exit_code_from_log(results[i].result->output);
+        codes[i] = exit_code_from_status(results[i].result->output);
       }
       // A failed read is transient (a busy node): keep the last code seen. A node
       // that cannot be reached at all for kLostAfter is lost, and waiting longer
@@ -171,6 +194,8 @@ Status wait_for_phase(NodeExec& exec, RunState& state, const std::string& label,
     }
     double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
     if (done == hosts.size()) {
+      // The rest of node 0's log, 1 MiB a read, before the wait ends (at most 256 MiB).
+      if (head_output && head.last_read >= 1048576 && ++drains <= 256) continue;
       progress(fmt::format("[{}] {}/{} nodes done, elapsed {}", label, done, hosts.size(), clock_text(elapsed)));
       break;
     }
@@ -192,7 +217,7 @@ Status wait_for_phase(NodeExec& exec, RunState& state, const std::string& label,
                    ""};
     interval = std::min(interval * 2, std::chrono::seconds(10));
   }
-  if (head_output && !head.partial.empty()) head_output(head.partial);  // a last line without its newline
+  if (head_output && !head.partial.empty() && !head.cutting) head_output(HeadStream::shown(head.partial));  // no newline
   std::string failed;
   for (size_t i = 0; i < hosts.size(); ++i)
     if (codes[i] != 0) failed += (failed.empty() ? "" : ", ") + hosts[i] + ": " + std::to_string(codes[i]);
@@ -205,7 +230,9 @@ std::vector<std::string> phase_log_tails(NodeExec& exec, const RunState& state, 
   const auto& v = exec.variant();
   std::vector<std::string> reads;
   for (size_t i = 0; i < exec.hosts().size(); ++i)
-    reads.push_back(fmt::format("tail -n {} {}", lines, shell_quote(file_in(v, state.run_id, i, label + ".log"))));
+    // The last 64 KiB at most: a last line of 100 MiB must not reach the reports whole.
+    reads.push_back(fmt::format("tail -c 65536 {} | tail -n {}", shell_quote(file_in(v, state.run_id, i, label + ".log")),
+                                lines));
   auto results = exec.in_containers_each(reads, std::chrono::seconds(60));
   std::vector<std::string> notes;
   for (size_t i = 0; i < results.size(); ++i) {
@@ -217,7 +244,9 @@ std::vector<std::string> phase_log_tails(NodeExec& exec, const RunState& state, 
     }
     notes.push_back(fmt::format("{} {}.log, last lines:", exec.hosts()[i], label));
     std::istringstream text(r->output);
-    for (std::string line; std::getline(text, line);) notes.push_back("  " + line);
+    for (std::string line; std::getline(text, line);)
+      notes.push_back("  " + printable(utf8_prefix(line, kTailLineBytes)) +
+                      (line.size() > kTailLineBytes ? fmt::format(" [line cut: {} bytes]", line.size()) : ""));
   }
   return notes;
 }

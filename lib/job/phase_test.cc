@@ -95,6 +95,41 @@ TEST(Phase, HeadOutputStreamsNodeZerosLogLineByLine) {
   EXPECT_GE(second - first, std::chrono::seconds(1));
 }
 
+// Issue 29, 5: a training that prints the wrapper's marker, CVS_AORTA_EXIT=0, and
+// exits 3 later fails: the status comes from the exit file only the wrapper writes.
+TEST(Phase, PrintedExitMarkerProvesNothing) {
+  OneNode one;
+  ASSERT_TRUE(start_phase(one.exec, one.state, "benchmark", {"printf 'CVS_AORTA_EXIT=0\\n'; sleep 2; exit 3"}, Rendezvous{}));
+  Status s = wait_for_phase(one.exec, one.state, "benchmark", std::chrono::seconds(30), [](const std::string&) {});
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().message, "Aorta command failed on nodes: {localhost: 3}");
+}
+
+// Issue 29, 4: a progress bar's one long line (\r updates, 20 MiB here) neither slows
+// the poll (only new bytes are read) nor reaches the stage log or the console whole.
+TEST(Phase, ALongLineIsCutAndThePollStaysCheap) {
+  OneNode one;
+  const std::string command =
+      "head -c 20971520 /dev/zero | tr '\\0' '\\r'; printf '\\n\\x1b]0;title\\x07\\n'; echo done; exit 0";
+  ASSERT_TRUE(start_phase(one.exec, one.state, "benchmark", {command}, Rendezvous{}));
+  std::vector<std::string> lines;
+  Status s = wait_for_phase(one.exec, one.state, "benchmark", std::chrono::seconds(60), [](const std::string&) {},
+                            [&](const std::string& line) { lines.push_back(line); });
+  ASSERT_TRUE(s) << s.error().message;
+  size_t longest = 0;
+  for (const auto& l : lines) longest = std::max(longest, l.size());
+  EXPECT_LE(longest, 4 * 16384u + 64);  // escaped \r is 4 bytes a byte
+  ASSERT_FALSE(lines.empty());
+  EXPECT_NE(lines[0].find("[line cut: longer than 16384 bytes]"), std::string::npos) << lines[0].substr(0, 80);
+  EXPECT_NE(std::find(lines.begin(), lines.end(), "done"), lines.end()) << lines.size() << " lines";
+  EXPECT_NE(std::find(lines.begin(), lines.end(), "\\x1b]0;title\\x07"), lines.end()) << lines.size() << " lines";
+  auto tails = phase_log_tails(one.exec, one.state, "benchmark", 40);
+  for (const auto& t : tails) {
+    EXPECT_LE(t.size(), 4 * 2000u + 64) << t.substr(0, 100);
+    EXPECT_EQ(t.find('\x1b'), std::string::npos);  // the title escape is shown, not sent
+  }
+}
+
 // Audit J12: the poll ends only when every node has its exit code, and a node that
 // failed is reported once, however many polls still see it. Two nodes on this
 // machine: node 1 fails at once, node 0 ends 2.5 s later (polls at about 0, 1, 3 s).

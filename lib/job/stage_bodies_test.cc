@@ -176,8 +176,8 @@ TEST(StageBodies, BuildRcclPollErrorBeatsStopError) {
   Harness h;
   h.v.skip_rccl_build = false;
   h.fake.on(kAny, "CVS_AORTA_PID=", 0, "CVS_AORTA_PID=777\n");
-  h.fake.on("n1", "awk", 0, "CVS_AORTA_EXIT=0\n");
-  h.fake.on("n2", "awk", 0, "CVS_AORTA_EXIT=3\n");
+  h.fake.on("n1", "2>/dev/null; true; else", 0, "0\n");  // the exit file
+  h.fake.on("n2", "2>/dev/null; true; else", 0, "3\n");  // the exit file
   h.fake.on("n1", "kill -KILL", 1, "kill: permission denied");
   StageOutcome out = h.run(build_rccl);
   ASSERT_EQ(out.failures.size(), 1u) << joined(out.failures);
@@ -399,7 +399,7 @@ TEST(StageBodies, BenchmarkUsesTheHeadsPortAndScansEveryNode) {
   h.fake.on("n2", "import socket", 0, "31000\n");
   h.fake.on(kAny, "date +%s.%N", 0, "1700000000.25\n");
   h.fake.on(kAny, "CVS_AORTA_PID=", 0, "CVS_AORTA_PID=555\n");
-  h.fake.on(kAny, "awk", 0, "CVS_AORTA_EXIT=0\n");
+  h.fake.on(kAny, "2>/dev/null; true; else", 0, "0\n");  // the exit file
   h.fake.on("n1", "dmesg --time-format iso", 0, "2023-11-14T22:13:20,500000+00:00 amdgpu: GPU reset begin!\n");
   h.fake.on("n2", "dmesg --time-format iso", 1, "sudo: a password is required");
   StageOutcome out = h.run(run_benchmark);
@@ -430,14 +430,14 @@ TEST(StageBodies, BenchmarkLogKeepsEachNodesTrainingTail) {
   h.fake.on("n1", "import socket", 0, "29512\n");
   h.fake.on(kAny, "date +%s.%N", 0, "1700000000.25\n");
   h.fake.on(kAny, "CVS_AORTA_PID=", 0, "CVS_AORTA_PID=555\n");
-  h.fake.on(kAny, "awk", 0, "CVS_AORTA_EXIT=0\n");
-  h.fake.on("n1", "tail -n 20 ", 0, "step 9 loss 0.25\nCVS_AORTA_EXIT=0\n");
-  h.fake.on("n2", "tail -n 20 ", 1, "tail: cannot open 'benchmark.log'");
+  h.fake.on(kAny, "2>/dev/null; true; else", 0, "0\n");  // the exit file
+  h.fake.on("n1", "| tail -n 20", 0, "step 9 loss 0.25\nCVS_AORTA_EXIT=0\n");
+  h.fake.on("n2", "| tail -n 20", 1, "tail: cannot open 'benchmark.log'");
   StageOutcome out = h.run(run_benchmark);
-  auto tails = h.fake.commands_with("n1", "tail -n 20 ");
+  auto tails = h.fake.commands_with("n1", "| tail -n 20");
   ASSERT_EQ(tails.size(), 1u) << joined(out.failures);
   EXPECT_TRUE(contains(tails[0], "/node_0/benchmark.log")) << tails[0];
-  EXPECT_TRUE(contains(h.fake.commands_with("n2", "tail -n 20 ").at(0), "/node_1/benchmark.log"));
+  EXPECT_TRUE(contains(h.fake.commands_with("n2", "| tail -n 20").at(0), "/node_1/benchmark.log"));
   const std::string log = joined(out.notes);
   EXPECT_TRUE(contains(log, "n1 benchmark.log, last lines:\n  step 9 loss 0.25\n  CVS_AORTA_EXIT=0")) << log;
   EXPECT_TRUE(contains(log, "n2 benchmark.log could not be read: tail: cannot open 'benchmark.log'")) << log;
@@ -452,7 +452,7 @@ TEST(StageBodies, BenchmarkRendezvousFallsBackToTheHeadsName) {
   h.fake.on("node-a", "import socket", 0, "29512\n");
   h.fake.on(kAny, "date +%s.%N", 0, "1700000000.25\n");
   h.fake.on(kAny, "CVS_AORTA_PID=", 0, "CVS_AORTA_PID=555\n");
-  h.fake.on(kAny, "awk", 0, "CVS_AORTA_EXIT=0\n");
+  h.fake.on(kAny, "2>/dev/null; true; else", 0, "0\n");  // the exit file
   StageOutcome out = h.run(run_benchmark);
   EXPECT_EQ(h.state.status, RunStatus::kCompleted) << joined(out.failures);
   for (const char* host : {"node-a", "node-b"}) {
