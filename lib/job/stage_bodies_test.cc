@@ -519,5 +519,28 @@ TEST(StageBodies, ParseWithoutUsableTracesFailsWithoutAResult) {
   EXPECT_FALSE(h.state.result.has_value());
 }
 
+// Issue 29, 5: a rank that was expected and not parsed (its trace unreadable or
+// missing) fails the stage, naming it; the good ranks' result stays for the reports.
+TEST(StageBodies, ParseFailsWhenAnExpectedRankIsMissing) {
+  Harness h;
+  h.v.gpus_per_node = 1;  // 2 nodes x 1 rank
+  aorta::testing::TempDir dir;
+  std::filesystem::create_directories(dir.path() / "traces" / "rank0");
+  std::filesystem::copy_file(std::string(AORTA_TEST_DATA_DIR) + "/h200-torch2.11-kineto-nccl_rank0.json.gz",
+                             dir.path() / "traces" / "rank0" / "t.json.gz");
+  dir.write("traces/rank1/t.json", R"({"traceEvents": [{"ph":"X","ts":)");  // cut short
+  h.state.status = RunStatus::kCompleted;
+  h.state.artifacts["torch_traces"] = dir.path() / "traces";
+  StageOutcome out = h.run(parse_results);
+  ASSERT_EQ(out.failures.size(), 1u) << joined(out.notes);
+  EXPECT_TRUE(out.failures[0].starts_with("1 of 2 expected rank(s) parsed (2 node(s) x 1); missing: rank 1 (")) << out.failures[0];
+  EXPECT_TRUE(contains(out.failures[0], "rank1/t.json")) << out.failures[0];
+  EXPECT_TRUE(h.state.result.has_value());  // the reports still show rank 0
+  std::filesystem::remove(dir.path() / "traces" / "rank1" / "t.json");
+  std::filesystem::copy_file(std::string(AORTA_TEST_DATA_DIR) + "/h200-torch2.11-kineto-nccl_rank1.json.gz",
+                             dir.path() / "traces" / "rank1" / "t.json.gz");
+  EXPECT_TRUE(h.run(parse_results).failures.empty());
+}
+
 }  // namespace
 }  // namespace aorta::job

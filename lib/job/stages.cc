@@ -4,6 +4,8 @@
 #include <cmath>
 #include <sstream>
 
+#include <set>
+
 #include <fmt/format.h>
 
 #include "common/shell_quote.h"
@@ -386,6 +388,27 @@ void join_trace_ranks(metrics::TraceSet& excel, const metrics::TraceSet& raw, st
 
 }  // namespace
 
+namespace {
+
+// "rank 2, rank 5" when fewer than `expected` ranks of 0..expected-1 were parsed (a
+// rank of unknown number counts as one of them); nothing when all were.
+std::optional<std::string> missing_ranks(const std::vector<metrics::RankMetrics>& ranks, size_t expected) {
+  std::set<int> seen;
+  size_t unknown = 0;
+  for (const auto& r : ranks) {
+    if (r.rank && *r.rank >= 0 && static_cast<size_t>(*r.rank) < expected) seen.insert(*r.rank);
+    if (!r.rank) ++unknown;
+  }
+  if (seen.size() + unknown >= expected) return std::nullopt;
+  std::vector<std::string> names;
+  for (size_t k = 0; k < expected; ++k)
+    if (!seen.count(static_cast<int>(k))) names.push_back("rank " + std::to_string(k));
+  return fmt::format("{}{}", fmt::join(names, ", "),
+                     unknown ? fmt::format(" ({} parsed rank(s) of unknown number may be among them)", unknown) : "");
+}
+
+}  // namespace
+
 StageOutcome parse_results(StageContext& ctx) {
   StageOutcome out;
   auto& state = ctx.state;
@@ -425,6 +448,16 @@ StageOutcome parse_results(StageContext& ctx) {
     return out;
   }
   state.result = std::move(aggregated.value());
+  // Every rank the run was to have must be there (issue 29): gates judged on the ranks
+  // that remain would pass a run that lost a GPU's figures. The result stays for the
+  // reports; validation is gated by this failure.
+  const size_t expected = ctx.exec.hosts().size() * static_cast<size_t>(std::max(1, ctx.exec.variant().ranks_per_node()));
+  if (auto missing = missing_ranks(state.parse->ranks, expected))
+    out.failures.push_back(fmt::format("{} of {} expected rank(s) parsed ({} node(s) x {}); missing: {}{}",
+                                       state.parse->ranks.size(), expected, ctx.exec.hosts().size(),
+                                       ctx.exec.variant().ranks_per_node(), *missing,
+                                       state.parse->errors.empty() ? std::string()
+                                                                   : " (" + state.parse->errors.front() + ")"));
   return out;
 }
 
