@@ -1,5 +1,6 @@
 #include "app/gtest_flags.h"
 
+#include <cctype>
 #include <charconv>
 #include <map>
 
@@ -47,6 +48,21 @@ Error shuffle_refused(const std::string& what) {
   return usage(what + " is refused: the stages run in order, each on what the one before left");
 }
 
+// Flags that end the process at a failure or on a lost connection (SIGTRAP, SIGABRT,
+// an exception out of gtest): no collection, no reports, no teardown, and the nodes'
+// locks held for their time limit. (issue 29)
+Error abort_refused(const std::string& what, const std::string& why) {
+  return usage(what + " is refused: " + why + ", so traces, reports and teardown (containers, the aorta_path lock) "
+                      "would be lost; the stages after a failure already stop or run only what helps");
+}
+
+std::string abort_reason(const std::string& key) {
+  if (key == "break_on_failure") return "it stops the process with SIGTRAP at the first failure";
+  if (key == "throw_on_failure") return "it turns the first failure into an exception that ends the process";
+  if (key == "stream_result_to") return "gtest aborts the process when it cannot reach that host";
+  return "";
+}
+
 // xml, xml:FILE or xml:DIR/ as gtest reads them; json is refused (the JSON
 // report is aorta_benchmark_report.json, in the run's folder).
 Result<JunitOutput> junit_output(const std::string& flag, const std::string& value) {
@@ -86,6 +102,9 @@ Result<GtestFlags> check_gtest_flags(const std::vector<std::string>& args, const
       return usage(name + " is not supported: give the flags on the command line, where they are checked");
     if (key == "repeat" && *int_value(*value) != 1) return repeat_refused(arg);
     if (key == "shuffle" && bool_value(value.value_or(""))) return shuffle_refused(arg);
+    if (std::string why = abort_reason(key);
+        !why.empty() && (key == "stream_result_to" ? !value->empty() : bool_value(value.value_or(""))))
+      return abort_refused(arg, why);
     if (key == "filter") {
       out.filter = *value;
       continue;
@@ -108,6 +127,18 @@ Result<GtestFlags> check_gtest_flags(const std::vector<std::string>& args, const
   // gtest counts any value but "0" as true, an empty one too.
   if (const char* s = getenv("GTEST_SHUFFLE"); s && std::string(s) != "0")
     return shuffle_refused(std::string("GTEST_SHUFFLE=") + s);
+  for (const char* key : {"break_on_failure", "throw_on_failure", "stream_result_to"}) {
+    std::string variable = "GTEST_" + std::string(key);
+    for (char& c : variable) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const char* v = getenv(variable.c_str());
+    if (v && *v && (std::string(key) == "stream_result_to" || std::string(v) != "0"))
+      return abort_refused(variable + "=" + v, abort_reason(key));
+  }
+  // Sharding would split one session's stages across processes, each its own run.
+  for (const char* variable : {"GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX"})
+    if (const char* v = getenv(variable); v && *v)
+      return usage(std::string(variable) + "=" + v + " is refused: the stages of a run are one session in one "
+                   "process, each on what the one before left; they cannot be sharded");
   // GTEST_FILTER is the filter when no --gtest_filter is given, as in gtest; it
   // also picks the suite.
   if (const char* f = getenv("GTEST_FILTER"); !out.filter && f && *f) out.filter = f;

@@ -57,6 +57,26 @@ TEST(GtestFlags, ShuffleIsRefused) {
   EXPECT_EQ(error_of({}, env({{"GTEST_SHUFFLE", "0"}})), "");
 }
 
+// Issue 29, 10: flags that would end the process at a failure (SIGTRAP, SIGABRT, an
+// exception) are refused with the reason, as flags and as gtest's variables; off, they pass.
+TEST(GtestFlags, FlagsThatAbortAreRefused) {
+  for (const char* flag : {"--gtest_break_on_failure", "--gtest_break_on_failure=1", "--gtest_throw_on_failure",
+                           "--gtest_stream_result_to=localhost:1"}) {
+    std::string e = error_of({flag});
+    EXPECT_EQ(e.rfind(std::string(flag) + " is refused: ", 0), 0u) << flag << ": " << e;
+    EXPECT_NE(e.find("reports and teardown"), std::string::npos) << e;
+  }
+  EXPECT_NE(error_of({"--gtest_break_on_failure"}).find("SIGTRAP"), std::string::npos);
+  EXPECT_EQ(error_of({"--gtest_break_on_failure=0", "--gtest_throw_on_failure=false"}), "");
+  EXPECT_EQ(error_of({}, env({{"GTEST_BREAK_ON_FAILURE", "1"}})).rfind("GTEST_BREAK_ON_FAILURE=1 is refused: ", 0), 0u);
+  EXPECT_EQ(error_of({}, env({{"GTEST_THROW_ON_FAILURE", "1"}})).rfind("GTEST_THROW_ON_FAILURE=1 is refused", 0), 0u);
+  EXPECT_EQ(error_of({}, env({{"GTEST_STREAM_RESULT_TO", "h:1"}})).rfind("GTEST_STREAM_RESULT_TO=h:1 is refused", 0), 0u);
+  EXPECT_EQ(error_of({}, env({{"GTEST_BREAK_ON_FAILURE", "0"}})), "");
+  EXPECT_EQ(error_of({}, env({{"GTEST_TOTAL_SHARDS", "2"}, {"GTEST_SHARD_INDEX", "0"}}))
+                .rfind("GTEST_TOTAL_SHARDS=2 is refused: the stages of a run are one session", 0),
+            0u);
+}
+
 TEST(GtestFlags, UnknownInternalAndFlagfileAreRefusedByName) {
   EXPECT_NE(error_of({"--gtest_filtr=x"}).find("unknown GoogleTest flag --gtest_filtr"), std::string::npos);
   EXPECT_NE(error_of({"--gtest_list_test"}).find("unknown GoogleTest flag --gtest_list_test"), std::string::npos);

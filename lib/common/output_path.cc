@@ -104,8 +104,11 @@ Result<FolderHandle> open_output_folder(const fs::path& folder, bool create) {
         break;
       }
       if (!S_ISDIR(st.st_mode)) return refused(here, "it is " + file_kind(st.st_mode) + ", not a folder");
-      if (!trusted_owner(st.st_uid))
-        return refused(here, "the folder belongs to " + owner_text(st) + ", neither root nor you");
+      // Folders on the way may be anyone's (a project folder of the group's), but
+      // one anybody may rename entries in would let them swap the next one.
+      if ((parent.st_mode & S_IWOTH) && !(parent.st_mode & S_ISVTX))
+        return refused(here, physical.string() + " is writable by everyone without the sticky bit, so " + name +
+                                 " could be swapped under the run");
       FolderHandle next(::openat(at.fd(), name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
       struct stat opened{};
       if (next.fd() < 0 || ::fstat(next.fd(), &opened) != 0 || opened.st_ino != st.st_ino || opened.st_dev != st.st_dev)
@@ -116,6 +119,9 @@ Result<FolderHandle> open_output_folder(const fs::path& folder, bool create) {
     if (relinked) continue;
     struct stat last{};
     if (::fstat(at.fd(), &last) != 0) return Error{ErrorCode::kIo, std::strerror(errno), physical.string()};
+    // The folder the files go into: the run's user's (or root's), and nobody else's to swap.
+    if (!trusted_owner(last.st_uid))
+      return refused(physical, "the folder belongs to " + owner_text(last) + ", neither root nor you");
     if (others_may_swap(last))
       return refused(physical, fmt::format("the folder is writable by others (mode {:o}) without the sticky bit",
                                            last.st_mode & 07777));

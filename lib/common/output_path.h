@@ -31,10 +31,12 @@ class FolderHandle {
 };
 
 // Opens `folder` for writing outputs into, walking it from / without following a link
-// unless the link belongs to root or to this user. Every folder on the way must belong
-// to root or to this user, and none may be writable by others (or by a group that is
-// not this user's) unless it has the sticky bit (/tmp). With `create`, missing folders
-// are made (0755 less the umask). A refusal names the folder and what is wrong with it.
+// unless the link belongs to root or to this user (and sits where others cannot swap
+// it). No folder on the way may be writable by everyone without the sticky bit (/tmp
+// has it); the folder itself must belong to root or to this user and not be writable
+// by others (or by a group that is not this user's) unless it has the sticky bit. With
+// `create`, missing folders are made (0755 less the umask). A refusal names the folder
+// and what is wrong with it.
 Result<FolderHandle> open_output_folder(const std::filesystem::path& folder, bool create);
 
 // "a symbolic link", "a FIFO", "a character device", ... for a refusal's message.

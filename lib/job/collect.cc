@@ -581,6 +581,16 @@ std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool co
                       " trace file(s) are on shared storage and were collected once, with an earlier node");
       continue;
     }
+    // Every copy is checked against the size the node listed: a listing without one
+    // (or one past any disk, 16 TiB) would turn the check off, so the node is refused.
+    auto unsized = std::find_if(files.begin(), files.end(),
+                                [](const FreshFile& f) { return f.size < 0 || f.size > (int64_t{1} << 44); });
+    if (unsized != files.end()) {
+      fail(fmt::format("the node listed {} for {}: no copy is taken that cannot be checked",
+                       unsized->size < 0 ? std::string("no size") : fmt::format("{} bytes", unsized->size),
+                       printable(unsized->path)));
+      continue;
+    }
     fs::path dest_root = combined ? artifact / ("node_" + std::to_string(i)) : artifact;
     NodeCopy node;
     node.index = i;

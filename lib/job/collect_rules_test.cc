@@ -33,9 +33,11 @@ struct TwoNodes {
   }
   // `host` has `relative` under aorta_path, listed by find with this mtime.
   void serve(const std::string& host, const std::string& relative, const std::string& mtime) {
-    dir.write(host + "fs/scratch/alice/aorta/" + relative, "{\"traceEvents\": []}");
+    const std::string content = "{\"traceEvents\": []}";
+    dir.write(host + "fs/scratch/alice/aorta/" + relative, content);
     fake.serve_files(host, dir.path() / (host + "fs"));
-    fake.on(host, "find .", 0, mtime + "\t" + relative + std::string(1, '\0'));
+    // As the listing command prints it: type, mtime, size, path.
+    fake.on(host, "find .", 0, "f\t" + mtime + "\t" + std::to_string(content.size()) + "\t" + relative + std::string(1, '\0'));
   }
   std::vector<std::string> collect(bool combined) {
     NodeExec exec(fake, v, cluster);

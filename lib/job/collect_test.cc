@@ -59,28 +59,59 @@ TEST(Collect, NewestTracePerDirectoryOthersKept) {
                                             "t/torch_profiler/rank1/only.pt.trace.json"}));
 }
 
+// This machine as one node with a repository at <tmp>/repo, run id "mine" and its
+// collection folder at <tmp>/out; `find` may be replaced by a script for one collection.
+struct LocalRepo {
+  aorta::testing::TempDir dir;
+  config::Variant v;
+  config::Cluster c = config::local_cluster("tester");
+  cluster::LocalTransport local;
+  RunState state;
+  LocalRepo() {
+    v.aorta_path = (dir.path() / "repo").string();
+    v.container.runtime = config::RuntimeKind::kNone;
+    state.run_id = "mine";
+    state.output_root = dir.path() / "out";
+  }
+  std::vector<std::string> collect(bool combined = false) {
+    NodeExec exec(local, v, c);
+    return collect_traces(exec, state, combined);
+  }
+  std::vector<std::string> snapshot() {
+    NodeExec exec(local, v, c);
+    return snapshot_existing_traces(exec, state);
+  }
+  // A collection with `find` replaced by a bash script (a node's own find as a test
+  // makes it behave), the real one at /usr/bin/find.
+  std::vector<std::string> collect_with_find(const std::string& script) {
+    auto bin = dir.path() / "bin";
+    std::filesystem::create_directories(bin);
+    auto fake = dir.write("bin/find", "#!/bin/bash\n" + script + "\n");
+    std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+    const std::string old_path = std::getenv("PATH");
+    ::setenv("PATH", (bin.string() + ":" + old_path).c_str(), 1);
+    auto notes = collect();
+    ::setenv("PATH", old_path.c_str(), 1);
+    return notes;
+  }
+};
+
 // Issue 14: a run collects only its own output folder, even when another run of the
 // same user wrote fresher traces into the shared repository at the same time.
 TEST(Collect, RunCollectsOnlyItsOwnOutputFolder) {
-  aorta::testing::TempDir dir;
-  config::Variant v;
-  v.aorta_path = (dir.path() / "repo").string();
-  v.container.runtime = config::RuntimeKind::kNone;
-  config::Cluster c = config::local_cluster("tester");
-  cluster::LocalTransport local;
-  NodeExec exec(local, v, c);
-  RunState state;
-  state.run_id = "mine";
+  LocalRepo r;
+  auto& dir = r.dir;
+  auto& state = r.state;
   state.output_root = dir.path() / "out" / "mine";
   dir.write("repo/.cvs-aorta/mine/node_0/benchmark.log", "log");
-  snapshot_existing_traces(exec, state);
+  r.snapshot();
   EXPECT_TRUE(state.traces_before["localhost"].empty());  // nothing of this run existed before it
   dir.write("repo/.cvs-aorta/mine/output/torch_profiler/rank0/mine.pt.trace.json", "{}");
   // The other run's, newer than ours, in the repository and in its own folder.
   auto other = dir.write("repo/artifacts/local_cpu/torch_profiler/rank0/other.pt.trace.json", "{}");
   dir.write("repo/.cvs-aorta/theirs/output/torch_profiler/rank0/theirs.pt.trace.json", "{}");
   std::filesystem::last_write_time(other, std::filesystem::file_time_type::clock::now() + std::chrono::seconds(5));
-  collect_traces(exec, state, false);
+  r.collect();
   EXPECT_TRUE(state.collection_errors.empty());
   ASSERT_EQ(state.artifacts.count("torch_traces"), 1u);
   EXPECT_EQ(state.artifacts["torch_traces"], state.output_root / "traces" / "output" / "torch_profiler");
@@ -96,16 +127,10 @@ TEST(Collect, RunCollectsOnlyItsOwnOutputFolder) {
 // repository is walked; earlier runs' traces, the suite's folders, an earlier
 // collection's copy and links are named as skipped, each with why.
 TEST(Collect, LauncherThatDropsTheOverrideIsFoundInTheRepository) {
-  aorta::testing::TempDir dir;
-  config::Variant v;
-  v.aorta_path = (dir.path() / "repo").string();
-  v.container.runtime = config::RuntimeKind::kNone;
-  v.base_config = "config/profile_overlap_2gpu.yaml";
-  config::Cluster c = config::local_cluster("tester");
-  cluster::LocalTransport local;
-  NodeExec exec(local, v, c);
-  RunState state;
-  state.run_id = "mine";
+  LocalRepo r;
+  auto& dir = r.dir;
+  auto& state = r.state;
+  r.v.base_config = "config/profile_overlap_2gpu.yaml";
   state.output_root = dir.path() / "out" / "mine";
   // An earlier run of the real launcher, in the same rank folder; an earlier run of
   // the suite's folder; an earlier collection copied into the repository.
@@ -118,14 +143,14 @@ TEST(Collect, LauncherThatDropsTheOverrideIsFoundInTheRepository) {
             "{}");
   dir.write("repo/aorta_results/fedcba9876543210fedcba9876543210/traces/artifacts/p/torch_profiler/rank0/t.pt.trace.json",
             "{}");
-  snapshot_existing_traces(exec, state);
+  r.snapshot();
   EXPECT_EQ(state.traces_before["localhost"].size(), 1u);  // the stale trace; the pruned folders are not read
   EXPECT_EQ(state.traces_before["localhost"].count("artifacts/p/torch_profiler/rank0/host_1.100.pt.trace.json"), 1u);
   // This run, written by the launcher where the YAML says: two ranks, and a link.
   dir.write("repo/artifacts/p/torch_profiler/rank0/host_2.200.pt.trace.json", "{\"r\": 0}");
   dir.write("repo/artifacts/p/torch_profiler/rank1/host_3.300.pt.trace.json", "{\"r\": 1}");
   std::filesystem::create_symlink("/etc/hostname", dir.path() / "repo/artifacts/p/torch_profiler/rank1/link.json");
-  auto notes = collect_traces(exec, state, false);
+  auto notes = r.collect();
   EXPECT_TRUE(state.collection_errors.empty()) << state.collection_errors.front().second;
   ASSERT_EQ(state.artifacts.count("torch_traces"), 1u);
   EXPECT_EQ(state.artifacts["torch_traces"], state.output_root / "traces" / "artifacts/p/torch_profiler");
@@ -155,20 +180,14 @@ TEST(Collect, LauncherThatDropsTheOverrideIsFoundInTheRepository) {
 
 // Nothing fresh anywhere: the error says where it looked, and what to check.
 TEST(Collect, NothingFreshSaysWhereItLooked) {
-  aorta::testing::TempDir dir;
-  config::Variant v;
-  v.aorta_path = (dir.path() / "repo").string();
-  v.container.runtime = config::RuntimeKind::kNone;
-  v.base_config = "config/x.yaml";
-  config::Cluster c = config::local_cluster("tester");
-  cluster::LocalTransport local;
-  NodeExec exec(local, v, c);
-  RunState state;
-  state.run_id = "mine";
-  state.output_root = dir.path() / "out";
+  LocalRepo r;
+  auto& dir = r.dir;
+  auto& state = r.state;
+  const auto& v = r.v;
+  r.v.base_config = "config/x.yaml";
   dir.write("repo/artifacts/x/torch_profiler/rank0/old.pt.trace.json", "{}");
   state.trace_floor["localhost"] = 4e9;  // every file is older
-  auto notes = collect_traces(exec, state, false);
+  auto notes = r.collect();
   ASSERT_EQ(state.collection_errors.size(), 1u);
   EXPECT_EQ(state.collection_errors[0].second,
             "No fresh torch_profiler files found under " + v.aorta_path +
@@ -259,34 +278,20 @@ TEST(Collect, ListingCarriesTypesAndPrunedFolders) {
 // followed; a stale file with a name no copy may take is named, not a failure, while a
 // fresh one still fails the node; a folder of stale traces is one line of the log.
 TEST(Collect, AWalkThatCannotReadEverythingStillCollects) {
-  aorta::testing::TempDir dir;
-  config::Variant v;
-  v.aorta_path = (dir.path() / "repo").string();
-  v.container.runtime = config::RuntimeKind::kNone;
-  config::Cluster c = config::local_cluster("tester");
-  cluster::LocalTransport local;
-  NodeExec exec(local, v, c);
-  RunState state;
-  state.run_id = "mine";
-  state.output_root = dir.path() / "out";
+  LocalRepo r;
+  auto& dir = r.dir;
+  auto& state = r.state;
+  const auto& v = r.v;
   for (int i = 0; i < 30; ++i)
     dir.write("repo/old/torch_profiler/rank0/host_" + std::to_string(i) + ".pt.trace.json", "{}");
   dir.write("repo/old/torch_profiler/rank0/we\nird.json", "{}");
   dir.write("repo/elsewhere/torch_profiler/rank0/x.json", "{}");
   std::filesystem::create_symlink(dir.path() / "repo/elsewhere", dir.path() / "repo/artifacts");
-  EXPECT_TRUE(snapshot_existing_traces(exec, state).empty());
+  EXPECT_TRUE(r.snapshot().empty());
   dir.write("repo/.cvs-aorta/mine/output/torch_profiler/rank0/t.pt.trace.json", "{}");
   // find as a node without read access to one folder has it: the files it can read,
   // a complaint on stderr, exit 1.
-  auto bin = dir.path() / "bin";
-  std::filesystem::create_directories(bin);
-  auto fake = dir.write("bin/find", "#!/bin/bash\n/usr/bin/find \"$@\"; echo \"find: './data/tmpabc': Permission denied\" "
-                                    ">&2; exit 1\n");
-  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
-  const std::string old_path = std::getenv("PATH");
-  ::setenv("PATH", (bin.string() + ":" + old_path).c_str(), 1);
-  auto notes = collect_traces(exec, state, false);
-  ::setenv("PATH", old_path.c_str(), 1);
+  auto notes = r.collect_with_find("/usr/bin/find \"$@\"; echo \"find: './data/tmpabc': Permission denied\" >&2; exit 1");
   std::string log;
   for (const auto& n : notes) log += n + "\n";
   EXPECT_TRUE(state.collection_errors.empty()) << state.collection_errors.front().second << "\n" << log;
@@ -305,10 +310,23 @@ TEST(Collect, AWalkThatCannotReadEverythingStillCollects) {
   // The same odd name written by this run: the node fails, naming it escaped.
   dir.write("repo/.cvs-aorta/mine/output/torch_profiler/rank1/we\x1b]52;c;eA==\x07.json", "{}");
   state.artifacts.clear();
-  collect_traces(exec, state, false);
+  r.collect();
   ASSERT_EQ(state.collection_errors.size(), 1u);
   EXPECT_EQ(state.collection_errors[0].second,
             "refused unsafe artifact path(s): .cvs-aorta/mine/output/torch_profiler/rank1/we\\x1b]52;c;eA==\\x07.json");
+}
+
+// Issue 29, 9: a lying node's listing without a size (or an absurd one) would turn the
+// size check of its copies off: the node is refused, naming the file.
+TEST(Collect, AListingWithoutSizesIsRefused) {
+  LocalRepo r;
+  auto& state = r.state;
+  r.dir.write("repo/.cvs-aorta/mine/output/torch_profiler/rank0/t.pt.trace.json", "{}");
+  r.collect_with_find("/usr/bin/find \"${@//%s/-1}\"");  // a lying node: every size printed as -1
+  ASSERT_EQ(state.collection_errors.size(), 1u);
+  EXPECT_EQ(state.collection_errors[0].second, "the node listed no size for .cvs-aorta/mine/output/torch_profiler/rank0/"
+                                               "t.pt.trace.json: no copy is taken that cannot be checked");
+  EXPECT_EQ(state.artifacts.count("torch_traces"), 0u);
 }
 
 TEST(Collect, ManySkippedFoldersEndInACount) {

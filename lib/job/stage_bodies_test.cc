@@ -306,7 +306,7 @@ TEST(StageBodies, CollectionSubtestsNameTheFailingHost) {
   const std::string trace = "torch_profiler/rank0/trace.json";
   dir.write("n1fs/scratch/alice/aorta/" + trace, "{\"traceEvents\": []}");
   h.fake.serve_files("n1", dir.path() / "n1fs");
-  h.fake.on("n1", "find .", 0, "1700000000.5\t" + trace + std::string(1, '\0'));
+  h.fake.on("n1", "find .", 0, "f\t1700000000.5\t19\t" + trace + std::string(1, '\0'));  // type, mtime, size, path
   h.fake.on("n2", "find .", 2, "find: '.': Permission denied");
   StageOutcome out = h.run(collect_traces_stage);
   ASSERT_EQ(out.subtests.size(), 2u);
@@ -375,7 +375,7 @@ TEST(StageBodies, CollectionWithoutCombiningKeepsTheHeadsNewestTree) {
   dir.write("fs/scratch/alice/aorta/" + newer, "{}");
   h.fake.serve_files("n1", dir.path() / "fs");
   const std::string nul(1, '\0');
-  h.fake.on("n1", "find .", 0, "1700000100\t" + older + nul + "1700000200\t" + newer + nul);
+  h.fake.on("n1", "find .", 0, "f\t1700000100\t2\t" + older + nul + "f\t1700000200\t2\t" + newer + nul);
   StageOutcome out = h.run(collect_traces_stage);
   EXPECT_FALSE(out.failed()) << joined(out.failures);
   ASSERT_EQ(out.subtests.size(), 1u);

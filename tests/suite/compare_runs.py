@@ -92,8 +92,12 @@ with tempfile.TemporaryDirectory() as work:
                         (["base.json", "traces/h200-aorta-overlap_rank0.pt.trace.json.gz"], "not JSON"),
                         (["base.json", "base.json", "--max-regression", "-1"], "PCT must be a number >= 0"),
                         (["base.json", "base.json", "--max-regression", "bogus=5"], "unknown metric bogus"),
-                        (["base.json"], "compare needs BASELINE and CANDIDATE")]:
+                        (["base.json"], "compare needs BASELINE and CANDIDATE"),
+                        # A FIFO given by mistake is refused at once, never waited on (issue 29).
+                        (["base.json", "fifo.json"], "candidate fifo.json: cannot be read (a FIFO)")]:
         os.makedirs(os.path.join(work, "empty"), exist_ok=True)
+        if not os.path.exists(os.path.join(work, "fifo.json")):
+            os.mkfifo(os.path.join(work, "fifo.json"))
         p = suite(work, "compare", *args)
         expect(p.returncode == 2 and words in p.stderr, f"{args}: exit {p.returncode}: {p.stderr[:300]!r}")
 

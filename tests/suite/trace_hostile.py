@@ -116,12 +116,16 @@ def run_case(binary, data, case, expected_rank0):
             cmd = ["prlimit", f"--as={case.as_limit}", "--"] + cmd
         preexec = None
         if case.as_nobody:
+            # Readable by all; the output folder is the running user's own, as outputs
+            # require (nobody's folder and file, not one all may write to).
             for root, dirs, files in os.walk(tmp):
-                os.chmod(root, 0o777)
+                os.chmod(root, 0o755)
                 for f in files:
-                    os.chmod(os.path.join(root, f), 0o666)
+                    os.chmod(os.path.join(root, f), 0o644)
             os.chmod(os.path.join(traces, case.locked), 0)
             if os.geteuid() == 0:  # root reads any folder: run as nobody
+                for owned in (os.path.dirname(out), out):
+                    os.chown(owned, NOBODY, NOBODY)
                 preexec = lambda: (os.setgroups([]), os.setgid(NOBODY), os.setuid(NOBODY))
         env = dict(os.environ, MALLOC_ARENA_MAX="2", **case.env)
         proc = subprocess.run(cmd, capture_output=True, env=env, preexec_fn=preexec, timeout=300)
