@@ -38,15 +38,17 @@ Status write_zip(const std::filesystem::path& zip,
     zip_error_fini(&error);
     return zip_error(zip, "could not create the bundle: " + text);
   }
-  zip_source_keep(buffer);  // read back after zip_close
-  std::unique_ptr<zip_source_t, void (*)(zip_source_t*)> keep(buffer, zip_source_free);
   zip_t* archive = zip_open_from_source(buffer, ZIP_TRUNCATE, &error);
   if (!archive) {
+    zip_source_free(buffer);  // not taken by an archive: still ours
     std::string text = zip_error_strerror(&error);
     zip_error_fini(&error);
     return zip_error(zip, "could not create the bundle: " + text);
   }
   zip_error_fini(&error);
+  // The archive holds one reference; this one keeps the bytes to read after zip_close.
+  zip_source_keep(buffer);
+  std::unique_ptr<zip_source_t, void (*)(zip_source_t*)> keep(buffer, zip_source_free);
   std::unique_ptr<zip_t, void (*)(zip_t*)> guard(archive, zip_discard);
   std::vector<std::string> contents;
   contents.reserve(entries.size());
