@@ -1,14 +1,6 @@
 #include "report/run_figures.h"
 
-#include "common/output_path.h"
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <fstream>
-
+#include "common/regular_file.h"
 #include "common/utf8.h"
 #include "metrics/trace_set.h"
 
@@ -64,29 +56,15 @@ Result<metrics::RunFigures> load_run_figures(const fs::path& path) {
     }
   }
   // A report is kilobytes; a trace or a device given by mistake must not be read whole,
-  // and a FIFO must not block the run: opened without waiting, then checked.
-  const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  struct stat st{};
-  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    if (fd >= 0) ::close(fd);
-    return Error{ErrorCode::kIo,
-                 valid_utf8(file.string()) + ": cannot be read" + (fd >= 0 ? " (" + file_kind(st.st_mode) + ")" : ""),
-                 source};
-  }
-  if (static_cast<uintmax_t>(st.st_size) > kMaxReportBytes) {
-    ::close(fd);
+  // and a FIFO must not block the run.
+  FileText read = read_regular_file(file, kMaxReportBytes, true);
+  if (read.status == FileText::Status::kTooLarge)
     return Error{ErrorCode::kInvalidInput,
-                 valid_utf8(file.string()) + ": " + std::to_string(st.st_size) + " bytes is too large for a report JSON",
+                 valid_utf8(file.string()) + ": " + std::to_string(read.size) + " bytes is too large for a report JSON",
                  source};
-  }
-  std::string text;
-  char chunk[65536];
-  for (ssize_t n; text.size() <= kMaxReportBytes && (n = ::read(fd, chunk, sizeof chunk)) != 0;) {
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) break;
-    text.append(chunk, static_cast<size_t>(n));
-  }
-  ::close(fd);
+  if (read.status != FileText::Status::kRead)
+    return Error{ErrorCode::kIo, valid_utf8(file.string()) + ": cannot be read (" + read.detail + ")", source};
+  const std::string& text = read.text;
   ordered_json doc = ordered_json::parse(text, nullptr, false);
   if (doc.is_discarded()) return Error{ErrorCode::kInvalidInput, valid_utf8(file.string()) + ": not JSON", source};
   return figures_of(doc, valid_utf8(file.string()));

@@ -2,17 +2,13 @@
 
 #include <zip.h>
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "common/atomic_file.h"
+#include "common/regular_file.h"
 
 namespace aorta::report {
 namespace {
@@ -53,24 +49,13 @@ Status write_zip(const std::filesystem::path& zip,
   std::vector<std::string> contents;
   contents.reserve(entries.size());
   for (const auto& [name, file] : entries) {
-    // O_NOFOLLOW, then fstat: a link, a FIFO or a device is refused, not read.
-    int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    struct stat st{};
-    if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-      if (fd >= 0) ::close(fd);
-      return zip_error(zip, "not bundled: " + file.string() + " is not a regular file");
-    }
-    std::string& text = contents.emplace_back();
-    char chunk[65536];
-    for (ssize_t n; (n = ::read(fd, chunk, sizeof chunk)) != 0;) {
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        ::close(fd);
-        return zip_error(zip, "could not read " + file.string() + ": " + std::strerror(errno));
-      }
-      text.append(chunk, static_cast<size_t>(n));
-    }
-    ::close(fd);
+    // Never through a link, never a FIFO or a device: only a regular file is bundled.
+    FileText read = read_regular_file(file, std::numeric_limits<std::uintmax_t>::max(), false);
+    if (read.status == FileText::Status::kNotRegular)
+      return zip_error(zip, "not bundled: " + file.string() + " is not a regular file (" + read.detail + ")");
+    if (read.status != FileText::Status::kRead)
+      return zip_error(zip, "could not read " + file.string() + ": " + read.detail);
+    const std::string& text = contents.emplace_back(std::move(read.text));
     zip_source_t* source = zip_source_buffer(archive, text.data(), text.size(), 0);
     if (!source) return zip_error(zip, "could not read " + file.string() + ": " + archive_error(archive));
     zip_int64_t index = zip_file_add(archive, name.c_str(), source, ZIP_FL_ENC_UTF_8 | ZIP_FL_OVERWRITE);
