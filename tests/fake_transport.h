@@ -59,8 +59,8 @@ class FakeTransport : public cluster::Transport {
     return cluster::CommandResult{0, ""};
   }
 
-  Status download(const std::string& host, const std::string& remote_path,
-                  const std::filesystem::path& local_path) override {
+  Status download(const std::string& host, const std::string& remote_path, const std::filesystem::path& local_path,
+                  uint64_t max_bytes) override {
     std::filesystem::path source;
     {
       std::lock_guard lock(mutex_);
@@ -73,6 +73,7 @@ class FakeTransport : public cluster::Transport {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(source, ec))
       return Error{ErrorCode::kNotFound, remote_path + ": no such file", host};
+    if (std::filesystem::file_size(source, ec) > max_bytes) return cluster::copy_over_limit(host, local_path, max_bytes);
     std::filesystem::copy_file(source, local_path, std::filesystem::copy_options::overwrite_existing, ec);
     if (ec) return Error{ErrorCode::kIo, "copy " + remote_path + ": " + ec.message(), host};
     return ok_status();

@@ -52,11 +52,11 @@ TEST(FakeTransport, DownloadsComeFromTheHostsFolder) {
     std::ifstream in(p);
     return std::string(std::istreambuf_iterator<char>(in), {});
   };
-  ASSERT_TRUE(fake.download("n1", "/srv/trace.json", dir.path() / "got1").ok());
+  ASSERT_TRUE(fake.download("n1", "/srv/trace.json", dir.path() / "got1", cluster::kNoByteLimit).ok());
   EXPECT_EQ(read(dir.path() / "got1"), "n1's trace");
-  ASSERT_TRUE(fake.download("n2", "/srv/trace.json", dir.path() / "got2").ok());
+  ASSERT_TRUE(fake.download("n2", "/srv/trace.json", dir.path() / "got2", cluster::kNoByteLimit).ok());
   EXPECT_EQ(read(dir.path() / "got2"), "everyone's trace");
-  auto missing = fake.download("n1", "/srv/none.json", dir.path() / "got3");
+  auto missing = fake.download("n1", "/srv/none.json", dir.path() / "got3", cluster::kNoByteLimit);
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().describe(), "n1: /srv/none.json: no such file");
   EXPECT_EQ(fake.downloads("n1"), (std::vector<std::string>{"/srv/trace.json", "/srv/none.json"}));

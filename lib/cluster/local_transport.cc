@@ -1,7 +1,14 @@
 #include "cluster/local_transport.h"
 
-#include <signal.h>
-#include <sys/wait.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <vector>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/process.hpp>
@@ -9,53 +16,116 @@
 namespace aorta::cluster {
 namespace bp = boost::process;
 
+namespace {
+
+// Hands a pipe's bytes to `take` as they arrive, to the pipe's end. When take says
+// stop (false), the pipe is closed: the writer gets EPIPE and nothing more is read.
+// Reading as the bytes come, rather than into one string, is what lets run() and
+// stream() bound what a command may print.
+class PipeDrain {
+ public:
+  using Take = std::function<bool(const char* bytes, size_t size)>;
+  PipeDrain(bp::async_pipe& pipe, Take take) : pipe_(pipe), take_(std::move(take)) { read(); }
+
+ private:
+  void read() {
+    pipe_.async_read_some(boost::asio::buffer(buffer_), [this](const boost::system::error_code& ec, size_t n) {
+      if (n > 0 && !take_(buffer_.data(), n)) {
+        boost::system::error_code ignored;
+        pipe_.close(ignored);
+        return;
+      }
+      if (!ec) read();
+    });
+  }
+  bp::async_pipe& pipe_;
+  Take take_;
+  std::vector<char> buffer_ = std::vector<char>(1 << 16);
+};
+
+Error timed_out(const std::string& host, std::chrono::seconds timeout) {
+  return Error{ErrorCode::kTimeout, "command did not finish within " + std::to_string(timeout.count()) + "s", host};
+}
+
+}  // namespace
+
 Result<CommandResult> LocalTransport::run(const std::string& host, const std::string& command,
                                           std::chrono::seconds timeout) {
   try {
     boost::asio::io_context ctx;
-    std::future<std::string> output;
+    bp::async_pipe out(ctx);
     bp::group group;
     // exec 2>&1 interleaves stderr with stdout in the order the command wrote them.
-    bp::child child(bp::search_path("bash"), "-c", "exec 2>&1\n" + command, bp::std_in < bp::null,
-                    bp::std_out > output, ctx, group);
+    bp::child child(bp::search_path("bash"), "-c", "exec 2>&1\n" + command, bp::std_in < bp::null, bp::std_out > out,
+                    group);
+    CommandResult result;
+    bool over = false;
+    PipeDrain drain(out, [&](const char* bytes, size_t size) {
+      if (result.output.size() + size > kCommandOutputLimit) {
+        over = true;
+        ctx.stop();  // the group is killed below, once
+        return false;
+      }
+      result.output.append(bytes, size);
+      return true;
+    });
     ctx.run_for(timeout);
-    if (!ctx.stopped()) {
+    if (!ctx.stopped() || over) {
       group.terminate();  // SIGKILL to the whole group: nothing the command started survives
       child.wait();
-      return Error{ErrorCode::kTimeout, "command did not finish within " + std::to_string(timeout.count()) + "s", host};
+      return over ? output_over_limit(host) : timed_out(host, timeout);
     }
     child.wait();
     // ~group() kills the group it still owns; a detached job the command started
     // (nohup setsid ... &) may not have left the group yet, so let go of it.
     group.detach();
-    return CommandResult{child.exit_code(), output.get()};
+    result.exit_code = child.exit_code();
+    return result;
   } catch (const std::exception& e) {
     return Error{ErrorCode::kCommandFailed, std::string("could not run command: ") + e.what(), host};
   }
 }
 
 Result<StreamResult> LocalTransport::stream(const std::string& host, const std::string& command,
-                                            const std::filesystem::path& local_path, std::chrono::seconds timeout) {
+                                            const std::filesystem::path& local_path, std::chrono::seconds timeout,
+                                            uint64_t max_bytes) {
   try {
+    std::ofstream file(local_path, std::ios::binary | std::ios::trunc);
+    if (!file) return Error{ErrorCode::kIo, "cannot write " + local_path.string(), host};
     boost::asio::io_context ctx;
-    std::future<std::string> errors;
+    bp::async_pipe out(ctx), err(ctx);
     bp::group group;
-    bp::child child(bp::search_path("bash"), "-c", command, bp::std_in < bp::null, bp::std_out > local_path.string(),
-                    bp::std_err > errors, ctx, group);
+    bp::child child(bp::search_path("bash"), "-c", command, bp::std_in < bp::null, bp::std_out > out,
+                    bp::std_err > err, group);
+    StreamResult result;
+    bool over = false;
+    PipeDrain to_file(out, [&](const char* bytes, size_t size) {
+      if (size > max_bytes - result.bytes) {
+        over = true;
+        ctx.stop();  // the group is killed below, once
+        return false;
+      }
+      file.write(bytes, static_cast<std::streamsize>(size));
+      result.bytes += size;
+      return true;
+    });
+    // Only the start of stderr is kept; the rest is read and dropped, so a command
+    // that writes gigabytes there neither blocks nor fills memory.
+    PipeDrain errors(err, [&](const char* bytes, size_t size) {
+      result.errors.append(bytes, std::min(size, kStreamErrorsKept - result.errors.size()));
+      return true;
+    });
     ctx.run_for(timeout);
-    if (!ctx.stopped()) {
+    if (!ctx.stopped() || over) {
       group.terminate();
       child.wait();
-      return Error{ErrorCode::kTimeout, "command did not finish within " + std::to_string(timeout.count()) + "s", host};
+      return over ? copy_over_limit(host, local_path, max_bytes) : timed_out(host, timeout);
     }
     child.wait();
     group.detach();
-    StreamResult result{child.exit_code(), 0, errors.get()};
-    if (result.errors.size() > kStreamErrorsKept) result.errors.resize(kStreamErrorsKept);
-    std::error_code ec;
-    uintmax_t size = std::filesystem::file_size(local_path, ec);
-    if (ec) return Error{ErrorCode::kIo, "cannot read back " + local_path.string() + ": " + ec.message(), host};
-    result.bytes = size;
+    result.exit_code = child.exit_code();
+    file.close();
+    if (!file) return Error{ErrorCode::kIo, "writing " + local_path.string() + " failed (disk full?)", host};
     return result;
   } catch (const std::exception& e) {
     return Error{ErrorCode::kCommandFailed, std::string("could not run command: ") + e.what(), host};
@@ -63,12 +133,33 @@ Result<StreamResult> LocalTransport::stream(const std::string& host, const std::
 }
 
 Status LocalTransport::download(const std::string& host, const std::string& remote_path,
-                                const std::filesystem::path& local_path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(remote_path, ec))
-    return Error{ErrorCode::kNotFound, "no such file: " + remote_path, host};
-  std::filesystem::copy_file(remote_path, local_path, std::filesystem::copy_options::overwrite_existing, ec);
-  if (ec) return Error{ErrorCode::kIo, "copy of " + remote_path + " failed: " + ec.message(), host};
+                                const std::filesystem::path& local_path, uint64_t max_bytes) {
+  // O_NONBLOCK: a FIFO at the path must not hang the copy; it is refused below.
+  const int fd = ::open(remote_path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0 && errno == ENOENT) return Error{ErrorCode::kNotFound, "no such file: " + remote_path, host};
+  if (fd < 0) return Error{ErrorCode::kIo, "cannot open " + remote_path + ": " + std::strerror(errno), host};
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    return Error{ErrorCode::kNotFound, "not a regular file: " + remote_path, host};
+  std::ofstream out(local_path, std::ios::binary | std::ios::trunc);
+  if (!out) return Error{ErrorCode::kIo, "cannot write " + local_path.string(), host};
+  std::vector<char> buffer(1 << 20);
+  uint64_t copied = 0;
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Error{ErrorCode::kIo, "copy of " + remote_path + " failed: " + std::strerror(errno), host};
+    if (n == 0) break;
+    if (static_cast<uint64_t>(n) > max_bytes - copied) return copy_over_limit(host, local_path, max_bytes);
+    out.write(buffer.data(), n);
+    copied += static_cast<uint64_t>(n);
+  }
+  out.close();
+  if (!out) return Error{ErrorCode::kIo, "writing " + local_path.string() + " failed (disk full?)", host};
   return ok_status();
 }
 

@@ -11,9 +11,10 @@ class LocalTransport final : public Transport {
   Result<CommandResult> run(const std::string& host, const std::string& command,
                             std::chrono::seconds timeout) override;
   Result<StreamResult> stream(const std::string& host, const std::string& command,
-                              const std::filesystem::path& local_path, std::chrono::seconds timeout) override;
-  Status download(const std::string& host, const std::string& remote_path,
-                  const std::filesystem::path& local_path) override;
+                              const std::filesystem::path& local_path, std::chrono::seconds timeout,
+                              uint64_t max_bytes) override;
+  Status download(const std::string& host, const std::string& remote_path, const std::filesystem::path& local_path,
+                  uint64_t max_bytes) override;
   std::string name() const override { return "local"; }
 };
 

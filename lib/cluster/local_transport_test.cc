@@ -1,6 +1,10 @@
 #include "cluster/local_transport.h"
 
+#include <sys/resource.h>
+#include <sys/stat.h>
+
 #include <chrono>
+#include <fstream>
 
 #include <gtest/gtest.h>
 
@@ -22,7 +26,8 @@ TEST(LocalTransport, StreamWritesStdoutToAFileAndKeepsStderrApart) {
   aorta::testing::TempDir dir;
   LocalTransport t;
   auto dest = dir.path() / "out.bin";
-  auto r = t.stream("localhost", "printf 'a\\0b'; echo warn >&2; exit 4", dest, std::chrono::seconds(10));
+  auto r = t.stream("localhost", "printf 'a\\0b'; echo warn >&2; exit 4", dest, std::chrono::seconds(10),
+                    kNoByteLimit);
   ASSERT_TRUE(r.ok()) << r.error().describe();
   EXPECT_EQ(r->exit_code, 4);
   EXPECT_EQ(r->errors, "warn\n");
@@ -49,10 +54,55 @@ TEST(LocalTransport, DownloadCopiesAndNamesMissingFiles) {
   aorta::testing::TempDir dir;
   LocalTransport t;
   auto src = dir.write("a.txt", "hello");
-  EXPECT_TRUE(t.download("localhost", src.string(), dir.path() / "b.txt").ok());
-  auto missing = t.download("localhost", (dir.path() / "nope").string(), dir.path() / "c.txt");
+  EXPECT_TRUE(t.download("localhost", src.string(), dir.path() / "b.txt", 5).ok());
+  std::ifstream copied(dir.path() / "b.txt");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(copied), {}), "hello");
+  auto missing = t.download("localhost", (dir.path() / "nope").string(), dir.path() / "c.txt", kNoByteLimit);
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().code, ErrorCode::kNotFound);
+}
+
+// Issue 29 (9): what arrives is checked as it arrives. `yes` never ends: without the
+// limit the stream would run to its timeout, writing all the while.
+TEST(LocalTransport, CopiesStopAtTheirLimit) {
+  aorta::testing::TempDir dir;
+  LocalTransport t;
+  auto begin = std::chrono::steady_clock::now();
+  auto r = t.stream("localhost", "yes", dir.path() / "yes.out", std::chrono::seconds(60), 1 << 20);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("more than the 1048576 bytes yes.out may take"), std::string::npos)
+      << r.error().message;
+  EXPECT_LT(std::chrono::steady_clock::now() - begin, std::chrono::seconds(30));
+  auto src = dir.write("a.txt", "hello!");
+  auto over = t.download("localhost", src.string(), dir.path() / "b.txt", 5);
+  ASSERT_FALSE(over.ok());
+  EXPECT_NE(over.error().message.find("more than the 5 bytes b.txt may take"), std::string::npos)
+      << over.error().message;
+  auto fifo = dir.path() / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto not_regular = t.download("localhost", fifo.string(), dir.path() / "c.txt", kNoByteLimit);
+  ASSERT_FALSE(not_regular.ok());
+  EXPECT_NE(not_regular.error().message.find("not a regular file"), std::string::npos);
+}
+
+// Issue 29 (8): a command printing without end is stopped at kCommandOutputLimit,
+// and 256 MiB on a stream's stderr is read and dropped past its first 64 KiB: this
+// process's peak memory grows by far less than what was written.
+TEST(LocalTransport, OutputAndStderrAreBounded) {
+  aorta::testing::TempDir dir;
+  LocalTransport t;
+  auto printed = t.run("localhost", "yes", std::chrono::seconds(60));
+  ASSERT_FALSE(printed.ok());
+  EXPECT_NE(printed.error().message.find("printed more than 64 MiB"), std::string::npos) << printed.error().message;
+  rusage before{}, after{};
+  ::getrusage(RUSAGE_SELF, &before);
+  auto r = t.stream("localhost", "head -c 268435456 /dev/zero >&2; echo ok", dir.path() / "out", std::chrono::seconds(60),
+                    kNoByteLimit);
+  ::getrusage(RUSAGE_SELF, &after);
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  EXPECT_EQ(r->errors.size(), kStreamErrorsKept);
+  EXPECT_EQ(r->bytes, 3u);
+  EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 64 * 1024) << "KiB of peak memory grew";  // ru_maxrss is in KiB
 }
 
 TEST(Transport, FanOutReportsEachFailedHost) {

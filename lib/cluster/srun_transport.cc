@@ -18,10 +18,11 @@ std::string srun_stream_command(const std::string& job_id, const std::string& ho
 }
 
 Result<StreamResult> SrunTransport::stream(const std::string& host, const std::string& command,
-                                           const std::filesystem::path& local_path, std::chrono::seconds timeout) {
+                                           const std::filesystem::path& local_path, std::chrono::seconds timeout,
+                                           uint64_t max_bytes) {
   auto started = std::chrono::steady_clock::now();
   auto r = local_.stream(host, srun_stream_command(job_id_, host, command, timeout), local_path,
-                         timeout + std::chrono::seconds(20));
+                         timeout + std::chrono::seconds(20), max_bytes);
   return remote_timeout_as_error(std::move(r), std::chrono::steady_clock::now() - started, timeout, host);
 }
 
@@ -34,8 +35,8 @@ Result<CommandResult> SrunTransport::run(const std::string& host, const std::str
 }
 
 Status SrunTransport::download(const std::string& host, const std::string& remote_path,
-                               const std::filesystem::path& local_path) {
-  return local_.download(host, remote_path, local_path);
+                               const std::filesystem::path& local_path, uint64_t max_bytes) {
+  return local_.download(host, remote_path, local_path, max_bytes);
 }
 
 }  // namespace aorta::cluster

@@ -310,9 +310,9 @@ awaitable<Status> SshConnection::drain(LIBSSH2_CHANNEL* ch, std::vector<char>& b
                                        Deadline deadline, const std::string& timed_out) {
   for (;;) {
     ssize_t got = libssh2_channel_read(ch, buffer.data(), buffer.size());
-    if (got > 0) out(buffer.data(), static_cast<size_t>(got));
+    if (got > 0 && !out(buffer.data(), static_cast<size_t>(got))) co_return fail(ErrorCode::kIo, "stopped");
     ssize_t said = libssh2_channel_read_stderr(ch, buffer.data(), std::min<size_t>(buffer.size(), 32768));
-    if (said > 0) err(buffer.data(), static_cast<size_t>(said));
+    if (said > 0 && !err(buffer.data(), static_cast<size_t>(said))) co_return fail(ErrorCode::kIo, "stopped");
     if (got > 0 || said > 0) continue;
     for (ssize_t rc : {got, said})
       if (rc < 0 && rc != LIBSSH2_ERROR_EAGAIN)
@@ -328,8 +328,14 @@ awaitable<Result<CommandResult>> SshConnection::exec(const std::string& command,
   if (!channel) co_return channel.error();
   CommandResult result;
   std::vector<char> buffer(32768);
-  auto both = [&](const char* bytes, size_t size) { result.output.append(bytes, size); };
-  if (Status s = co_await drain(*channel, buffer, both, both, deadline, timed_out); !s) co_return s.error();
+  bool over = false;
+  auto both = [&](const char* bytes, size_t size) {
+    over = result.output.size() + size > kCommandOutputLimit;
+    if (!over) result.output.append(bytes, size);
+    return !over;
+  };
+  if (Status s = co_await drain(*channel, buffer, both, both, deadline, timed_out); !s)
+    co_return over ? output_over_limit(host_) : s.error();
   auto exit_code = co_await finish(*channel, deadline, timed_out);
   if (!exit_code) co_return exit_code.error();
   result.exit_code = *exit_code;
@@ -337,7 +343,8 @@ awaitable<Result<CommandResult>> SshConnection::exec(const std::string& command,
 }
 
 awaitable<Result<StreamResult>> SshConnection::exec_to_file(const std::string& command,
-                                                           const std::filesystem::path& local_path, Deadline deadline) {
+                                                           const std::filesystem::path& local_path, Deadline deadline,
+                                                           uint64_t max_bytes) {
   const std::string timed_out = "streaming into " + local_path.string() + " did not finish in time; the connection was dropped";
   std::ofstream file(local_path, std::ios::binary | std::ios::trunc);
   if (!file) co_return Error{ErrorCode::kIo, "cannot write " + local_path.string(), host_};
@@ -347,15 +354,20 @@ awaitable<Result<StreamResult>> SshConnection::exec_to_file(const std::string& c
   if (!channel) co_return channel.error();
   StreamResult result;
   std::vector<char> buffer(1 << 20);
+  bool over = false;
   auto out = [&](const char* bytes, size_t size) {
+    over = size > max_bytes - result.bytes;
+    if (over) return false;
     file.write(bytes, static_cast<std::streamsize>(size));
     result.bytes += size;
+    return true;
   };
   auto err = [&](const char* bytes, size_t size) {
-    if (result.errors.size() < kStreamErrorsKept)
-      result.errors.append(bytes, std::min(size, kStreamErrorsKept - result.errors.size()));
+    result.errors.append(bytes, std::min(size, kStreamErrorsKept - result.errors.size()));
+    return true;
   };
-  if (Status s = co_await drain(*channel, buffer, out, err, deadline, timed_out); !s) co_return s.error();
+  if (Status s = co_await drain(*channel, buffer, out, err, deadline, timed_out); !s)
+    co_return over ? copy_over_limit(host_, local_path, max_bytes) : s.error();
   auto exit_code = co_await finish(*channel, deadline, timed_out);
   if (!exit_code) co_return exit_code.error();
   result.exit_code = *exit_code;
@@ -365,7 +377,7 @@ awaitable<Result<StreamResult>> SshConnection::exec_to_file(const std::string& c
 }
 
 awaitable<Status> SshConnection::download(const std::string& remote_path, const std::filesystem::path& local_path,
-                                          Deadline deadline) {
+                                          Deadline deadline, uint64_t max_bytes) {
   if (!session_)
     if (Status s = co_await connect(); !s) co_return s.error();
   const std::string timed_out = "download of " + remote_path + " did not finish in time";
@@ -389,6 +401,7 @@ awaitable<Status> SshConnection::download(const std::string& remote_path, const 
   // buffer sftp_read is given: 4 MiB keeps many more in flight than 256 KiB did.
   std::vector<char> buffer(4 << 20);
   bool read_failed = false;
+  uint64_t copied = 0;
   for (;;) {
     auto n = co_await retry([&] { return libssh2_sftp_read(*handle, buffer.data(), buffer.size()); }, deadline);
     if (!n) co_return fail(ErrorCode::kTimeout, timed_out);
@@ -397,7 +410,12 @@ awaitable<Status> SshConnection::download(const std::string& remote_path, const 
       break;
     }
     if (*n == 0) break;
+    if (static_cast<uint64_t>(*n) > max_bytes - copied) {
+      fail(ErrorCode::kIo, "stopped");  // drops the session: the handle is not read on
+      co_return copy_over_limit(host_, local_path, max_bytes);
+    }
     out.write(buffer.data(), *n);
+    copied += static_cast<uint64_t>(*n);
   }
   auto closed = co_await retry([&] { return libssh2_sftp_close_handle(*handle); }, deadline);
   if (!closed) co_return fail(ErrorCode::kTimeout, timed_out);

@@ -78,9 +78,10 @@ class SshConnection {
   // Runs `command`; its stdout is written to `local_path` as it arrives (a wide
   // channel window keeps many megabytes in flight), its stderr kept apart.
   boost::asio::awaitable<Result<StreamResult>> exec_to_file(const std::string& command,
-                                                            const std::filesystem::path& local_path, Deadline deadline);
+                                                            const std::filesystem::path& local_path, Deadline deadline,
+                                                            uint64_t max_bytes);
   boost::asio::awaitable<Status> download(const std::string& remote_path, const std::filesystem::path& local_path,
-                                          Deadline deadline);
+                                          Deadline deadline, uint64_t max_bytes);
   // Drops the session; the next operation reconnects.
   void close();
 
@@ -95,8 +96,9 @@ class SshConnection {
   boost::asio::awaitable<Result<LIBSSH2_CHANNEL*>> start(const std::string& command, unsigned window, Deadline deadline,
                                                          const std::string& timed_out);
   // Reads a running channel's stdout and stderr into the sinks, in order of arrival,
-  // until the command's end of output; `buffer` sets how much one read takes.
-  using Sink = std::function<void(const char* bytes, size_t size)>;
+  // until the command's end of output; `buffer` sets how much one read takes. A sink
+  // that answers false stops it: the connection is dropped, so the node stops sending.
+  using Sink = std::function<bool(const char* bytes, size_t size)>;
   boost::asio::awaitable<Status> drain(LIBSSH2_CHANNEL* channel, std::vector<char>& buffer, const Sink& out,
                                        const Sink& err, Deadline deadline, const std::string& timed_out);
   // Closes a finished channel; its exit status (128 + signal for a signalled command).

@@ -86,7 +86,7 @@ TEST_F(SshJumpTest, SftpDownloadThroughTheJumpIsByteExact) {
   auto t = transport(options());
   auto remote = dir_.path() / "remote.bin";
   aorta::testing::run_or_throw("head -c 3000001 /dev/urandom > " + remote.string());
-  auto got = t->download("127.0.0.2", remote.string(), dir_.path() / "local.bin");
+  auto got = t->download("127.0.0.2", remote.string(), dir_.path() / "local.bin", kNoByteLimit);
   ASSERT_TRUE(got.ok()) << got.error().describe();
   EXPECT_EQ(aorta::testing::slurp(dir_.path() / "local.bin"), aorta::testing::slurp(remote));
   auto after = t->run("127.0.0.2", "echo after", seconds(10));

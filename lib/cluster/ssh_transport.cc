@@ -135,20 +135,21 @@ std::vector<Result<CommandResult>> SshTransport::run_batch(const std::vector<std
 }
 
 Status SshTransport::download(const std::string& host, const std::string& remote_path,
-                              const std::filesystem::path& local_path) {
+                              const std::filesystem::path& local_path, uint64_t max_bytes) {
   std::lock_guard lock(mutex_);
   Status result = Error{ErrorCode::kIo, "not run", ""};
   SshConnection& c = connection(host);
   // Large traces take a while; the limit only catches a transfer that stalls.
   auto deadline = Clock::now() + std::chrono::minutes(30);
-  spawn([&]() -> asio::awaitable<void> { result = co_await c.download(remote_path, local_path, deadline); });
+  spawn([&]() -> asio::awaitable<void> { result = co_await c.download(remote_path, local_path, deadline, max_bytes); });
   drive(1);
   return result;
 }
 
 Result<StreamResult> SshTransport::stream(const std::string& host, const std::string& command,
-                                          const std::filesystem::path& local_path, std::chrono::seconds timeout) {
-  return std::move(copy_batch({CopyJob{host, command, "", local_path}}, 1, 1, timeout, {}).front());
+                                          const std::filesystem::path& local_path, std::chrono::seconds timeout,
+                                          uint64_t max_bytes) {
+  return std::move(copy_batch({CopyJob{host, command, "", local_path, max_bytes}}, 1, 1, timeout, {}).front());
 }
 
 std::vector<Result<StreamResult>> SshTransport::copy_batch(const std::vector<CopyJob>& jobs, size_t hosts_at_once,
@@ -186,11 +187,12 @@ std::vector<Result<StreamResult>> SshTransport::copy_batch(const std::vector<Cop
           auto started = Clock::now();
           if (job.command.empty()) {
             // Large traces take a while; the limit only catches a transfer that stalls.
-            results[i] = downloaded(co_await c->download(job.remote_path, job.local_path, started + std::chrono::minutes(30)),
-                                    job.local_path);
+            results[i] = downloaded(
+                co_await c->download(job.remote_path, job.local_path, started + std::chrono::minutes(30), job.max_bytes),
+                job.local_path);
           } else {
             auto r = co_await c->exec_to_file(ssh_stream_command(job.command, timeout), job.local_path,
-                                              started + timeout + kClientGrace);
+                                              started + timeout + kClientGrace, job.max_bytes);
             results[i] = remote_timeout_as_error(std::move(r), Clock::now() - started, timeout, job.host);
           }
           if (done && !done(i, results[i])) queue.stop(host, results);

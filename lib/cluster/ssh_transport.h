@@ -54,10 +54,11 @@ class SshTransport final : public Transport {
   std::vector<Result<CommandResult>> run_batch(const std::vector<std::string>& hosts,
                                                const std::vector<std::string>& commands,
                                                std::chrono::seconds timeout) override;
-  Status download(const std::string& host, const std::string& remote_path,
-                  const std::filesystem::path& local_path) override;
+  Status download(const std::string& host, const std::string& remote_path, const std::filesystem::path& local_path,
+                  uint64_t max_bytes) override;
   Result<StreamResult> stream(const std::string& host, const std::string& command,
-                              const std::filesystem::path& local_path, std::chrono::seconds timeout) override;
+                              const std::filesystem::path& local_path, std::chrono::seconds timeout,
+                              uint64_t max_bytes) override;
   // One coroutine per lane in flight (CopyQueue), each on a connection of its own:
   // a host's first stream uses the connection every command uses, further streams
   // open more connections to it, closed when their lane is done.

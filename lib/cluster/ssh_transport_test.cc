@@ -53,7 +53,8 @@ TEST_F(SshTransportTest, StreamWritesStdoutToAFileAndKeepsStderrApart) {
   TempDir dir;
   auto t = transport(options());
   auto dest = dir.path() / "out.bin";
-  auto r = t->stream("127.0.0.1", "echo warn >&2; head -c 41943040 /dev/zero | tr '\\0' y; exit 3", dest, seconds(30));
+  auto r = t->stream("127.0.0.1", "echo warn >&2; head -c 41943040 /dev/zero | tr '\\0' y; exit 3", dest, seconds(30),
+                     kNoByteLimit);
   ASSERT_TRUE(r.ok()) << r.error().describe();
   EXPECT_EQ(r->exit_code, 3);
   EXPECT_EQ(r->errors, "warn\n");
@@ -332,13 +333,37 @@ TEST_F(SshTransportTest, SftpDownloadIsByteExact) {
   auto t = transport(options());
   auto remote = dir.path() / "remote.bin";
   aorta::testing::run_or_throw("head -c 3000001 /dev/urandom > " + remote.string());
-  ASSERT_TRUE(t->download("127.0.0.1", remote.string(), dir.path() / "local.bin").ok());
+  ASSERT_TRUE(t->download("127.0.0.1", remote.string(), dir.path() / "local.bin", 3000001).ok());
   EXPECT_EQ(aorta::testing::slurp(dir.path() / "local.bin"), aorta::testing::slurp(remote));
-  auto missing = t->download("127.0.0.1", (dir.path() / "nope").string(), dir.path() / "x");
+  auto missing = t->download("127.0.0.1", (dir.path() / "nope").string(), dir.path() / "x", kNoByteLimit);
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().code, ErrorCode::kNotFound);
   // A command after SFTP on the same connection still works.
   EXPECT_TRUE(t->run("127.0.0.1", "true", seconds(10)).ok());
+}
+
+// Issue 29 (9, 8): a node that sends more than a copy may take is stopped as the
+// bytes arrive (`yes` never ends on its own), and so is one that prints without end;
+// the node's connection serves the next command.
+TEST_F(SshTransportTest, CopiesAndOutputStopAtTheirLimits) {
+  TempDir dir;
+  auto t = transport(options());
+  auto streamed = t->stream("127.0.0.1", "yes", dir.path() / "yes.out", seconds(60), 1 << 20);
+  ASSERT_FALSE(streamed.ok());
+  EXPECT_NE(streamed.error().message.find("more than the 1048576 bytes yes.out may take"), std::string::npos)
+      << streamed.error().message;
+  auto remote = dir.path() / "remote.bin";
+  aorta::testing::run_or_throw("head -c 3000001 /dev/zero > " + remote.string());
+  auto downloaded = t->download("127.0.0.1", remote.string(), dir.path() / "local.bin", 3000000);
+  ASSERT_FALSE(downloaded.ok());
+  EXPECT_NE(downloaded.error().message.find("more than the 3000000 bytes"), std::string::npos)
+      << downloaded.error().message;
+  auto printed = t->run("127.0.0.1", "yes", seconds(60));
+  ASSERT_FALSE(printed.ok());
+  EXPECT_NE(printed.error().message.find("printed more than 64 MiB"), std::string::npos) << printed.error().message;
+  auto after = t->run("127.0.0.1", "echo after", seconds(10));
+  ASSERT_TRUE(after.ok()) << after.error().describe();
+  EXPECT_EQ(after->output, "after\n");
 }
 
 // A real ssh-agent on a socket of its own, stopped with the test.

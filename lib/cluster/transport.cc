@@ -20,14 +20,28 @@ std::vector<Result<CommandResult>> Transport::run_batch(const std::vector<std::s
   return results;
 }
 
+Error copy_over_limit(const std::string& host, const std::filesystem::path& local_path, uint64_t max_bytes) {
+  return Error{ErrorCode::kIo,
+               "the node sent more than the " + std::to_string(max_bytes) + " bytes " + local_path.filename().string() +
+                   " may take; the copy was stopped there",
+               host};
+}
+
+Error output_over_limit(const std::string& host) {
+  return Error{ErrorCode::kIo,
+               "the command printed more than " + std::to_string(kCommandOutputLimit >> 20) +
+                   " MiB; it was stopped there (a node printing without end?)",
+               host};
+}
+
 Result<StreamResult> Transport::stream(const std::string& host, const std::string&, const std::filesystem::path&,
-                                       std::chrono::seconds) {
+                                       std::chrono::seconds, uint64_t) {
   return Error{ErrorCode::kUnsupported, "the " + name() + " transport cannot stream a command's output", host};
 }
 
 Result<StreamResult> copy_one(Transport& transport, const CopyJob& job, std::chrono::seconds timeout) {
-  if (!job.command.empty()) return transport.stream(job.host, job.command, job.local_path, timeout);
-  return downloaded(transport.download(job.host, job.remote_path, job.local_path), job.local_path);
+  if (!job.command.empty()) return transport.stream(job.host, job.command, job.local_path, timeout, job.max_bytes);
+  return downloaded(transport.download(job.host, job.remote_path, job.local_path, job.max_bytes), job.local_path);
 }
 
 Result<StreamResult> downloaded(const Status& download, const std::filesystem::path& local_path) {

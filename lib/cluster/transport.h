@@ -27,14 +27,28 @@ struct StreamResult {
   std::string errors;   // the command's stderr, kept apart (its first kStreamErrorsKept bytes)
 };
 constexpr size_t kStreamErrorsKept = 64 * 1024;
+// What run() keeps of a command's output: far more than any listing or log tail the
+// suite asks for. A node that prints without end is stopped there, with an error,
+// instead of taking this machine's memory.
+constexpr size_t kCommandOutputLimit = size_t{64} << 20;
+// A copy with no byte limit (the caller checks nothing against a listed size).
+constexpr uint64_t kNoByteLimit = UINT64_MAX;
+
+// The error a copy gets when the node sends more than the bytes it may take.
+Error copy_over_limit(const std::string& host, const std::filesystem::path& local_path, uint64_t max_bytes);
+// The error run() gets when a command prints more than kCommandOutputLimit.
+Error output_over_limit(const std::string& host);
 
 // One copy in a batch: `command`'s stdout into `local_path`, or, with an empty
-// command, `remote_path` downloaded as it is (the plain path).
+// command, `remote_path` downloaded as it is (the plain path). A copy that passes
+// max_bytes is stopped there (checked as the bytes arrive, not after): a lying
+// node cannot fill this machine's disk.
 struct CopyJob {
   std::string host;
   std::string command;
   std::string remote_path;
   std::filesystem::path local_path;
+  uint64_t max_bytes = kNoByteLimit;
 };
 
 // Called as each job of a batch ends (index into the jobs), from whichever thread
@@ -47,17 +61,20 @@ class Transport {
  public:
   virtual ~Transport() = default;
   // Runs `command` with bash on `host`; kTimeout after `timeout`, with the command's
-  // process group killed.
+  // process group killed; an error past kCommandOutputLimit bytes of output.
   virtual Result<CommandResult> run(const std::string& host, const std::string& command,
                                     std::chrono::seconds timeout) = 0;
-  // Copies a regular file from `host` to `local_path` (parent directories must exist).
+  // Copies a regular file from `host` to `local_path` (parent directories must exist);
+  // stopped with copy_over_limit past max_bytes.
   virtual Status download(const std::string& host, const std::string& remote_path,
-                          const std::filesystem::path& local_path) = 0;
+                          const std::filesystem::path& local_path, uint64_t max_bytes) = 0;
   // Runs `command` with bash on `host`, its stdout written to `local_path` (created
-  // or truncated) and its stderr kept apart; kTimeout after `timeout`. The default
-  // (a transport that cannot stream) answers kUnsupported.
+  // or truncated) and its stderr kept apart (the first kStreamErrorsKept bytes);
+  // kTimeout after `timeout`; stopped with copy_over_limit past max_bytes of stdout.
+  // The default (a transport that cannot stream) answers kUnsupported.
   virtual Result<StreamResult> stream(const std::string& host, const std::string& command,
-                                      const std::filesystem::path& local_path, std::chrono::seconds timeout);
+                                      const std::filesystem::path& local_path, std::chrono::seconds timeout,
+                                      uint64_t max_bytes);
   // Every job, the hosts at once: each host's jobs started in the given order, up to
   // `streams_per_host` of them at a time, and at most hosts_at_once x streams_per_host
   // streams in all (CopyQueue): hosts_at_once hosts when each has that many files,

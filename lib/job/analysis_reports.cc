@@ -12,6 +12,8 @@ namespace {
 
 // Exit 3: no such folder (the analysis wrote nothing), told apart from a failed find.
 constexpr int kNoFolder = 3;
+// A report file whose listing gave no size may still take no more than this.
+constexpr uint64_t kUnlistedReportBytes = uint64_t{1} << 30;
 
 std::string listing_command(const std::string& dir) {
   // -type f skips symlinks, which find does not follow; the floor is applied here,
@@ -62,7 +64,9 @@ Result<FetchedFolder> fetch_report_folder(NodeExec& exec, size_t node, const std
     fs::create_directories(local.parent_path(), ec);
     if (ec) return abandon(fail(ErrorCode::kIo, "cannot create " + local.parent_path().string() + ": " + ec.message()));
     std::string remote = exec.host_path(remote_dir + "/" + f.path);
-    if (Status s = exec.transport().download(host, remote, local); !s)
+    // The listed size bounds the copy; a listing without one gets the workbook cap.
+    const uint64_t limit = f.size >= 0 ? static_cast<uint64_t>(f.size) : kUnlistedReportBytes;
+    if (Status s = exec.transport().download(host, remote, local, limit); !s)
       return abandon(fail(s.error().code, "download of " + f.path + " failed: " + s.error().message));
     fetched.bytes += fs::file_size(local, ec);
     ++fetched.files;

@@ -237,7 +237,10 @@ void copy_all(NodeExec& exec, std::vector<NodeCopy>& copies, size_t nodes, const
       // Traces are most of the bytes and compress ~15x; a .gz or a log goes as it is.
       Compression c = path.ends_with(".json") ? node.compression : Compression::kNone;
       fs::path local = node.dests[f].string() + compression_suffix(c);
-      jobs.push_back({node.host, compress_command(c, remote), remote, local});
+      // Checked as it streams: a lying node's copy stops at what its listed size can take.
+      const auto listed = static_cast<uint64_t>(node.files[f].size);
+      jobs.push_back({node.host, compress_command(c, remote), remote, local,
+                      c == Compression::kNone ? listed : max_compressed_bytes(listed)});
       owners.push_back({&node, f, c});
     }
   }
@@ -266,7 +269,7 @@ void copy_all(NodeExec& exec, std::vector<NodeCopy>& copies, size_t nodes, const
       while (!said.empty() && std::isspace(static_cast<unsigned char>(said.back()))) said.pop_back();
       error = compression_name(job.compression) + " of " + file.path + " on the node failed (exit " +
               std::to_string(r->exit_code) + "): " + said;
-    } else if (auto size = verified_size(local, job.compression); !size) {
+    } else if (auto size = verified_size(local, job.compression, static_cast<uint64_t>(file.size)); !size) {
       error = "copy of " + file.path + " failed its check: " + size.error().message;
     } else if (file.size >= 0 && *size != static_cast<uint64_t>(file.size)) {
       error = "copy of " + file.path + " holds " + std::to_string(*size) + " bytes, the node listed " +

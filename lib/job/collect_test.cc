@@ -1,4 +1,5 @@
 #include "job/collect.h"
+#include "job/copy_check.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -482,13 +483,42 @@ TEST_F(CollectCompression, CorruptedStreamFailsNamingTheFile) {
 
 // A well-formed stream of other bytes than the node listed (the file changed).
 TEST_F(CollectCompression, SizeMismatchFailsNamingTheFile) {
-  only_programs({"bash", "find", "cat"},
-                {{"zstd", "{ cat \"${@: -1}\"; echo appended; } | /usr/bin/zstd -1 -q -c"}});
+  only_programs({"bash", "find", "cat", "head"},
+                {{"zstd", "head -c -9 \"${@: -1}\" | /usr/bin/zstd -1 -q -c"}});
   auto got = collect();
   EXPECT_EQ(got, std::vector<std::string>{kNotes});
   EXPECT_EQ(errors(), fmt::format("localhost: copy of .cvs-aorta/r/output/torch_profiler/rank0/t.pt.trace.json holds {} bytes, the "
                                   "node listed {} (changed while it was copied?)\n",
-                                  trace_.size() + 9, trace_.size()));
+                                  trace_.size() - 9, trace_.size()));
+}
+
+// Issue 29 (9), a lying node: a stream that decompresses past the listed size is
+// stopped right there (4 MiB of zstd can hold 128 GiB), and one that sends more
+// bytes than any compression of the listed size takes is stopped as it arrives
+// (`yes` never ends). Neither copy is left behind.
+TEST_F(CollectCompression, AGrownFileStopsAtTheListedSize) {
+  only_programs({"bash", "find", "cat"}, {{"zstd", "{ cat \"${@: -1}\"; echo appended; } | /usr/bin/zstd -1 -q -c"}});
+  EXPECT_EQ(collect(), std::vector<std::string>{kNotes});
+  EXPECT_NE(errors().find(fmt::format("decompresses to more than the {} bytes the node listed", trace_.size())),
+            std::string::npos) << errors();
+}
+
+TEST_F(CollectCompression, ADecompressionBombStopsAtTheListedSize) {
+  only_programs({"bash", "find", "head"}, {{"zstd", "head -c 1073741824 /dev/zero | /usr/bin/zstd -1 -q -c"}});
+  EXPECT_EQ(collect(), std::vector<std::string>{kNotes});
+  EXPECT_NE(errors().find(fmt::format("decompresses to more than the {} bytes the node listed", trace_.size())),
+            std::string::npos) << errors();
+  EXPECT_EQ(state_.artifacts.count("torch_traces"), 0u);
+}
+
+TEST_F(CollectCompression, AnEndlessStreamStopsAtWhatTheListedSizeCanTake) {
+  only_programs({"bash", "find", "yes"}, {{"zstd", "yes"}});
+  EXPECT_EQ(collect(), std::vector<std::string>{kNotes});
+  EXPECT_NE(errors().find(fmt::format("copy of .cvs-aorta/r/output/torch_profiler/rank0/t.pt.trace.json failed: the node "
+                                      "sent more than the {} bytes t.pt.trace.json.zst may take",
+                                      max_compressed_bytes(trace_.size()))),
+            std::string::npos) << errors();
+  EXPECT_EQ(state_.artifacts.count("torch_traces"), 0u);
 }
 
 // A node busy with one file for a while says how far it has come, with the bytes

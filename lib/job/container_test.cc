@@ -102,8 +102,9 @@ class PerHostTransport final : public cluster::Transport {
                                 shell_quote(host) + "; " + command,
                       timeout);
   }
-  Status download(const std::string& host, const std::string& remote, const fs::path& local) override {
-    return local_.download(host, remote, local);
+  Status download(const std::string& host, const std::string& remote, const fs::path& local,
+                  uint64_t max_bytes) override {
+    return local_.download(host, remote, local, max_bytes);
   }
   std::string name() const override { return "per-host local"; }
 

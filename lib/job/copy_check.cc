@@ -52,7 +52,14 @@ Error damaged(const std::filesystem::path& file, const std::string& why) {
   return Error{ErrorCode::kIo, "the compressed copy " + file.string() + " is damaged: " + why, file.string()};
 }
 
-Result<uint64_t> zstd_size(std::ifstream& in, const std::filesystem::path& file) {
+Error too_big(const std::filesystem::path& file, uint64_t max_bytes) {
+  return Error{ErrorCode::kIo,
+               "the compressed copy " + file.string() + " decompresses to more than the " + std::to_string(max_bytes) +
+                   " bytes the node listed (changed while it was copied?); decompression was stopped there",
+               file.string()};
+}
+
+Result<uint64_t> zstd_size(std::ifstream& in, const std::filesystem::path& file, uint64_t max_bytes) {
   std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> ctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
   std::vector<char> input(kChunk), output(ZSTD_DStreamOutSize());
   uint64_t total = 0;
@@ -69,6 +76,7 @@ Result<uint64_t> zstd_size(std::ifstream& in, const std::filesystem::path& file)
       last = ZSTD_decompressStream(ctx.get(), &outb, &inb);
       if (ZSTD_isError(last)) return damaged(file, ZSTD_getErrorName(last));
       total += outb.pos;
+      if (total > max_bytes) return too_big(file, max_bytes);
       full = outb.pos == outb.size && last != 0;
     }
   }
@@ -77,7 +85,7 @@ Result<uint64_t> zstd_size(std::ifstream& in, const std::filesystem::path& file)
   return total;
 }
 
-Result<uint64_t> gzip_size(std::ifstream& in, const std::filesystem::path& file) {
+Result<uint64_t> gzip_size(std::ifstream& in, const std::filesystem::path& file, uint64_t max_bytes) {
   z_stream z{};
   if (inflateInit2(&z, 15 + 16) != Z_OK) return Error{ErrorCode::kIo, "zlib could not start", file.string()};
   std::unique_ptr<z_stream, int (*)(z_stream*)> guard(&z, inflateEnd);
@@ -99,6 +107,7 @@ Result<uint64_t> gzip_size(std::ifstream& in, const std::filesystem::path& file)
       z.avail_out = static_cast<uInt>(output.size());
       int rc = inflate(&z, Z_NO_FLUSH);
       total += output.size() - z.avail_out;
+      if (total > max_bytes) return too_big(file, max_bytes);
       if (rc == Z_STREAM_END) {
         ended = true;
       } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
@@ -111,6 +120,7 @@ Result<uint64_t> gzip_size(std::ifstream& in, const std::filesystem::path& file)
       z.avail_out = static_cast<uInt>(output.size());
       int rc = inflate(&z, Z_NO_FLUSH);
       total += output.size() - z.avail_out;
+      if (total > max_bytes) return too_big(file, max_bytes);
       if (rc == Z_STREAM_END) ended = true;
       else if (rc != Z_OK && rc != Z_BUF_ERROR) return damaged(file, z.msg ? z.msg : "inflate error " + std::to_string(rc));
       if (z.avail_out != 0) break;
@@ -123,16 +133,23 @@ Result<uint64_t> gzip_size(std::ifstream& in, const std::filesystem::path& file)
 
 }  // namespace
 
-Result<uint64_t> verified_size(const std::filesystem::path& file, Compression c) {
+uint64_t max_compressed_bytes(uint64_t listed) { return listed + listed / 64 + (64 << 10); }
+
+Result<uint64_t> verified_size(const std::filesystem::path& file, Compression c, uint64_t max_bytes) {
   if (c == Compression::kNone) {
     std::error_code ec;
     uintmax_t size = std::filesystem::file_size(file, ec);
     if (ec) return Error{ErrorCode::kIo, "cannot read " + file.string() + ": " + ec.message(), file.string()};
+    if (size > max_bytes)
+      return Error{ErrorCode::kIo,
+                   "the copy " + file.string() + " holds " + std::to_string(size) + " bytes, more than the " +
+                       std::to_string(max_bytes) + " bytes the node listed",
+                   file.string()};
     return static_cast<uint64_t>(size);
   }
   std::ifstream in(file, std::ios::binary);
   if (!in) return Error{ErrorCode::kIo, "cannot read " + file.string(), file.string()};
-  return c == Compression::kZstd ? zstd_size(in, file) : gzip_size(in, file);
+  return c == Compression::kZstd ? zstd_size(in, file, max_bytes) : gzip_size(in, file, max_bytes);
 }
 
 }  // namespace aorta::job

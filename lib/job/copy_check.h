@@ -25,6 +25,12 @@ std::string probe_compressor_command();
 // Decompresses `file` (its encoding `c`) and returns the byte count, every frame's
 // own checksum verified (zstd XXH64, gzip CRC32 and length); a damaged or
 // truncated stream is an error naming the file. kNone: the file's size.
-Result<uint64_t> verified_size(const std::filesystem::path& file, Compression c);
+// Decompression stops as soon as it passes `max_bytes` (the size the node listed):
+// a lying node's 4 MiB could otherwise inflate for hours.
+Result<uint64_t> verified_size(const std::filesystem::path& file, Compression c, uint64_t max_bytes);
+
+// The most bytes a compressed copy of a `listed`-byte file may take: zstd and gzip
+// grow incompressible data by well under 1/64 plus a header. The copy is stopped there.
+uint64_t max_compressed_bytes(uint64_t listed);
 
 }  // namespace aorta::job

@@ -43,7 +43,7 @@ TEST_F(CopyCheck, CommandsQuoteThePath) {
 
 TEST_F(CopyCheck, ZstdSizeIsTheDecompressedSize) {
   auto copy = compressed("zstd -1 -q -c -- " + shell_quote(plain_.string()));
-  auto size = verified_size(copy, Compression::kZstd);
+  auto size = verified_size(copy, Compression::kZstd, text_.size());
   ASSERT_TRUE(size.ok()) << size.error().describe();
   EXPECT_EQ(*size, text_.size());
 }
@@ -51,7 +51,7 @@ TEST_F(CopyCheck, ZstdSizeIsTheDecompressedSize) {
 TEST_F(CopyCheck, GzipMembersOneAfterAnotherAllCount) {
   auto copy = compressed("{ gzip -1 -c -- " + shell_quote(plain_.string()) + "; gzip -1 -c -- " +
                          shell_quote(plain_.string()) + "; }");
-  auto size = verified_size(copy, Compression::kGzip);
+  auto size = verified_size(copy, Compression::kGzip, 2 * text_.size());
   ASSERT_TRUE(size.ok()) << size.error().describe();
   EXPECT_EQ(*size, 2 * text_.size());
 }
@@ -61,7 +61,7 @@ TEST_F(CopyCheck, TruncatedStreamsAreDamaged) {
     auto copy = compressed(std::string(tool) + " -1 -c -- " + shell_quote(plain_.string()));
     std::string data = bytes(copy);
     rewrite(copy, data.substr(0, data.size() - 3));
-    auto size = verified_size(copy, c);
+    auto size = verified_size(copy, c, text_.size());
     ASSERT_FALSE(size.ok()) << tool;
     EXPECT_NE(size.error().message.find("the compressed copy " + copy.string() + " is damaged: "), std::string::npos)
         << size.error().message;
@@ -76,7 +76,7 @@ TEST_F(CopyCheck, ChecksumMismatchIsDamaged) {
     std::string data = bytes(copy);
     data[data.size() - from_end] ^= 0x01;
     rewrite(copy, data);
-    auto size = verified_size(copy, c);
+    auto size = verified_size(copy, c, text_.size());
     ASSERT_FALSE(size.ok()) << tool;
     EXPECT_NE(size.error().message.find("is damaged"), std::string::npos) << size.error().message;
   }
@@ -84,9 +84,30 @@ TEST_F(CopyCheck, ChecksumMismatchIsDamaged) {
 
 TEST_F(CopyCheck, EmptyCopyIsDamagedPlainIsItsSize) {
   auto empty = dir_.write("empty", "");
-  EXPECT_FALSE(verified_size(empty, Compression::kZstd).ok());
-  EXPECT_FALSE(verified_size(empty, Compression::kGzip).ok());
-  EXPECT_EQ(*verified_size(plain_, Compression::kNone), text_.size());
+  EXPECT_FALSE(verified_size(empty, Compression::kZstd, 100).ok());
+  EXPECT_FALSE(verified_size(empty, Compression::kGzip, 100).ok());
+  EXPECT_EQ(*verified_size(plain_, Compression::kNone, text_.size()), text_.size());
+}
+
+// A lying node's bomb: 64 MiB of zeros squeezed to a few KiB, for a file it listed
+// as 64 KiB. Decompression stops right past the listed size instead of running on.
+TEST_F(CopyCheck, DecompressionStopsPastTheListedSize) {
+  for (auto [tool, c] : {std::pair{"zstd -q", Compression::kZstd}, {"gzip", Compression::kGzip}}) {
+    auto copy = compressed("head -c 67108864 /dev/zero | " + std::string(tool) + " -1 -c");
+    auto size = verified_size(copy, c, 65536);
+    ASSERT_FALSE(size.ok()) << tool;
+    EXPECT_NE(size.error().message.find("decompresses to more than the 65536 bytes the node listed"), std::string::npos)
+        << size.error().message;
+    EXPECT_TRUE(verified_size(copy, c, uint64_t{64} << 20).ok()) << tool;  // exactly the listed size passes
+  }
+  auto plain = verified_size(plain_, Compression::kNone, text_.size() - 1);
+  ASSERT_FALSE(plain.ok());
+  EXPECT_NE(plain.error().message.find("more than the"), std::string::npos) << plain.error().message;
+}
+
+TEST(CopyBound, CompressedCopyMayGrowALittle) {
+  EXPECT_EQ(max_compressed_bytes(0), 65536u);
+  EXPECT_EQ(max_compressed_bytes(6400), 6400u + 100u + 65536u);
 }
 
 }  // namespace
