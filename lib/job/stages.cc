@@ -123,7 +123,7 @@ StageOutcome launch_container(StageContext& ctx) {
   }
   // One run at a time per node and aorta_path: before the container, whose name
   // another run of the same user would share (and replace).
-  if (Status s = acquire_workdir_locks(exec, ctx.state); !s) {
+  if (Status s = acquire_workdir_locks(exec, ctx.state, out.notes); !s) {
     out.failures.push_back(s.error().message);
     return out;
   }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "common/result.h"
 #include "job/node_exec.h"
@@ -29,8 +30,10 @@ Status check_workdir(NodeExec& exec);
 // Takes the run lock of aorta_path on every node: a detached `flock` holder on
 // <aorta_path>/.cvs-aorta/lock.<node>, whose owner line names this run (run id,
 // host, pid, start time). A node where another run holds it is refused with that
-// line; on a partial failure the locks taken are released again.
-Status acquire_workdir_locks(NodeExec& exec, RunState& state);
+// line, unless that run's suite ran on this head node and is gone: then its holder is
+// ended and the lock taken over, with a line in `notes`. On a partial failure the
+// locks taken are released again.
+Status acquire_workdir_locks(NodeExec& exec, RunState& state, std::vector<std::string>& notes);
 
 // Ends this run's lock holders (only processes whose command line names this run).
 Status release_workdir_locks(NodeExec& exec, RunState& state);

@@ -3,6 +3,7 @@
 #include "job/workdir.h"
 
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -167,15 +168,16 @@ TEST_F(Workdir, SecondRunIsRefusedNamingTheHolderUntilItReleases) {
   config::Cluster c = config::local_cluster("tester");
   NodeExec exec(local, v, c);
   RunState first, second;
+  std::vector<std::string> notes;
   first.run_id = "11111111111111111111111111111111";
   second.run_id = "22222222222222222222222222222222";
-  ASSERT_TRUE(acquire_workdir_locks(exec, first));
+  ASSERT_TRUE(acquire_workdir_locks(exec, first, notes));
   ASSERT_EQ(first.workdir_locks.count("localhost"), 1u);
   long holder = first.workdir_locks["localhost"];
   EXPECT_TRUE(alive(holder));
   EXPECT_EQ(fs::status(repo / ".cvs-aorta").permissions() & fs::perms::all, fs::perms::owner_all);
 
-  Status refused = acquire_workdir_locks(exec, second);
+  Status refused = acquire_workdir_locks(exec, second, notes);
   ASSERT_FALSE(refused);
   const std::string& m = refused.error().message;
   EXPECT_NE(m.find("node localhost: aorta_path " + repo.string() + " in use by another run (run " + first.run_id +
@@ -192,15 +194,101 @@ TEST_F(Workdir, SecondRunIsRefusedNamingTheHolderUntilItReleases) {
   ASSERT_TRUE(release_workdir_locks(exec, first));
   EXPECT_FALSE(alive(holder));
   EXPECT_TRUE(first.workdir_locks.empty());
-  ASSERT_TRUE(acquire_workdir_locks(exec, second));
+  ASSERT_TRUE(acquire_workdir_locks(exec, second, notes));
   // A holder that died (the suite killed outright) leaves no stale lock behind.
   long second_holder = second.workdir_locks["localhost"];
   ASSERT_EQ(kill(-static_cast<pid_t>(second_holder), SIGKILL), 0);
   for (int i = 0; i < 50 && alive(second_holder); ++i) usleep(20000);
   RunState third;
   third.run_id = "33333333333333333333333333333333";
-  EXPECT_TRUE(acquire_workdir_locks(exec, third));
+  EXPECT_TRUE(acquire_workdir_locks(exec, third, notes));
   EXPECT_TRUE(release_workdir_locks(exec, third));
+  EXPECT_TRUE(notes.empty()) << notes.front();  // nothing was taken over
+}
+
+// The owner line with its suite's pid replaced (the suite killed outright, a second
+// Ctrl-C or SIGKILL, leaves its holder running for hours).
+void rewrite_owner_pid(const fs::path& repo, long pid) {
+  const fs::path owner = repo / ".cvs-aorta" / "lock.localhost.owner";
+  std::ifstream in(owner);
+  std::string line((std::istreambuf_iterator<char>(in)), {});
+  const std::string mine = ", pid " + std::to_string(getpid()) + ",";
+  ASSERT_NE(line.find(mine), std::string::npos) << line;
+  line.replace(line.find(mine), mine.size(), ", pid " + std::to_string(pid) + ",");
+  std::ofstream(owner) << line;
+}
+
+// A pid that no process has: a child that has ended and been reaped.
+long gone_pid() {
+  pid_t child = fork();
+  if (child == 0) _exit(0);
+  int status = 0;
+  waitpid(child, &status, 0);
+  return child;
+}
+
+// Issue 29 (7): the lock of a suite that ran on this head node and is gone is taken
+// over, saying so; the old holder is ended. A live owner's lock is never taken.
+TEST_F(Workdir, AnAbandonedLockOfThisHeadNodeIsTakenOver) {
+  fs::path repo = dir_.path() / "repo";
+  fs::create_directories(repo);
+  cluster::LocalTransport local;
+  config::Variant v = variant_at(repo);
+  config::Cluster c = config::local_cluster("tester");
+  NodeExec exec(local, v, c);
+  RunState killed, next;
+  killed.run_id = "44444444444444444444444444444444";
+  next.run_id = "55555555555555555555555555555555";
+  std::vector<std::string> notes;
+  ASSERT_TRUE(acquire_workdir_locks(exec, killed, notes));
+  const long old_holder = killed.workdir_locks["localhost"];
+  rewrite_owner_pid(repo, gone_pid());
+  Status taken = acquire_workdir_locks(exec, next, notes);
+  ASSERT_TRUE(taken) << taken.error().message;
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0].find("node localhost: took over the aorta_path lock of run " + killed.run_id +
+                          ": its suite (pid "),
+            0u)
+      << notes[0];
+  EXPECT_NE(notes[0].find("is no longer running; its lock holder (pid " + std::to_string(old_holder) + ") was ended"),
+            std::string::npos)
+      << notes[0];
+  for (int i = 0; i < 50 && alive(old_holder); ++i) usleep(20000);
+  EXPECT_FALSE(alive(old_holder));
+  EXPECT_TRUE(alive(next.workdir_locks["localhost"]));
+  EXPECT_TRUE(release_workdir_locks(exec, next));
+}
+
+// A pid now used by a process that started after the lock was taken is a reused
+// pid: the lock is abandoned. pid 1 started at boot, long before: its lock is kept,
+// as is one that names another head node.
+TEST_F(Workdir, OnlyAGoneSuiteOfThisHeadNodeLosesItsLock) {
+  fs::path repo = dir_.path() / "repo";
+  fs::create_directories(repo);
+  cluster::LocalTransport local;
+  config::Variant v = variant_at(repo);
+  config::Cluster c = config::local_cluster("tester");
+  NodeExec exec(local, v, c);
+  RunState first, second;
+  first.run_id = "66666666666666666666666666666666";
+  second.run_id = "77777777777777777777777777777777";
+  std::vector<std::string> notes;
+  ASSERT_TRUE(acquire_workdir_locks(exec, first, notes));
+  rewrite_owner_pid(repo, 1);
+  EXPECT_FALSE(acquire_workdir_locks(exec, second, notes));
+  // The owner line names another head node: nothing here can tell whether it lives.
+  const fs::path owner = repo / ".cvs-aorta" / "lock.localhost.owner";
+  std::ifstream in(owner);
+  std::string line((std::istreambuf_iterator<char>(in)), {});
+  in.close();
+  line.replace(line.find(", host ") + 7, line.find(", pid") - line.find(", host ") - 7, "other-head");
+  line.replace(line.find(", pid 1,"), 8, ", pid " + std::to_string(gone_pid()) + ",");
+  std::ofstream(owner) << line;
+  Status refused = acquire_workdir_locks(exec, second, notes);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("host other-head"), std::string::npos) << refused.error().message;
+  EXPECT_TRUE(notes.empty());
+  EXPECT_TRUE(release_workdir_locks(exec, first));
 }
 
 }  // namespace
