@@ -80,7 +80,10 @@ std::string_view utf8_prefix(std::string_view text, size_t max_bytes) {
   return text.substr(0, end);
 }
 
-std::string printable(std::string_view text) {
+namespace {
+
+// printable()'s escaping, with or without line breaks kept.
+std::string escape_controls(std::string_view text, bool keep_newlines) {
   const std::string valid = valid_utf8(text);
   std::string out;
   out.reserve(valid.size());
@@ -90,7 +93,7 @@ std::string printable(std::string_view text) {
     // C1 controls are U+0080..U+009F: 0xC2 0x80..0x9F in UTF-8.
     const bool c1 = c == 0xC2 && i + 1 < valid.size() && static_cast<unsigned char>(valid[i + 1]) <= 0x9F &&
                     static_cast<unsigned char>(valid[i + 1]) >= 0x80;
-    if ((c < 0x20 && c != '\t') || c == 0x7F || c1) {
+    if ((c < 0x20 && c != '\t' && !(keep_newlines && c == '\n')) || c == 0x7F || c1) {
       const unsigned char shown = c1 ? static_cast<unsigned char>(valid[++i]) : c;
       out += "\\x";
       out += kHex[shown >> 4];
@@ -100,6 +103,16 @@ std::string printable(std::string_view text) {
     out += static_cast<char>(c);
   }
   return out;
+}
+
+}  // namespace
+
+std::string printable(std::string_view text) { return escape_controls(text, false); }
+
+std::string printable_text(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return escape_controls(text, true);
+  return escape_controls(utf8_prefix(text, max_bytes), true) + " [cut: " + std::to_string(text.size()) +
+         " bytes in all]";
 }
 
 }  // namespace aorta

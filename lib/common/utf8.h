@@ -21,6 +21,11 @@ bool is_valid_utf8(std::string_view text);
 // set a title or write the clipboard.
 std::string printable(std::string_view text);
 
+// The same with line breaks kept, for a multi-line note or failure, and at most
+// max_bytes of the text, the cut said (" [cut: N bytes in all]"): one 256 MiB line
+// from a node must not be copied whole into the console and every report.
+std::string printable_text(std::string_view text, size_t max_bytes);
+
 // The longest prefix of text of at most max_bytes that does not end inside a
 // character: for snippets cut from longer output.
 std::string_view utf8_prefix(std::string_view text, size_t max_bytes);

@@ -50,3 +50,13 @@ TEST(Printable, ControlCharactersAreShownEscaped) {
 }
 
 }  // namespace aorta
+
+namespace aorta {
+// Multi-line notes keep their line breaks; anything longer than the bound is cut at
+// a character boundary and says how long it was.
+TEST(Printable, TextKeepsLinesAndIsCut) {
+  EXPECT_EQ(printable_text("one\ntwo\r\x1b[1A", 100), "one\ntwo\\x0d\\x1b[1A");
+  EXPECT_EQ(printable_text("ab\xe2\x82\xac" "cd", 4), "ab [cut: 7 bytes in all]");
+  EXPECT_EQ(printable_text(std::string(1 << 20, 'x'), 10), "xxxxxxxxxx [cut: 1048576 bytes in all]");
+}
+}  // namespace aorta
