@@ -146,6 +146,11 @@ Result<GtestFlags> check_gtest_flags(const std::vector<std::string>& args, const
     output = o;
     output_label = std::string("GTEST_OUTPUT=") + o;
   }
+  // Bazel's variable, which gtest reads when neither of the above is given.
+  if (const char* x = getenv("XML_OUTPUT_FILE"); !output && x && *x) {
+    output = std::string("xml:") + x;
+    output_label = std::string("XML_OUTPUT_FILE=") + x;
+  }
   if (output) {
     auto junit = junit_output(output_label, *output);
     if (!junit) return junit.error();

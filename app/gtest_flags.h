@@ -32,7 +32,8 @@ struct GtestFlags {
 
 // Every flag GoogleTest 1.12 (Debian 12) parses, by the kind of value it takes.
 // args holds only --gtest_* words. Errors name the flag (exit 2). GTEST_REPEAT,
-// GTEST_SHUFFLE, GTEST_OUTPUT and GTEST_COLOR count as the flags they stand for;
+// GTEST_SHUFFLE, GTEST_OUTPUT and GTEST_COLOR count as the flags they stand for
+// (XML_OUTPUT_FILE, Bazel's, as --gtest_output=xml:FILE when neither gives one);
 // NO_COLOR (any non-empty value, no-color.org) without a color choice adds
 // --gtest_color=no.
 Result<GtestFlags> check_gtest_flags(const std::vector<std::string>& args, const Getenv& getenv);

@@ -117,6 +117,19 @@ TEST(GtestFlags, OutputFollowsGtestsNaming) {
   EXPECT_FALSE(check_gtest_flags({}, env())->junit);
 }
 
+// Issue 29 (11): XML_OUTPUT_FILE, as gtest reads it (Bazel sets it): the JUnit file
+// when neither --gtest_output nor GTEST_OUTPUT names one.
+TEST(GtestFlags, XmlOutputFileIsTheJunitFileLast) {
+  EXPECT_EQ(check_gtest_flags({}, env({{"XML_OUTPUT_FILE", "out/b.xml"}}))->junit->file_for("s"), "out/b.xml");
+  EXPECT_EQ(check_gtest_flags({}, env({{"XML_OUTPUT_FILE", "out/"}}))->junit->file_for("s"), "out/s.xml");
+  EXPECT_EQ(check_gtest_flags({}, env({{"XML_OUTPUT_FILE", "b.xml"}, {"GTEST_OUTPUT", "xml:e.xml"}}))
+                ->junit->file_for("s"),
+            "e.xml");
+  EXPECT_EQ(check_gtest_flags({"--gtest_output=xml:f.xml"}, env({{"XML_OUTPUT_FILE", "b.xml"}}))->junit->file_for("s"),
+            "f.xml");
+  EXPECT_FALSE(check_gtest_flags({}, env({{"XML_OUTPUT_FILE", ""}}))->junit);
+}
+
 // gtest reads an empty GTEST_SHUFFLE as true, and GTEST_FILTER as the filter.
 TEST(GtestFlags, EnvironmentAsGtestReadsIt) {
   EXPECT_FALSE(check_gtest_flags({}, env({{"GTEST_SHUFFLE", ""}})));
