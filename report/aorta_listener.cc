@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "common/interrupt.h"
 #include "common/utf8.h"
 #include "report/redact.h"
 
@@ -71,10 +72,29 @@ void AortaListener::OnTestProgramEnd(const ::testing::UnitTest& unit_test) {
     files_.fail(std::string("could not record the suite's own failures: ") + e.what());
   }
   try {
+    record_late_interruption();
     write_reports();
+    // A signal while they were written: they are written again, naming it.
+    if (record_late_interruption()) write_reports();
   } catch (const std::exception& e) {
     files_.fail(std::string("could not write the reports: ") + e.what());
   }
+}
+
+bool AortaListener::record_late_interruption() {
+  if (!interrupt_signal() || interruption_recorded_) return false;
+  interruption_recorded_ = true;
+  const std::string named = "interrupted by " + interrupt_name();
+  for (const auto& stage : record_.stages)
+    for (const auto& f : stage.failures)
+      if (f.find(named) != std::string::npos) return false;
+  StageResult late;
+  late.name = late.stage = "run_interrupted";
+  late.outcome = job::Outcome::kFailed;
+  late.failures.push_back("the run was " + named + " after its stages had run (while its reports were written); "
+                          "its exit status is 1");
+  record_.stages.push_back(std::move(late));
+  return true;
 }
 
 void AortaListener::write_reports() { write_outputs(record_, context_, outputs_, files_); }

@@ -41,6 +41,11 @@ class AortaListener final : public ::testing::EmptyTestEventListener {
  private:
   AortaListener(ReportContext context, std::string suite, std::string run_id, StageDetails details,
                 std::vector<std::unique_ptr<Output>> outputs);
+  // A SIGINT/SIGTERM/SIGHUP that no stage names (it came after the last one, or while
+  // the reports were written) gets a failed record of its own, run_interrupted, so the
+  // reports agree with the exit status 1. True when that record was added now.
+  bool record_late_interruption();
+  bool interruption_recorded_ = false;
 
   ReportContext context_;
   StageDetails details_;

@@ -5,12 +5,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include <gtest/gtest.h>
 
+#include "common/interrupt.h"
 #include "report/aorta_listener.h"
 
 namespace aorta::report {
@@ -89,6 +91,35 @@ TEST(ReportOutputs, NodeLogsAreCopiedBesideTheReportCutRedactedAndLinked) {
             std::string::npos)
       << html;
   EXPECT_NE(html.find("aorta_single_html/node_logs/rccl-node-1.log"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+// Issue 29 (11): a SIGTERM that came after the last stage, as the reports were being
+// written, is named in them: a failed run_interrupted record, as the exit status is 1.
+// In a child process: the first signal is process state the other tests must not see.
+using ReportOutputsDeathTest = ::testing::Test;
+
+// The child's part: 7 when both reports name the signal.
+int late_signal_child(const fs::path& dir) {
+  install_interrupt_handlers();
+  ReportContext context;
+  context.report_dir = dir;
+  auto listener = AortaListener::create(context, "aorta_single", "r1", {}, {"junit", "log"});
+  if (!listener.ok()) return 2;
+  raise(SIGTERM);
+  (*listener)->OnTestProgramEnd(*::testing::UnitTest::GetInstance());
+  const std::string xml = slurp(dir / "aorta_single.xml");
+  const std::string log = slurp(dir / "aorta_single.log");
+  const std::string said = "the run was interrupted by SIGTERM after its stages had run";
+  const bool named = xml.find("name=\"run_interrupted\"") != std::string::npos && xml.find(said) != std::string::npos &&
+                     log.find(said) != std::string::npos;
+  return named ? 7 : 1;
+}
+
+TEST_F(ReportOutputsDeathTest, ALateSignalIsNamedInTheReports) {
+  fs::path dir = fs::temp_directory_path() / ("aorta_late_signal_test_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  EXPECT_EXIT(std::exit(late_signal_child(dir)), ::testing::ExitedWithCode(7), "");
   fs::remove_all(dir);
 }
 
