@@ -1,5 +1,6 @@
 // aorta_suite analyze run whole (issue 29, items 8 and 11 in part): a symbolic link
-// where a trace could be is named, never skipped without a word.
+// where a trace could be is named, never skipped without a word, and names from the
+// disk reach the terminal printable.
 #include <filesystem>
 #include <fstream>
 
@@ -39,6 +40,18 @@ TEST(AnalyzeCommand, ALinkWhereATraceCouldBeIsNamedAndTheParsePartial) {
   EXPECT_EQ(doc["parse"]["status"], "partial");
   EXPECT_EQ(doc["parse"]["files_found"], 1);
   EXPECT_EQ(doc["parse"]["errors"], nlohmann::json(named));
+}
+
+// A trace folder's name carries an escape into every error about its files.
+TEST(AnalyzeCommand, NamesFromTheDiskReachTheTerminalPrintable) {
+  TempDir dir;
+  const std::string folder = "t\x1b[31m";
+  dir.write(folder + "/rank0.json", "{\"traceEvents\": [");
+  const auto run = run_suite({"analyze", folder, "--output", "o\x1b[2J.json"}, dir.path());
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.err.find('\x1b'), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("t\\x1b[31m/rank0.json"), std::string::npos) << run.err;
+  EXPECT_EQ(run.out, "wrote o\\x1b[2J.json (failed)\n");
 }
 
 }  // namespace

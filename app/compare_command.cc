@@ -51,7 +51,7 @@ std::string how_much(const metrics::MetricComparison& m) {
 }
 
 void print(const metrics::Comparison& c, const metrics::RunFigures& base, const metrics::RunFigures& cand) {
-  std::cout << "baseline  " << base.source << "\ncandidate " << cand.source << "\n";
+  std::cout << "baseline  " << printable(base.source) << "\ncandidate " << printable(cand.source) << "\n";
   std::cout << fmt::format("{:<24} {:>12} {:>12} {:>12} {:>8}  {}\n", "metric", "baseline", "candidate", "change",
                            "ratio", "verdict");
   for (const auto& m : c.metrics)
@@ -71,23 +71,24 @@ void print(const metrics::Comparison& c, const metrics::RunFigures& base, const 
 int compare(const cli::Options& o) {
   try {
     auto limits = limits_of(o.max_regression);
-    if (!limits) return usage_error(limits.error().message, cli::Command::kCompare);
+    // Every message below may carry a file's name or bytes: printable for the terminal.
+    if (!limits) return usage_error(printable(limits.error().message), cli::Command::kCompare);
     auto base = report::load_run_figures(o.compare_paths[0]);
-    if (!base) return usage_error("baseline " + base.error().message, cli::Command::kCompare);
+    if (!base) return usage_error(printable("baseline " + base.error().message), cli::Command::kCompare);
     auto cand = report::load_run_figures(o.compare_paths[1]);
-    if (!cand) return usage_error("candidate " + cand.error().message, cli::Command::kCompare);
+    if (!cand) return usage_error(printable("candidate " + cand.error().message), cli::Command::kCompare);
     for (const auto& input : o.compare_paths) register_input(input);  // --output never replaces one
     const metrics::Comparison c = metrics::compare_runs(*base, *cand, *limits);
     print(c, *base, *cand);
     if (!o.output.empty())
       if (Status s = write_file_atomically(o.output, report::json_text(report::comparison_json(c, *base, *cand))); !s) {
-        std::cerr << "aorta_suite compare: " << s.error().describe() << "\n";
+        std::cerr << "aorta_suite compare: " << printable(s.error().describe()) << "\n";
         return kExitFailed;
       }
     if (c.regressed) std::cout << "regressed: a metric is past its --max-regression\n";
     return c.regressed ? kExitFailed : kExitOk;
   } catch (const std::exception& e) {
-    std::cerr << "aorta_suite compare: " << e.what() << "\n";
+    std::cerr << "aorta_suite compare: " << printable(e.what()) << "\n";
     return kExitFailed;
   }
 }
