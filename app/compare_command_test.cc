@@ -1,5 +1,5 @@
-// aorta_suite compare run whole (issue 29, item 11 in part): names from files reach
-// the terminal printable.
+// aorta_suite compare as a CI gate (issue 29, item 11 in part), run whole: a gate
+// that compares nothing fails, and names from files reach the terminal printable.
 #include <gtest/gtest.h>
 
 #include "tests/run_suite.h"
@@ -10,6 +10,40 @@ namespace {
 
 using aorta::testing::run_suite;
 using aorta::testing::TempDir;
+
+// A gate over metrics one run lacks passed every candidate (exit 0): now it is an
+// input error (exit 2, as an unreadable input) naming the gate and both inputs.
+TEST(CompareCommand, AGateThatComparesNothingFailsNamingTheGateAndBothInputs) {
+  TempDir dir;
+  dir.write("base.json", R"({"performance": {"avg_iteration_time_ms": 10, "avg_comm_ratio": 0.5}})");
+  dir.write("cand.json", R"({"performance": {"avg_iteration_time_ms": 10}})");
+  dir.write("other.json", R"({"performance": {"avg_compute_ratio": 0.5}})");
+  const struct {
+    std::vector<std::string> args;
+    int exit_code;
+    std::string err;  // how stderr begins
+  } cases[] = {
+      // Without a gate, nothing in common is only shown.
+      {{"base.json", "other.json"}, 0, ""},
+      {{"base.json", "other.json", "--max-regression", "5.0"},
+       2,
+       "aorta_suite: --max-regression 5.0 compares nothing: baseline base.json and candidate other.json have no "
+       "compared metric in common\n"},
+      {{"base.json", "cand.json", "--max-regression", "avg_comm_ratio=5"},
+       2,
+       "aorta_suite: --max-regression avg_comm_ratio=5 compares nothing: avg_comm_ratio is not in both baseline "
+       "base.json and candidate cand.json\n"},
+      // Each gate compares one metric here.
+      {{"base.json", "cand.json", "--max-regression", "5", "--max-regression", "avg_iteration_time_ms=1"}, 0, ""},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args{"compare"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    const auto run = run_suite(args, dir.path());
+    EXPECT_EQ(run.exit_code, c.exit_code) << run.out << run.err;
+    EXPECT_EQ(run.err.substr(0, c.err.size()), c.err);
+  }
+}
 
 // A file name is bytes: an escape in it must not reach the terminal as one.
 TEST(CompareCommand, NamesFromFilesReachTheTerminalPrintable) {
