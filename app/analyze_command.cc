@@ -24,19 +24,21 @@ int analyze(const cli::Options& o) {
   // budget, or any other exception, is a message and exit 1, never an abort.
   try {
     auto limits = trace::trace_limits_from_environment();
-    if (!limits) return usage_error(limits.error().describe(), cli::Command::kAnalyze);
+    if (!limits) return usage_error(printable(limits.error().describe()), cli::Command::kAnalyze);
     metrics::AnalyzeOptions options;
     options.jobs = o.jobs;
     options.limits = *limits;
     options.selection = o.include_unlinked ? trace::KernelSelection::kIncludeUnlinked : trace::KernelSelection::kLinkedOnly;
     // Progress for a person watching (stderr a terminal); scripts get only the results.
-    if (::isatty(STDERR_FILENO)) options.progress = [](const std::string& line) { std::cerr << line << std::endl; };
+    // Everything shown from here on may carry a file's name or bytes: printable.
+    if (::isatty(STDERR_FILENO))
+      options.progress = [](const std::string& line) { std::cerr << printable(line) << std::endl; };
     metrics::TraceSet set = metrics::analyze_traces(o.trace_dir, options);
     // --output never replaces a trace it read (analyze --output <trace>).
     register_input(o.trace_dir);
     for (const auto& r : set.ranks) register_input(r.source);
-    for (const auto& w : set.warnings) std::cerr << "warning: " << w << "\n";
-    for (const auto& e : set.errors) std::cerr << "error: " << e << "\n";
+    for (const auto& w : set.warnings) std::cerr << "warning: " << printable(w) << "\n";
+    for (const auto& e : set.errors) std::cerr << "error: " << printable(e) << "\n";
     report::ordered_json doc;
     doc["trace_dir"] = valid_utf8(o.trace_dir);
     doc["kernel_selection"] = o.include_unlinked ? "include_unlinked" : "linked_only";
@@ -45,7 +47,7 @@ int analyze(const cli::Options& o) {
     if (!set.ranks.empty()) {
       auto run = metrics::aggregate(set.ranks);
       if (!run) {
-        std::cerr << "error: " << run.error().message << "\n";
+        std::cerr << "error: " << printable(run.error().message) << "\n";
         return kExitFailed;
       }
       doc["performance"] = report::performance_json(*run);
@@ -60,10 +62,10 @@ int analyze(const cli::Options& o) {
     } else {
       // Whole or not at all: an earlier output survives a failed write.
       if (Status written = write_file_atomically(o.output, text); !written) {
-        std::cerr << "error: " << written.error().describe() << "\n";
+        std::cerr << "error: " << printable(written.error().describe()) << "\n";
         return kExitFailed;
       }
-      std::cout << "wrote " << o.output << " (" << metrics::status_name(set.status) << ")\n";
+      std::cout << "wrote " << printable(o.output) << " (" << metrics::status_name(set.status) << ")\n";
     }
     switch (set.status) {
       case metrics::ParseStatus::kSuccess: return kExitOk;
@@ -74,7 +76,7 @@ int analyze(const cli::Options& o) {
   } catch (const std::bad_alloc&) {
     std::cerr << "aorta_suite analyze: out of memory (lower " << trace::kMemoryLimitVariable << " or --jobs)\n";
   } catch (const std::exception& e) {
-    std::cerr << "aorta_suite analyze: " << e.what() << "\n";
+    std::cerr << "aorta_suite analyze: " << printable(e.what()) << "\n";
   }
   return kExitFailed;
 }

@@ -1,5 +1,6 @@
 #include "app/compare_command.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <iostream>
@@ -20,14 +21,19 @@ namespace {
 namespace fs = std::filesystem;
 using report::ordered_json;
 
+// The KEY of "KEY=PCT"; "" for a PCT on every metric.
+std::string gate_key(const std::string& given) {
+  const size_t eq = given.find('=');
+  return eq == std::string::npos ? "" : given.substr(0, eq);
+}
+
 // "PCT" for every metric, "KEY=PCT" for one; PCT a finite number >= 0.
 Result<std::map<std::string, double>> limits_of(const std::vector<std::string>& given) {
   std::map<std::string, double> limits;
   const auto known = metrics::compared_metrics();
   for (const auto& g : given) {
-    const size_t eq = g.find('=');
-    const std::string key = eq == std::string::npos ? "" : g.substr(0, eq);
-    const std::string number = eq == std::string::npos ? g : g.substr(eq + 1);
+    const std::string key = gate_key(g);
+    const std::string number = key.empty() ? g : g.substr(key.size() + 1);
     double pct = 0;
     auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), pct);
     if (ec != std::errc() || end != number.data() + number.size() || !std::isfinite(pct) || pct < 0)
@@ -41,6 +47,22 @@ Result<std::map<std::string, double>> limits_of(const std::vector<std::string>& 
   return limits;
 }
 
+// A gate that compares nothing passes every candidate: PCT between runs with no
+// compared metric in common, or KEY=PCT with KEY not in both. Says which, naming the
+// gate and both inputs; empty when every gate compares a metric.
+std::string idle_gate(const std::vector<std::string>& given, const metrics::Comparison& c,
+                      const metrics::RunFigures& base, const metrics::RunFigures& cand) {
+  const std::string inputs = "baseline " + base.source + " and candidate " + cand.source;
+  for (const auto& g : given) {
+    const std::string key = gate_key(g);
+    if (std::any_of(c.metrics.begin(), c.metrics.end(), [&](const auto& m) { return key.empty() || m.key == key; }))
+      continue;
+    return "--max-regression " + g + " compares nothing: " +
+           (key.empty() ? inputs + " have no compared metric in common" : key + " is not in both " + inputs);
+  }
+  return "";
+}
+
 std::string number(double v) { return fmt::format("{:.6g}", v); }
 
 // " (7.80 % worse, limit 5 %)", " (2.10 % better)", or nothing when unchanged or unjudged.
@@ -51,7 +73,7 @@ std::string how_much(const metrics::MetricComparison& m) {
 }
 
 void print(const metrics::Comparison& c, const metrics::RunFigures& base, const metrics::RunFigures& cand) {
-  std::cout << "baseline  " << base.source << "\ncandidate " << cand.source << "\n";
+  std::cout << "baseline  " << printable(base.source) << "\ncandidate " << printable(cand.source) << "\n";
   std::cout << fmt::format("{:<24} {:>12} {:>12} {:>12} {:>8}  {}\n", "metric", "baseline", "candidate", "change",
                            "ratio", "verdict");
   for (const auto& m : c.metrics)
@@ -71,23 +93,26 @@ void print(const metrics::Comparison& c, const metrics::RunFigures& base, const 
 int compare(const cli::Options& o) {
   try {
     auto limits = limits_of(o.max_regression);
-    if (!limits) return usage_error(limits.error().message, cli::Command::kCompare);
+    // Every message below may carry a file's name or bytes: printable for the terminal.
+    if (!limits) return usage_error(printable(limits.error().message), cli::Command::kCompare);
     auto base = report::load_run_figures(o.compare_paths[0]);
-    if (!base) return usage_error("baseline " + base.error().message, cli::Command::kCompare);
+    if (!base) return usage_error(printable("baseline " + base.error().message), cli::Command::kCompare);
     auto cand = report::load_run_figures(o.compare_paths[1]);
-    if (!cand) return usage_error("candidate " + cand.error().message, cli::Command::kCompare);
+    if (!cand) return usage_error(printable("candidate " + cand.error().message), cli::Command::kCompare);
     for (const auto& input : o.compare_paths) register_input(input);  // --output never replaces one
     const metrics::Comparison c = metrics::compare_runs(*base, *cand, *limits);
+    if (const std::string idle = idle_gate(o.max_regression, c, *base, *cand); !idle.empty())
+      return usage_error(printable(idle), cli::Command::kCompare);
     print(c, *base, *cand);
     if (!o.output.empty())
       if (Status s = write_file_atomically(o.output, report::json_text(report::comparison_json(c, *base, *cand))); !s) {
-        std::cerr << "aorta_suite compare: " << s.error().describe() << "\n";
+        std::cerr << "aorta_suite compare: " << printable(s.error().describe()) << "\n";
         return kExitFailed;
       }
     if (c.regressed) std::cout << "regressed: a metric is past its --max-regression\n";
     return c.regressed ? kExitFailed : kExitOk;
   } catch (const std::exception& e) {
-    std::cerr << "aorta_suite compare: " << e.what() << "\n";
+    std::cerr << "aorta_suite compare: " << printable(e.what()) << "\n";
     return kExitFailed;
   }
 }

@@ -1,5 +1,8 @@
 #include "report/run_figures.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "common/regular_file.h"
 #include "common/utf8.h"
 #include "metrics/trace_set.h"
@@ -10,30 +13,119 @@ namespace {
 
 constexpr std::uintmax_t kMaxReportBytes = std::uintmax_t{256} << 20;
 
-// A report (or analyze) document's performance numbers and every rank's step times.
-Result<metrics::RunFigures> figures_of(const ordered_json& doc, const std::string& source) {
-  if (!doc.is_object() || !doc.contains("performance") || !doc["performance"].is_object())
-    return Error{ErrorCode::kInvalidInput, source + ": no \"performance\" object: not a report or analyze JSON", source};
-  metrics::RunFigures f;
-  f.source = source;
-  for (const auto& [key, value] : doc["performance"].items())
-    if (value.is_number()) f.performance[key] = value.get<double>();
-  if (doc.contains("per_rank_summary") && doc["per_rank_summary"].is_array())
-    for (const auto& rank : doc["per_rank_summary"])
-      if (rank.is_object() && rank.contains("steps") && rank["steps"].is_array())
-        for (const auto& step : rank["steps"])
-          if (step.is_object() && step.contains("step_time_ms") && step["step_time_ms"].is_number())
-            f.step_times_ms.push_back(step["step_time_ms"].get<double>());
-  return f;
-}
+// Where a value sits in a report, as far as compare cares: the figures are the numbers
+// at performance.<compared metric> and per_rank_summary[*].steps[*].step_time_ms.
+enum class Place { kOther, kRoot, kPerformance, kMetric, kRanks, kRank, kSteps, kStep, kStepTime };
+
+// The figures read as the parser goes, with no document built (the tree of a 100 MiB
+// `[[],[],...]` took 2.3 GB); the first value past a limit stops the parse.
+class FiguresReader : public nlohmann::json_sax<ordered_json> {
+ public:
+  FiguresReader(const std::string& source, const ReportLimits& limits) : limits_(limits) { figures.source = source; }
+
+  metrics::RunFigures figures;
+  bool has_performance = false;
+  std::string refused;  // the limit passed; empty when none was
+
+  bool null() override { return value(); }
+  bool boolean(bool) override { return value(); }
+  bool number_integer(number_integer_t v) override { return number(static_cast<double>(v)); }
+  bool number_unsigned(number_unsigned_t v) override { return number(static_cast<double>(v)); }
+  bool number_float(number_float_t v, const string_t&) override { return number(v); }
+  bool string(string_t&) override { return value(); }
+  bool binary(binary_t&) override { return value(); }
+  bool start_object(std::size_t) override {
+    Place place = next();
+    if (place != Place::kRoot && place != Place::kPerformance && place != Place::kRank && place != Place::kStep)
+      place = Place::kOther;
+    has_performance = has_performance || place == Place::kPerformance;
+    return open(place);
+  }
+  bool key(string_t& name) override {
+    Frame& f = frames_.back();
+    f.metric.clear();
+    f.child = Place::kOther;
+    if (f.place == Place::kRoot && name == "performance") f.child = Place::kPerformance;
+    else if (f.place == Place::kRoot && name == "per_rank_summary") f.child = Place::kRanks;
+    else if (f.place == Place::kRank && name == "steps") f.child = Place::kSteps;
+    else if (f.place == Place::kStep && name == "step_time_ms") f.child = Place::kStepTime;
+    else if (f.place == Place::kPerformance && std::find(compared_.begin(), compared_.end(), name) != compared_.end()) {
+      f.child = Place::kMetric;
+      f.metric = name;
+    }
+    return true;
+  }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override {
+    const Place place = next();
+    return open(place == Place::kRanks || place == Place::kSteps ? place : Place::kOther);
+  }
+  bool end_array() override { return close(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+
+ private:
+  struct Frame {
+    Place place;
+    Place child = Place::kOther;  // the place of the value being read in it
+    std::string metric;           // child kMetric: which
+  };
+  const ReportLimits& limits_;
+  const std::vector<std::string> compared_ = metrics::compared_metrics();
+  std::vector<Frame> frames_;
+  std::size_t values_ = 0;
+
+  // The place of the value that starts now.
+  Place next() const {
+    if (frames_.empty()) return Place::kRoot;
+    const Frame& f = frames_.back();
+    if (f.place == Place::kRanks) return Place::kRank;
+    if (f.place == Place::kSteps) return Place::kStep;
+    return f.child;
+  }
+  bool refuse(std::string why) {
+    refused = figures.source + ": " + std::move(why);
+    return false;
+  }
+  bool value() {
+    if (++values_ > limits_.max_values)
+      return refuse("holds more than " + std::to_string(limits_.max_values) +
+                    " JSON values (a report holds about 10 a step)");
+    return true;
+  }
+  bool number(double v) {
+    const Place place = next();
+    if (place == Place::kMetric) figures.performance[frames_.back().metric] = v;
+    if (place == Place::kStepTime) {
+      if (figures.step_times_ms.size() == limits_.max_step_times)
+        return refuse("holds more than " + std::to_string(limits_.max_step_times) + " step times");
+      figures.step_times_ms.push_back(v);
+    }
+    return value();
+  }
+  bool open(Place place) {
+    if (frames_.size() == limits_.max_depth)
+      return refuse("nests deeper than " + std::to_string(limits_.max_depth) +
+                    " levels of arrays and objects (a report nests 5)");
+    frames_.push_back({place});
+    return value();
+  }
+  bool close() {
+    frames_.pop_back();
+    return true;
+  }
+};
 
 }  // namespace
 
 metrics::RunFigures run_figures(const metrics::RunMetrics& run, const std::string& source) {
-  ordered_json doc;
-  doc["performance"] = performance_json(run);
-  doc["per_rank_summary"] = per_rank_json(run);
-  return figures_of(doc, source).value();  // a document made here always has "performance"
+  metrics::RunFigures f;
+  f.source = source;
+  const ordered_json performance = performance_json(run);
+  for (const auto& key : metrics::compared_metrics())
+    if (performance.contains(key) && performance[key].is_number()) f.performance[key] = performance[key].get<double>();
+  for (const auto& rank : run.per_rank)
+    for (const auto& step : rank.steps) f.step_times_ms.push_back(step.time_ms);
+  return f;
 }
 
 // A JSON file, a run folder holding aorta_benchmark_report.json, or a trace folder.
@@ -64,10 +156,17 @@ Result<metrics::RunFigures> load_run_figures(const fs::path& path) {
                  source};
   if (read.status != FileText::Status::kRead)
     return Error{ErrorCode::kIo, valid_utf8(file.string()) + ": cannot be read (" + read.detail + ")", source};
-  const std::string& text = read.text;
-  ordered_json doc = ordered_json::parse(text, nullptr, false);
-  if (doc.is_discarded()) return Error{ErrorCode::kInvalidInput, valid_utf8(file.string()) + ": not JSON", source};
-  return figures_of(doc, valid_utf8(file.string()));
+  return figures_from_json(read.text, valid_utf8(file.string()));
+}
+
+Result<metrics::RunFigures> figures_from_json(std::string_view text, const std::string& source,
+                                              const ReportLimits& limits) {
+  FiguresReader reader(source, limits);
+  if (!ordered_json::sax_parse(text.begin(), text.end(), &reader))
+    return Error{ErrorCode::kInvalidInput, reader.refused.empty() ? source + ": not JSON" : reader.refused, source};
+  if (!reader.has_performance)
+    return Error{ErrorCode::kInvalidInput, source + ": no \"performance\" object: not a report or analyze JSON", source};
+  return std::move(reader.figures);
 }
 
 ordered_json comparison_json(const metrics::Comparison& c, const metrics::RunFigures& base,

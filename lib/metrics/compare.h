@@ -10,8 +10,8 @@
 
 namespace aorta::metrics {
 
-// What compare reads of one run: the report's `performance` numbers that are not
-// null, and every rank's step times.
+// What compare reads of one run: the compared metrics (compared_metrics()) that the
+// report's `performance` holds as numbers, and every rank's step times.
 struct RunFigures {
   std::string source;
   std::map<std::string, double> performance;

@@ -40,7 +40,10 @@ FoundTraces find_traces(const fs::path& dir) {
       const auto& entry = *it;
       const std::string name = entry.path().filename().string();
       std::error_code type_ec;
-      if (entry.is_symlink(type_ec)) continue;  // never followed: loops, or files outside the tree
+      if (entry.is_symlink(type_ec)) {  // never followed: loops, or files outside the tree
+        if (is_trace_name(name) || fs::is_directory(entry.path(), type_ec)) out.links.push_back(entry.path());
+        continue;
+      }
       if (entry.is_directory(type_ec)) {
         if (name != ".git" && name != ".cvs-aorta") pending.push_back(entry.path());
       } else if (entry.is_regular_file(type_ec) && is_trace_name(name)) {
@@ -57,6 +60,7 @@ FoundTraces find_traces(const fs::path& dir) {
                     out.files.end());
   std::sort(out.files.begin(), out.files.end());
   std::sort(out.unreadable.begin(), out.unreadable.end());
+  std::sort(out.links.begin(), out.links.end());
   return out;
 }
 

@@ -13,6 +13,10 @@ struct FoundTraces {
   // Folders that could not be listed ("<path>: Permission denied"): traces in them
   // are missing from `files`, so the caller must say so.
   std::vector<std::string> unreadable;
+  // Symbolic links that could lead to traces (a trace's name, or to a folder), sorted.
+  // They are never followed (a loop, or files outside the tree), so the caller must
+  // name them: each is traces not analyzed.
+  std::vector<std::filesystem::path> links;
 };
 
 // Every *.json / *.json.gz / *.json.zst file below dir, sorted by path. When some of them sit in

@@ -44,6 +44,25 @@ TEST(TraceFiles, TorchProfilerTreesWinOverOtherJson) {
   EXPECT_EQ(find_trace_files(flat.path()).size(), 3u);
 }
 
+// Issue 29: a link was skipped without a word, so a linked rank vanished from a
+// "success" parse. Links are still never followed; each that could lead to a trace
+// (a trace's name, or a folder) is named. Others (notes.txt) are not traces.
+TEST(TraceFiles, LinksThatCouldLeadToTracesAreNamed) {
+  aorta::testing::TempDir dir, elsewhere;
+  dir.write("rank0/a.json", "[]");
+  elsewhere.write("b.json", "[]");
+  elsewhere.write("notes.txt", "");
+  std::filesystem::create_symlink(elsewhere.path() / "b.json", dir.path() / "rank1.json");
+  std::filesystem::create_directory_symlink(elsewhere.path(), dir.path() / "rank0" / "more");
+  std::filesystem::create_symlink(elsewhere.path() / "notes.txt", dir.path() / "notes.txt");
+  std::filesystem::create_symlink(dir.path() / "gone", dir.path() / "rank2.json.gz");  // dangling
+  std::filesystem::create_directory_symlink(dir.path(), dir.path() / "loop");
+  FoundTraces found = find_traces(dir.path());
+  EXPECT_EQ(found.files, std::vector<std::filesystem::path>{dir.path() / "rank0" / "a.json"});
+  EXPECT_EQ(found.links, (std::vector<std::filesystem::path>{dir.path() / "loop", dir.path() / "rank0" / "more",
+                                                             dir.path() / "rank1.json", dir.path() / "rank2.json.gz"}));
+}
+
 // Issue 14, item 9: a folder that cannot be listed was skipped without a word
 // (skip_permission_denied), so its ranks vanished from a "success" parse. Root reads
 // any folder, so as root the walk runs in a child that has become nobody.

@@ -83,10 +83,10 @@ TEST(TracelensWorkbook, HostileWorkbooksAreErrorsNamingTheFileAndPart) {
   write_zip(dir.path() / "broken.xlsx", {{"xl/workbook.xml", "<workbook><sheets"}});
   EXPECT_NE(error_of("broken.xlsx").find("xl/workbook.xml is not XML"), std::string::npos);
 
-  // 65 MiB of spaces inflate from a few hundred KiB: refused at the cap, not read.
+  // 16 MiB of spaces inflate from a few KiB: refused at the cap, not read.
   write_zip(dir.path() / "bomb.xlsx", {{"xl/workbook.xml", kWorkbook}, {"xl/_rels/workbook.xml.rels", kRels},
                                        {"xl/worksheets/sheet1.xml", std::string(kMaxWorkbookPart + 1024, ' ')}});
-  EXPECT_NE(error_of("bomb.xlsx").find("part xl/worksheets/sheet1.xml inflates past 64 MiB"), std::string::npos);
+  EXPECT_NE(error_of("bomb.xlsx").find("part xl/worksheets/sheet1.xml inflates past 16 MiB"), std::string::npos);
 
   // One 1 MiB shared string named by 40 cells: 40 MiB of copies, refused at 16.
   std::string cells;
@@ -97,6 +97,49 @@ TEST(TracelensWorkbook, HostileWorkbooksAreErrorsNamingTheFileAndPart) {
                                           "</t></si></sst>"},
              {"xl/worksheets/sheet1.xml", sheet("<row r=\"2\">" + cells + "</row>")}});
   EXPECT_NE(error_of("copies.xlsx").find("gpu_timeline holds more than 16 MiB of cell text"), std::string::npos);
+}
+
+std::string repeat(const std::string& text, size_t times) {
+  std::string out;
+  out.reserve(text.size() * times);
+  for (size_t i = 0; i < times; ++i) out += text;
+  return out;
+}
+
+// Issue 29, item 8: a 154 KB workbook took 0.9 GB, its parts inflating to millions
+// of tiny elements. What a workbook holds is bounded, each shape one past its limit
+// (a few KiB zipped), the error naming the file and the limit.
+TEST(TracelensWorkbook, AWorkbookPastALimitOnWhatItHoldsIsRefused) {
+  TempDir dir;
+  const std::string sheets = repeat(R"(<sheet name="other" r:id="rId9"/>)", kMaxSheets) +
+                             R"(<sheet name="gpu_timeline" r:id="rId1"/>)";
+  const std::string header_and_time = R"(<row r="2"><c r="A2" t="s"><v>2</v></c><c r="B2"><v>1</v></c></row>)";
+  struct Case {
+    const char* name;
+    std::string workbook, shared, sheet;
+    const char* message;  // after "<file>: "
+  } cases[] = {
+      {"sheets.xlsx", R"(<workbook xmlns:r="r"><sheets>)" + sheets + "</sheets></workbook>", kShared,
+       sheet(header_and_time), "xl/workbook.xml lists more than 1000 sheets"},
+      {"rows.xlsx", kWorkbook, kShared, sheet(repeat("<row/>", kMaxSheetRows)), "gpu_timeline has more than 10000 rows"},
+      {"cells.xlsx", kWorkbook, kShared, sheet("<row>" + repeat("<c/>", kMaxSheetCells) + "</row>"),
+       "gpu_timeline has more than 100000 cells"},
+      {"strings.xlsx", kWorkbook, "<sst>" + repeat("<si/>", kMaxSharedStrings + 1) + "</sst>", sheet(header_and_time),
+       "xl/sharedStrings.xml holds more than 250000 strings"},
+      // Elements the reader never looks at still cost the parser a node each.
+      {"markup.xlsx", kWorkbook, kShared, "<worksheet>" + repeat("<x/>", kMaxPartMarkup) + "</worksheet>",
+       "part xl/worksheets/sheet1.xml holds more than 1048576 XML tags and attributes"},
+      {"attributes.xlsx", kWorkbook, kShared, "<worksheet" + repeat(" a=''", kMaxPartMarkup) + "/>",
+       "part xl/worksheets/sheet1.xml holds more than 1048576 XML tags and attributes"},
+  };
+  for (const auto& c : cases) {
+    const fs::path file = dir.path() / c.name;
+    write_zip(file, {{"xl/workbook.xml", c.workbook}, {"xl/_rels/workbook.xml.rels", kRels},
+                     {"xl/sharedStrings.xml", c.shared}, {"xl/worksheets/sheet1.xml", c.sheet}});
+    auto got = read_gpu_timeline(file);
+    ASSERT_FALSE(got.ok()) << c.name;
+    EXPECT_EQ(got.error().message, file.string() + ": " + c.message);
+  }
 }
 
 TEST(TracelensExcelReports, RanksFromTheRealReports) {

@@ -2,6 +2,7 @@
 
 #include <zip.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -11,6 +12,8 @@
 
 #include <pugixml.hpp>
 
+#include "common/utf8.h"
+
 namespace aorta::tracelens {
 namespace {
 
@@ -19,12 +22,19 @@ struct ZipCloser {
 };
 using Zip = std::unique_ptr<zip_t, ZipCloser>;
 
+// Text from the file in a message (a part name, a cell): at most a short line of it.
+std::string shown(std::string_view text) {
+  constexpr size_t kMax = 60;
+  return text.size() > kMax ? std::string(utf8_prefix(text, kMax)) + "..." : std::string(text);
+}
+
 // A part's bytes, refusing one that inflates past the cap (whatever its header says).
 Result<std::optional<std::string>> read_part(zip_t* zip, const std::string& name, const std::string& file) {
   zip_int64_t index = zip_name_locate(zip, name.c_str(), 0);
   if (index < 0) return std::optional<std::string>{};
   zip_file_t* part = zip_fopen_index(zip, static_cast<zip_uint64_t>(index), 0);
-  if (!part) return Error{ErrorCode::kInvalidInput, file + ": cannot open part " + name + ": " + zip_strerror(zip), file};
+  if (!part)
+    return Error{ErrorCode::kInvalidInput, file + ": cannot open part " + shown(name) + ": " + zip_strerror(zip), file};
   std::string bytes;
   char buffer[1 << 16];
   zip_int64_t got;
@@ -32,13 +42,14 @@ Result<std::optional<std::string>> read_part(zip_t* zip, const std::string& name
     if (bytes.size() + static_cast<size_t>(got) > kMaxWorkbookPart) {
       zip_fclose(part);
       return Error{ErrorCode::kInvalidInput,
-                   file + ": part " + name + " inflates past " + std::to_string(kMaxWorkbookPart >> 20) + " MiB", file};
+                   file + ": part " + shown(name) + " inflates past " + std::to_string(kMaxWorkbookPart >> 20) + " MiB",
+                   file};
     }
     bytes.append(buffer, static_cast<size_t>(got));
   }
   std::string why = got < 0 ? zip_file_strerror(part) : "";
   zip_fclose(part);
-  if (got < 0) return Error{ErrorCode::kInvalidInput, file + ": part " + name + " is damaged: " + why, file};
+  if (got < 0) return Error{ErrorCode::kInvalidInput, file + ": part " + shown(name) + " is damaged: " + why, file};
   return std::optional<std::string>{std::move(bytes)};
 }
 
@@ -47,11 +58,21 @@ Result<pugi::xml_document> parse_part(zip_t* zip, const std::string& name, const
   if (!bytes) return bytes.error();
   pugi::xml_document doc;
   if (!*bytes) {
-    if (required) return Error{ErrorCode::kInvalidInput, file + ": no " + name + " (not an Excel workbook?)", file};
+    if (required) return Error{ErrorCode::kInvalidInput, file + ": no " + shown(name) + " (not an Excel workbook?)", file};
     return doc;
   }
-  pugi::xml_parse_result parsed = doc.load_buffer((*bytes)->data(), (*bytes)->size());
-  if (!parsed) return Error{ErrorCode::kInvalidInput, file + ": " + name + " is not XML: " + parsed.description(), file};
+  // The document costs pugixml a node (~64 bytes) a tag and a record an attribute:
+  // counted first, so millions of them inflated from a small zip are never built.
+  const std::string& text = **bytes;
+  if (static_cast<size_t>(std::count(text.begin(), text.end(), '<') + std::count(text.begin(), text.end(), '=')) >
+      kMaxPartMarkup)
+    return Error{ErrorCode::kInvalidInput,
+                 file + ": part " + shown(name) + " holds more than " + std::to_string(kMaxPartMarkup) +
+                     " XML tags and attributes",
+                 file};
+  pugi::xml_parse_result parsed = doc.load_buffer(text.data(), text.size());
+  if (!parsed)
+    return Error{ErrorCode::kInvalidInput, file + ": " + shown(name) + " is not XML: " + parsed.description(), file};
   return doc;
 }
 
@@ -97,9 +118,13 @@ Result<std::map<std::string, double>> read_gpu_timeline(const std::filesystem::p
   }
   auto workbook = parse_part(zip.get(), "xl/workbook.xml", file, true);
   if (!workbook) return workbook.error();
+  const auto sheets = workbook->child("workbook").child("sheets").children("sheet");
+  if (static_cast<size_t>(std::distance(sheets.begin(), sheets.end())) > kMaxSheets)
+    return Error{ErrorCode::kInvalidInput,
+                 file + ": xl/workbook.xml lists more than " + std::to_string(kMaxSheets) + " sheets", file};
   std::string rel_id;
   for (const char* wanted : {"gpu_timeline", "GPU Timeline"}) {
-    for (pugi::xml_node sheet : workbook->child("workbook").child("sheets").children("sheet"))
+    for (pugi::xml_node sheet : sheets)
       if (std::string(sheet.attribute("name").value()) == wanted) rel_id = sheet.attribute("r:id").value();
     if (!rel_id.empty()) break;
   }
@@ -113,19 +138,33 @@ Result<std::map<std::string, double>> read_gpu_timeline(const std::filesystem::p
   // Targets are relative to xl/ (Excel) or absolute in the package (openpyxl).
   std::string part = target[0] == '/' ? target.substr(1) : "xl/" + target;
 
-  auto strings = parse_part(zip.get(), "xl/sharedStrings.xml", file, false);
-  if (!strings) return strings.error();
   std::vector<std::string> shared;
-  for (pugi::xml_node si : strings->child("sst").children("si")) shared.push_back(runs(si));
+  {
+    auto strings = parse_part(zip.get(), "xl/sharedStrings.xml", file, false);
+    if (!strings) return strings.error();
+    for (pugi::xml_node si : strings->child("sst").children("si")) {
+      if (shared.size() == kMaxSharedStrings)
+        return Error{ErrorCode::kInvalidInput,
+                     file + ": xl/sharedStrings.xml holds more than " + std::to_string(kMaxSharedStrings) + " strings",
+                     file};
+      shared.push_back(runs(si));
+    }
+  }  // its document freed before the sheet's is built
   auto sheet = parse_part(zip.get(), part, file, true);
   if (!sheet) return sheet.error();
 
   std::string type_col, time_col;
-  size_t text_read = 0;
+  size_t text_read = 0, rows = 0, cells_seen = 0;
+  auto too_many = [&](size_t limit, const char* what) {
+    return Error{ErrorCode::kInvalidInput,
+                 file + ": gpu_timeline has more than " + std::to_string(limit) + " " + what, file};
+  };
   std::map<std::string, double> times;
   for (pugi::xml_node row : sheet->child("worksheet").child("sheetData").children("row")) {
+    if (++rows > kMaxSheetRows) return too_many(kMaxSheetRows, "rows");
     std::map<std::string, std::string> cells;
     for (pugi::xml_node c : row.children("c")) {
+      if (++cells_seen > kMaxSheetCells) return too_many(kMaxSheetCells, "cells");
       std::string col = column_of(c.attribute("r").value());
       // Past the header only the two columns are read; all text read counts to the cap.
       if (!type_col.empty() && col != type_col && col != time_col) continue;
@@ -156,8 +195,8 @@ Result<std::map<std::string, double>> read_gpu_timeline(const std::filesystem::p
     double ms = std::strtod(value.c_str(), &end);
     if (value.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(ms) || ms < 0)
       return Error{ErrorCode::kInvalidInput,
-                   file + ": gpu_timeline row " + std::string(row.attribute("r").value()) + " (" + type +
-                       "): 'time ms' is not a time: '" + value.substr(0, 40) + "'",
+                   file + ": gpu_timeline row " + shown(row.attribute("r").value()) + " (" + shown(type) +
+                       "): 'time ms' is not a time: '" + shown(value) + "'",
                    file};
     times[type] = ms;
   }

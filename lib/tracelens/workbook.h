@@ -1,6 +1,9 @@
 // The `gpu_timeline` sheet of a TraceLens per-rank Excel report (perf_rank<N>.xlsx):
-// an .xlsx is a zip of XML parts, read here with libzip and pugixml. Every part is
-// size-capped before it is inflated, so a hostile workbook costs an error, not memory.
+// an .xlsx is a zip of XML parts, read here with libzip and pugixml. A workbook is
+// bounded by what it holds, not by its size: a 154 KB zip inflated to parts of
+// millions of tiny elements took 0.9 GB. Each part is capped as it inflates, its
+// markup counted before it is parsed, and its sheets, rows, cells and strings
+// counted as they are read; past a limit, an error names the file and the limit.
 #pragma once
 
 #include <filesystem>
@@ -11,9 +14,17 @@
 
 namespace aorta::tracelens {
 
-// The largest workbook part (sheet, shared strings) read; the gpu_timeline sheet of a
-// real report is 2 KB.
-inline constexpr size_t kMaxWorkbookPart = 64u << 20;
+// What a workbook may hold. TraceLens's reports have 14 sheets, a gpu_timeline sheet
+// of 10 rows and 3 columns (2 KB) and inline strings; an Excel-saved copy puts every
+// sheet's strings into one shared table, so that has room for many.
+// Inflated bytes of one part read (the workbook, its relations, shared strings, sheet).
+inline constexpr size_t kMaxWorkbookPart = 16u << 20;
+// Tags and attributes of one part: each costs pugixml's document about 64 bytes.
+inline constexpr size_t kMaxPartMarkup = 1u << 20;
+inline constexpr size_t kMaxSheets = 1000;
+inline constexpr size_t kMaxSheetRows = 10000;
+inline constexpr size_t kMaxSheetCells = 100000;
+inline constexpr size_t kMaxSharedStrings = 250000;
 // The most cell text read from the sheet: cells may all name one huge shared string,
 // and each read copies it.
 inline constexpr size_t kMaxSheetText = 16u << 20;

@@ -1,0 +1,58 @@
+// aorta_suite analyze run whole (issue 29, items 8 and 11 in part): a symbolic link
+// where a trace could be is named, never skipped without a word, and names from the
+// disk reach the terminal printable.
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/run_suite.h"
+#include "tests/temp_dir.h"
+
+namespace aorta::app {
+namespace {
+
+namespace fs = std::filesystem;
+using aorta::testing::run_suite;
+using aorta::testing::TempDir;
+
+const fs::path kTrace = fs::path(AORTA_TEST_DATA_DIR) / "h200-torch2.11-kineto-nccl_rank0.json.gz";
+
+// Links are never followed (a loop, or files outside the tree), so a linked trace is
+// a rank not analyzed: a parse error naming it, the parse partial (exit 3).
+TEST(AnalyzeCommand, ALinkWhereATraceCouldBeIsNamedAndTheParsePartial) {
+  TempDir dir, elsewhere;
+  fs::create_directories(dir.path() / "traces");
+  fs::copy_file(kTrace, dir.path() / "traces" / "rank0.json.gz");
+  fs::copy_file(kTrace, elsewhere.path() / "rank1.json.gz");
+  fs::create_symlink(elsewhere.path() / "rank1.json.gz", dir.path() / "traces" / "rank1.json.gz");
+  fs::create_directory_symlink(elsewhere.path(), dir.path() / "traces" / "more");
+  const auto run = run_suite({"analyze", "traces", "--output", "out.json"}, dir.path());
+  EXPECT_EQ(run.exit_code, 3) << run.err;
+  const std::vector<std::string> named = {
+      "traces/more: a symbolic link, not followed; traces through it are not analyzed",
+      "traces/rank1.json.gz: a symbolic link, not followed; traces through it are not analyzed"};
+  for (const auto& line : named) EXPECT_NE(run.err.find("error: " + line + "\n"), std::string::npos) << run.err;
+  std::ifstream in(dir.path() / "out.json");
+  const auto doc = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_TRUE(doc.is_object());
+  EXPECT_EQ(doc["parse"]["status"], "partial");
+  EXPECT_EQ(doc["parse"]["files_found"], 1);
+  EXPECT_EQ(doc["parse"]["errors"], nlohmann::json(named));
+}
+
+// A trace folder's name carries an escape into every error about its files.
+TEST(AnalyzeCommand, NamesFromTheDiskReachTheTerminalPrintable) {
+  TempDir dir;
+  const std::string folder = "t\x1b[31m";
+  dir.write(folder + "/rank0.json", "{\"traceEvents\": [");
+  const auto run = run_suite({"analyze", folder, "--output", "o\x1b[2J.json"}, dir.path());
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.err.find('\x1b'), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("t\\x1b[31m/rank0.json"), std::string::npos) << run.err;
+  EXPECT_EQ(run.out, "wrote o\\x1b[2J.json (failed)\n");
+}
+
+}  // namespace
+}  // namespace aorta::app

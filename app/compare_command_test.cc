@@ -1,0 +1,65 @@
+// aorta_suite compare as a CI gate (issue 29, item 11 in part), run whole: a gate
+// that compares nothing fails, and names from files reach the terminal printable.
+#include <gtest/gtest.h>
+
+#include "tests/run_suite.h"
+#include "tests/temp_dir.h"
+
+namespace aorta::app {
+namespace {
+
+using aorta::testing::run_suite;
+using aorta::testing::TempDir;
+
+// A gate over metrics one run lacks passed every candidate (exit 0): now it is an
+// input error (exit 2, as an unreadable input) naming the gate and both inputs.
+TEST(CompareCommand, AGateThatComparesNothingFailsNamingTheGateAndBothInputs) {
+  TempDir dir;
+  dir.write("base.json", R"({"performance": {"avg_iteration_time_ms": 10, "avg_comm_ratio": 0.5}})");
+  dir.write("cand.json", R"({"performance": {"avg_iteration_time_ms": 10}})");
+  dir.write("other.json", R"({"performance": {"avg_compute_ratio": 0.5}})");
+  const struct {
+    std::vector<std::string> args;
+    int exit_code;
+    std::string err;  // how stderr begins
+  } cases[] = {
+      // Without a gate, nothing in common is only shown.
+      {{"base.json", "other.json"}, 0, ""},
+      {{"base.json", "other.json", "--max-regression", "5.0"},
+       2,
+       "aorta_suite: --max-regression 5.0 compares nothing: baseline base.json and candidate other.json have no "
+       "compared metric in common\n"},
+      {{"base.json", "cand.json", "--max-regression", "avg_comm_ratio=5"},
+       2,
+       "aorta_suite: --max-regression avg_comm_ratio=5 compares nothing: avg_comm_ratio is not in both baseline "
+       "base.json and candidate cand.json\n"},
+      // Each gate compares one metric here.
+      {{"base.json", "cand.json", "--max-regression", "5", "--max-regression", "avg_iteration_time_ms=1"}, 0, ""},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args{"compare"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    const auto run = run_suite(args, dir.path());
+    EXPECT_EQ(run.exit_code, c.exit_code) << run.out << run.err;
+    EXPECT_EQ(run.err.substr(0, c.err.size()), c.err);
+  }
+}
+
+// A file name is bytes: an escape in it must not reach the terminal as one.
+TEST(CompareCommand, NamesFromFilesReachTheTerminalPrintable) {
+  TempDir dir;
+  const std::string titled = "b\x1b]0;owned\x07.json", cleared = "bad\x1b[2J.json";
+  dir.write(titled, R"({"performance": {"avg_iteration_time_ms": 10}})");
+  dir.write(cleared, "not json");
+  const auto ok = run_suite({"compare", titled, titled}, dir.path());
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(ok.out.find('\x1b'), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("baseline  b\\x1b]0;owned\\x07.json\n"), std::string::npos) << ok.out;
+  const auto bad = run_suite({"compare", titled, cleared}, dir.path());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err.find('\x1b'), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("candidate bad\\x1b[2J.json: not JSON"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace aorta::app
