@@ -19,6 +19,7 @@
 #include "common/atomic_file.h"
 #include "common/output_path.h"
 #include "common/interrupt.h"
+#include "common/utf8.h"
 #include "config/cluster.h"
 #include "config/shipped.h"
 #include "config/variant_cluster.h"
@@ -190,7 +191,7 @@ int load_plan(const cli::Options& o, const GtestFlags& flags, Plan& plan, std::v
                                      : error);
   if (!o.baseline.empty()) {
     auto baseline = report::load_run_figures(o.baseline);
-    if (!baseline) return refuse("--baseline " + baseline.error().message);
+    if (!baseline) return refuse("--baseline " + printable(baseline.error().message));
     plan.baseline = std::move(*baseline);
   }
   plan.cluster = std::move(*cluster);
