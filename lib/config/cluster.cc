@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "common/utf8.h"
 #include "config/json_fields.h"
 #include "config/json_file.h"
 #include "config/placeholders.h"
@@ -179,15 +180,22 @@ ClusterLoad load_cluster(const fs::path& file, const std::string& user_id) {
     errors.add("node_dict", "No nodes configured in 'node_dict' - at least one node is required");
   } else {
     for (const auto& [name, entry] : doc.at("node_dict").items()) {
-      std::string key = "node_dict." + name;
+      const std::string key = "node_dict." + printable(name);
       if (!entry.is_object()) {
         errors.add(key, "must be an object with a vpc_ip");
         continue;
       }
+      // A name or address is printed on every progress line and in every report: one
+      // with a control character (an escape sequence) is no host and is refused here.
+      auto has_control = [](const std::string& text) {
+        return std::any_of(text.begin(), text.end(), [](unsigned char c) { return c < 0x20 || c == 0x7F; });
+      };
+      if (has_control(name)) errors.add(key, "a node name may not hold control characters");
       Node n{name, "", ""};
       if (!entry.contains("vpc_ip")) errors.add(key + ".vpc_ip", "Field required");
       read_string(entry, "vpc_ip", key, n.vpc_ip, errors);
       read_string(entry, "bmc_ip", key, n.bmc_ip, errors);
+      if (has_control(n.vpc_ip)) errors.add(key + ".vpc_ip", "may not hold control characters: " + printable(n.vpc_ip));
       c.nodes.push_back(n);
     }
   }

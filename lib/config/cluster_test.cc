@@ -40,6 +40,20 @@ TEST(ClusterFile, RulesNameTheirKeys) {
   EXPECT_NE(all(missing).find("nope.json: cluster file cannot be read"), std::string::npos);
 }
 
+// Issue 29 (7): a node name or address with an escape sequence would drive the
+// terminal on every progress line; it is refused, and shown escaped in the error.
+TEST(ClusterFile, ControlCharactersInNodeNamesAreRefused) {
+  aorta::testing::TempDir dir;
+  auto c = load_cluster(dir.write("c.json", R"({"username": "u", "password": "p", "node_dict": {
+      "n\u001b]0;owned\u0007": {"vpc_ip": "10.0.0.1"}, "n2": {"vpc_ip": "10.0.0.2\u001b[2J"}}})"),
+                        "alice");
+  std::string e = all(c);
+  EXPECT_FALSE(c.cluster);
+  EXPECT_NE(e.find("node_dict.n\\x1b]0;owned\\x07: a node name may not hold control characters"), std::string::npos) << e;
+  EXPECT_NE(e.find("node_dict.n2.vpc_ip: may not hold control characters: 10.0.0.2\\x1b[2J"), std::string::npos) << e;
+  EXPECT_EQ(e.find('\x1b'), std::string::npos) << e;
+}
+
 TEST(ClusterFile, SshBlockDefaultsAndChecks) {
   aorta::testing::TempDir dir;
   setenv("HOME", "/home/alice", 1);
