@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "trace/rising_search.h"
 #include "trace/sort_runs.h"
 #include "trace/timeline.h"
@@ -85,6 +87,23 @@ std::vector<StepMetrics> cpu_step_metrics(const trace::TraceData& data, const tr
     m.overlap_ms = both[k] / 1000.0;
     if (comm[k] > 0) m.overlap_ratio = both[k] / comm[k];
   }
+  return out;
+}
+
+std::vector<std::string> dropped_step_warnings(const trace::TraceData& data) {
+  const trace::DroppedSteps& d = data.dropped_steps;
+  auto step = [](const trace::StepAnnotation& s) {
+    return fmt::format("ProfilerStep#{} at ts {} us, dur {} us", s.number, s.ts, s.dur);
+  };
+  std::vector<std::string> out;
+  if (d.duplicates > 0)
+    out.push_back(fmt::format("exact duplicate ProfilerStep annotations, counted once: {}; the first: {}", d.duplicates,
+                              step(d.first_duplicate)));
+  if (d.nested > 0)
+    out.push_back(fmt::format(
+        "ProfilerStep annotations inside another step's span, not counted as steps (their time and events count in "
+        "the step around them): {}; the first: {}, inside {}",
+        d.nested, step(d.first_nested), step(d.first_nested_in)));
   return out;
 }
 

@@ -91,6 +91,41 @@ TEST(StepMetrics, TwoStepsByHand) {
   }
 }
 
+// Issue 29: a ProfilerStep inside another one's span (#7 [30, 40) inside #1 [0, 100))
+// took the launches of #1 after it (corr 3 at ts 99: the last step started before it
+// was #7, which had ended, so the kernel was in no step) and was a step of its own.
+// Now #7 is named in a warning and #1 is TwoStepsByHand's; a duplicate of #2 is one step.
+TEST(StepMetrics, NestedAnnotationDoesNotEmptyItsStep) {
+  std::string text = kTwoSteps;
+  text.insert(text.find('[') + 1,
+              R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#7","pid":100,"tid":100,"ts":30,"dur":10},)"
+              R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":100,"tid":100,"ts":100,"dur":50},)");
+  aorta::testing::TempDir dir;
+  for (auto mode : {trace::BasicScanMode::kSkip, trace::BasicScanMode::kInclude}) {
+    auto data = trace::read_trace(dir.write("t.json", text), mode);
+    ASSERT_TRUE(data.ok()) << data.error().describe();
+    const auto selected = trace::select_gpu_events(*data, trace::KernelSelection::kLinkedOnly);
+    const std::vector<StepMetrics> steps = step_metrics(*data, selected);
+    ASSERT_EQ(steps.size(), 2u);
+    EXPECT_EQ(steps[0].step, 1);
+    EXPECT_EQ(steps[0].gpu_events, 3u);
+    EXPECT_DOUBLE_EQ(*steps[0].compute_ms, 0.05);
+    EXPECT_DOUBLE_EQ(*steps[0].comm_ms, 0.05);
+    EXPECT_EQ(steps[1].step, 2);
+    EXPECT_EQ(steps[1].gpu_events, 1u);
+    EXPECT_EQ(dropped_step_warnings(*data),
+              (std::vector<std::string>{
+                  "exact duplicate ProfilerStep annotations, counted once: 1; the first: ProfilerStep#2 at ts 100 us, "
+                  "dur 50 us",
+                  "ProfilerStep annotations inside another step's span, not counted as steps (their time and events "
+                  "count in the step around them): 1; the first: ProfilerStep#7 at ts 30 us, dur 10 us, inside "
+                  "ProfilerStep#1 at ts 0 us, dur 100 us"}));
+  }
+  auto plain = trace::read_trace(dir.write("plain.json", kTwoSteps));
+  ASSERT_TRUE(plain.ok());
+  EXPECT_TRUE(dropped_step_warnings(*plain).empty());
+}
+
 // The per-step CPU figures by their definition, written out: each step's share of
 // COMP, COMM, COMM - COMP and COMP ∩ COMM, every interval's clipped length added in
 // order, over all the intervals.

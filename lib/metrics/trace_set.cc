@@ -52,14 +52,19 @@ Result<RankMetrics> analyze_trace_file(const fs::path& file, const AnalyzeOption
   run_both([&] { breakdown = trace::breakdown_of(*data, trace::selected_indices(selected)); },
            [&] { steps = step_metrics(*data, selected); }, options.file_threads);
   RankMetrics m;
+  auto note_dropped_steps = [&](const trace::TraceData& read) {
+    for (const std::string& line : dropped_step_warnings(read)) warnings.push_back(name + ": " + line);
+  };
   if (breakdown.selected_events > 0 && breakdown.total_time > 0) {
     m = from_timeline(breakdown);
     m.steps = std::move(steps);
+    note_dropped_steps(*data);
   } else {
     // No GPU timeline: read again with the basic scan, which also keeps the CPU events
     // of a trace without GPU events (small: gloo on CPU) for the CPU timeline.
     auto full = trace::read_trace(file, trace::BasicScanMode::kInclude, limits);
     if (!full) return full.error();
+    note_dropped_steps(*full);
     if (auto cpu = trace::cpu_timeline(*full)) {
       m = from_cpu_timeline(cpu->breakdown);
       m.steps = cpu_step_metrics(*full, *cpu);
