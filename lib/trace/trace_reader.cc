@@ -550,22 +550,23 @@ Status read_into(PartState& state, simdjson::ondemand::parser& parser, const std
   };
   // Everything that grows with the events, checked once per batch (a read chunk
   // adds at most a few MiB): beyond the budget the file is refused by name. A part
-  // of a split file has its share of the budget.
+  // of a split file has its share of the budget. Steps and CPU events count at what
+  // they cost by the end of the analysis (trace_limits.h).
   auto state_bytes = [&] {
     return used_bytes(data.gpu_events) + used_bytes(data.keyed_events) + used_bytes(data.runtime_launches) +
-           used_bytes(data.flow_starts) + used_bytes(data.flow_ends) + used_bytes(undecided) + used_bytes(data.steps) +
-           used_bytes(data.cpu_events) +
+           used_bytes(data.flow_starts) + used_bytes(data.flow_ends) + used_bytes(undecided) +
+           data.steps.size() * kStepStateBytes + data.cpu_events.size() * kCpuEventStateBytes +
            used_bytes(state.interned_flow_starts) + interner.bytes() + threads.bytes() + names.bytes();
   };
   auto within_budget = [&]() -> Status {
     if (state_bytes() <= max_state_bytes) return ok_status();
+    auto count = [](size_t n, const char* what) { return n == 0 ? std::string() : " and " + std::to_string(n) + what; };
     return Error{ErrorCode::kInvalidInput,
                  "the trace needs more event state than the memory budget allows (" +
                      std::to_string(limits.max_state_bytes >> 20) + " MiB of " + std::to_string(limits.total_bytes >> 20) +
                      " MiB, reached after " + std::to_string(data.gpu_events.size()) + " GPU events and " +
-                     std::to_string(data.keyed_events.size() + undecided.size()) +
-                     " keyed events" +
-                     (data.cpu_events.empty() ? std::string() : " and " + std::to_string(data.cpu_events.size()) + " CPU events") +
+                     std::to_string(data.keyed_events.size() + undecided.size()) + " keyed events" +
+                     count(data.cpu_events.size(), " CPU events") + count(data.steps.size(), " ProfilerStep annotations") +
                      "; AORTA_TRACE_MEMORY_LIMIT raises it)",
                  file.string()};
   };

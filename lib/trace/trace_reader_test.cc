@@ -441,6 +441,48 @@ TEST(TraceReader, EventStateBeyondTheBudgetIsRefused) {
   EXPECT_EQ(defaults->gpu_events.size(), 300000u);
 }
 
+// Issue 29: a flood of ProfilerStep annotations (1.8 GB of RSS under a 256M budget)
+// and of CPU events count at what the analysis makes of them (trace_limits.h): 512
+// and 128 bytes, so 6 MiB hold 12,288 steps or 49,152 CPU events.
+TEST(TraceReader, StepAndCpuEventFloodsAreRefusedByTheBudget) {
+  aorta::testing::TempDir dir;
+  auto limits = TraceLimits::with_total(16u << 20);
+  ASSERT_EQ(limits.max_state_bytes, 6u << 20);
+  auto steps = [](int n) {
+    std::string text = R"({"traceEvents": [)";
+    for (int i = 0; i < n; ++i)
+      text += std::string(i ? "," : "") + R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#)" +
+              std::to_string(i) + R"(","pid":1,"tid":1,"ts":)" + std::to_string(i * 10) + R"(,"dur":10})";
+    return text + "]}";
+  };
+  auto flood = dir.write("flood.json", steps(20000));  // 2 MB: one read chunk, one budget check
+  auto gpu_read = read_trace(flood, BasicScanMode::kSkip, limits);
+  ASSERT_FALSE(gpu_read.ok());
+  EXPECT_NE(gpu_read.error().message.find("needs more event state than the memory budget allows (6 MiB of 16 MiB, "
+                                          "reached after 0 GPU events and 0 keyed events and 20000 ProfilerStep "
+                                          "annotations; AORTA_TRACE_MEMORY_LIMIT raises it)"),
+            std::string::npos)
+      << gpu_read.error().message;
+  EXPECT_NE(gpu_read.error().context.find("flood.json"), std::string::npos);
+  // The full read keeps them as CPU events too: 20000 x (512 + 128).
+  auto full_read = read_trace(flood, BasicScanMode::kInclude, limits);
+  ASSERT_FALSE(full_read.ok());
+  EXPECT_NE(full_read.error().message.find("and 20000 CPU events and 20000 ProfilerStep annotations"), std::string::npos)
+      << full_read.error().message;
+  // 8000 x (512 + 128) = 5,120,000 bytes fit.
+  auto fits = read_trace(dir.write("fits.json", steps(8000)), BasicScanMode::kInclude, limits);
+  ASSERT_TRUE(fits.ok()) << fits.error().describe();
+  EXPECT_EQ(fits->steps.size(), 8000u);
+
+  std::string ops = R"({"traceEvents": [)";
+  for (int i = 0; i < 50000; ++i)  // 3.9 MB: one read chunk
+    ops += std::string(i ? "," : "") + R"({"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":)" +
+           std::to_string(i * 10) + R"(,"dur":5})";
+  auto cpu = read_trace(dir.write("ops.json", ops + "]}"), BasicScanMode::kInclude, limits);
+  ASSERT_FALSE(cpu.ok());
+  EXPECT_NE(cpu.error().message.find("and 50000 CPU events;"), std::string::npos) << cpu.error().message;
+}
+
 TEST(TraceLimits, SizesAndTheEnvironment) {
   EXPECT_EQ(*parse_byte_size("4G"), uint64_t{4} << 30);
   EXPECT_EQ(*parse_byte_size("512M"), uint64_t{512} << 20);
