@@ -24,7 +24,8 @@ ordered_json straggler_json(const metrics::StepStraggler& s) {
 
 ordered_json steps_json(const std::vector<metrics::StepMetrics>& steps) {
   ordered_json list = ordered_json::array();
-  for (const auto& s : steps) {
+  for (size_t i = 0; i < steps.size() && i < kMaxStepRows; ++i) {
+    const metrics::StepMetrics& s = steps[i];
     ordered_json o;
     o["step"] = s.step;
     o["start_us"] = s.start_us;
@@ -41,6 +42,11 @@ ordered_json steps_json(const std::vector<metrics::StepMetrics>& steps) {
 }
 
 }  // namespace
+
+ordered_json step_rows_note(size_t total) {
+  if (total <= kMaxStepRows) return nullptr;
+  return "per-step rows: first " + std::to_string(kMaxStepRows) + " of " + std::to_string(total) + " shown";
+}
 
 ordered_json performance_json(const metrics::RunMetrics& run) {
   ordered_json p;
@@ -68,12 +74,15 @@ ordered_json performance_json(const metrics::RunMetrics& run) {
   ordered_json stragglers = nullptr;
   if (st && st->worst) {
     stragglers = ordered_json::array();
-    for (const auto& s : st->stragglers) stragglers.push_back(straggler_json(s));
+    for (size_t i = 0; i < st->stragglers.size() && i < kMaxStepRows; ++i) stragglers.push_back(straggler_json(st->stragglers[i]));
   }
   p["step_stragglers"] = stragglers;
   p["worst_step_straggler"] = st && st->worst ? straggler_json(*st->worst) : ordered_json(nullptr);
-  // Steps of one rank: null stragglers say why, not just that they are missing.
-  p["step_straggler_note"] = st && !st->worst ? ordered_json(metrics::kNoStragglerPeer) : ordered_json(nullptr);
+  // Steps of one rank: null stragglers say why, not just that they are missing; a
+  // list cut short says so.
+  p["step_straggler_note"] = !st               ? ordered_json(nullptr)
+                             : !st->worst      ? ordered_json(metrics::kNoStragglerPeer)
+                                               : step_rows_note(st->stragglers.size());
   return p;
 }
 
@@ -100,6 +109,7 @@ ordered_json per_rank_json(const metrics::RunMetrics& run) {
     o["overlap_ratio"] = r.overlap_ratio;
     o["peak_memory_gb"] = optional_number(r.peak_memory_gb);
     o["steps"] = steps_json(r.steps);  // empty: no ProfilerStep annotations
+    o["steps_note"] = step_rows_note(r.steps.size());
     list.push_back(o);
   }
   return list;

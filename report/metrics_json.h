@@ -11,6 +11,16 @@ namespace aorta::report {
 
 using ordered_json = nlohmann::ordered_json;
 
+// Per-step rows in the reports (per_rank_summary[].steps, performance.step_stragglers,
+// the Run Deck's step charts). A real run has tens to thousands of steps; a hostile
+// trace can have hundreds of thousands within the memory budget, each a row of JSON
+// and a bar of a chart. Past this many only the first (by start; stragglers by step
+// number) are shown, and a note says how many there were.
+inline constexpr size_t kMaxStepRows = 1000;
+
+// "per-step rows: first 1000 of 5000 shown", or null when all `total` are.
+ordered_json step_rows_note(size_t total);
+
 // performance: averages and spread across ranks.
 ordered_json performance_json(const metrics::RunMetrics& run);
 // per_rank_summary: one object per rank, sorted by rank.

@@ -9,6 +9,7 @@
 #include "common/utf8.h"
 #include "common/version.h"
 #include "metrics/threshold_catalogue.h"
+#include "report/metrics_json.h"
 #include "report/redact.h"
 #include "report/run_figures.h"
 #include "report/report_writer.h"
@@ -346,19 +347,25 @@ ordered_json run_deck_json(const DeckInput& in) {
     charts.push_back(chart(in, "share", "Share of iteration by rank", "%", "compute_ratio", share));
     charts.push_back(chart(in, "overlap", "Comm overlap by rank", "%", "overlap_ratio", overlap));
   }
+  // Each rank's first kMaxStepRows steps, as in the JSON report; the note names the
+  // ranks that have more.
   ordered_json step_charts = ordered_json::array();
+  std::string cut_short;
   if (in.result)
     for (const auto& r : in.result->per_rank) {
       if (r.steps.empty()) continue;
       ordered_json bars = ordered_json::array();
-      for (const auto& s : r.steps) bars.push_back({"step " + std::to_string(s.step), s.time_ms});
+      for (size_t i = 0; i < r.steps.size() && i < kMaxStepRows; ++i)
+        bars.push_back({"step " + std::to_string(r.steps[i].step), r.steps[i].time_ms});
+      if (r.steps.size() > kMaxStepRows)
+        cut_short += fmt::format("{}rank {} has {}", cut_short.empty() ? "" : ", ", rank_label(r), r.steps.size());
       step_charts.push_back(
           chart(in, "steps-rank-" + rank_label(r), "Step time, rank " + rank_label(r), "ms", "step_time", bars));
     }
-  deck["metric_charts"] = {{"series", series},
-                           {"charts", charts},
-                           {"step_charts", step_charts},
-                           {"step_note", in.result && step_charts.empty() ? ordered_json(kNoStepsNote) : ordered_json(nullptr)}};
+  ordered_json step_note = nullptr;
+  if (in.result && step_charts.empty()) step_note = kNoStepsNote;
+  if (!cut_short.empty()) step_note = fmt::format("Per-step charts show each rank's first {} steps: {}.", kMaxStepRows, cut_short);
+  deck["metric_charts"] = {{"series", series}, {"charts", charts}, {"step_charts", step_charts}, {"step_note", step_note}};
   // Against a baseline run (--baseline): the same comparison `aorta_suite compare` prints.
   deck["comparison"] = nullptr;
   if (in.baseline && in.result) {

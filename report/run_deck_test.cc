@@ -273,6 +273,31 @@ TEST(RunDeck, StepChartsWhenStepsExist) {
   EXPECT_EQ(html.find("No per-step charts"), std::string::npos);
 }
 
+// Issue 29: a ProfilerStep flood made a 196 MB Run Deck. A chart shows a rank's first
+// 1000 steps, and the note names the ranks that have more.
+TEST(RunDeck, StepChartsStopAtTheCapWithANote) {
+  Fixture f;
+  auto steps = [](size_t n) {
+    std::vector<metrics::StepMetrics> out(n);
+    for (size_t i = 0; i < n; ++i) {
+      out[i].step = static_cast<int64_t>(i) + 1;
+      out[i].time_ms = 10;
+    }
+    return out;
+  };
+  f.result.per_rank[0].steps = steps(1001);
+  f.result.per_rank[1].steps = steps(1000);
+  auto deck = run_deck_json(f.input());
+  const auto& charts = deck["metric_charts"]["step_charts"];
+  ASSERT_EQ(charts.size(), 2u);
+  EXPECT_EQ(charts[0]["bars"].size(), 1000u);
+  EXPECT_EQ(charts[0]["bars"][999][0], "step 1000");
+  EXPECT_EQ(charts[1]["bars"].size(), 1000u);
+  EXPECT_EQ(deck["metric_charts"]["step_note"], "Per-step charts show each rank's first 1000 steps: rank 0 has 1001.");
+  EXPECT_NE(page(deck).find("<p>Per-step charts show each rank&apos;s first 1000 steps: rank 0 has 1001.</p>"),
+            std::string::npos);
+}
+
 // NCCL channels and the RCCL branch only for an accelerator run: RCCL built, or a
 // rank parsed from a GPU timeline. The fixture's ranks are basic scans.
 TEST(RunDeck, AcceleratorFieldsOnlyOnAcceleratorRuns) {

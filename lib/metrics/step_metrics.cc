@@ -3,16 +3,27 @@
 #include <algorithm>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "trace/rising_search.h"
 #include "trace/sort_runs.h"
 #include "trace/timeline.h"
 
 namespace aorta::metrics {
 
-std::vector<StepMetrics> step_metrics(const trace::TraceData& data, const std::vector<bool>& selected) {
+namespace {
+
+std::vector<trace::StepAnnotation> steps_by_start(const trace::TraceData& data) {
   std::vector<trace::StepAnnotation> steps(data.steps.begin(), data.steps.end());
   std::stable_sort(steps.begin(), steps.end(),
                    [](const trace::StepAnnotation& a, const trace::StepAnnotation& b) { return a.ts < b.ts; });
+  return steps;
+}
+
+}  // namespace
+
+std::vector<StepMetrics> step_metrics(const trace::TraceData& data, const std::vector<bool>& selected) {
+  const std::vector<trace::StepAnnotation> steps = steps_by_start(data);
   std::vector<std::vector<uint32_t>> members(steps.size());
   if (!selected.empty() && !steps.empty()) {
     // correlation -> CPU time of its runtime call; the first call in file order wins.
@@ -61,22 +72,38 @@ std::vector<StepMetrics> step_metrics(const trace::TraceData& data, const std::v
 std::vector<StepMetrics> cpu_step_metrics(const trace::TraceData& data, const trace::CpuTimeline& timeline) {
   std::vector<StepMetrics> out = step_metrics(data, {});
   // The annotations in step_metrics's order (by start, stable), for their exact ends.
-  std::vector<trace::StepAnnotation> steps(data.steps.begin(), data.steps.end());
-  std::stable_sort(steps.begin(), steps.end(),
-                   [](const trace::StepAnnotation& a, const trace::StepAnnotation& b) { return a.ts < b.ts; });
-  const trace::Intervals exposed = trace::subtract_intervals(timeline.comm, timeline.compute);
-  const trace::Intervals overlap = trace::intersect_intervals(timeline.compute, timeline.comm);
+  std::vector<trace::Interval> spans;
+  spans.reserve(out.size());
+  for (const auto& s : steps_by_start(data)) spans.emplace_back(s.ts, s.ts + s.dur);
+  const std::vector<double> compute = trace::lengths_within(timeline.compute, spans);
+  const std::vector<double> comm = trace::lengths_within(timeline.comm, spans);
+  const std::vector<double> exposed = trace::lengths_within(trace::subtract_intervals(timeline.comm, timeline.compute), spans);
+  const std::vector<double> both = trace::lengths_within(trace::intersect_intervals(timeline.compute, timeline.comm), spans);
   for (size_t k = 0; k < out.size(); ++k) {
     StepMetrics& m = out[k];
-    const double start = steps[k].ts, end = steps[k].ts + steps[k].dur;
-    const double comm = trace::length_within(timeline.comm, start, end);
-    const double both = trace::length_within(overlap, start, end);
-    m.compute_ms = trace::length_within(timeline.compute, start, end) / 1000.0;
-    m.comm_ms = comm / 1000.0;
-    m.exposed_comm_ms = trace::length_within(exposed, start, end) / 1000.0;
-    m.overlap_ms = both / 1000.0;
-    if (comm > 0) m.overlap_ratio = both / comm;
+    m.compute_ms = compute[k] / 1000.0;
+    m.comm_ms = comm[k] / 1000.0;
+    m.exposed_comm_ms = exposed[k] / 1000.0;
+    m.overlap_ms = both[k] / 1000.0;
+    if (comm[k] > 0) m.overlap_ratio = both[k] / comm[k];
   }
+  return out;
+}
+
+std::vector<std::string> dropped_step_warnings(const trace::TraceData& data) {
+  const trace::DroppedSteps& d = data.dropped_steps;
+  auto step = [](const trace::StepAnnotation& s) {
+    return fmt::format("ProfilerStep#{} at ts {} us, dur {} us", s.number, s.ts, s.dur);
+  };
+  std::vector<std::string> out;
+  if (d.duplicates > 0)
+    out.push_back(fmt::format("exact duplicate ProfilerStep annotations, counted once: {}; the first: {}", d.duplicates,
+                              step(d.first_duplicate)));
+  if (d.nested > 0)
+    out.push_back(fmt::format(
+        "ProfilerStep annotations inside another step's span, not counted as steps (their time and events count in "
+        "the step around them): {}; the first: {}, inside {}",
+        d.nested, step(d.first_nested), step(d.first_nested_in)));
   return out;
 }
 

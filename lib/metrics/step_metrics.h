@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "trace/cpu_timeline.h"
@@ -36,6 +37,10 @@ std::vector<StepMetrics> step_metrics(const trace::TraceData& data, const std::v
 // (cpu_timeline.h) within [ts, ts + dur) of its annotation, so an operator that
 // straddles two steps is shared by the time it spends in each.
 std::vector<StepMetrics> cpu_step_metrics(const trace::TraceData& data, const trace::CpuTimeline& timeline);
+
+// What the reader left out of data.steps (trace_reader.h, DroppedSteps), one line
+// each, for the rank's warnings; empty when it dropped none.
+std::vector<std::string> dropped_step_warnings(const trace::TraceData& data);
 
 struct StepStraggler {
   int64_t step = 0;

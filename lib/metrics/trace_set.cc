@@ -52,19 +52,31 @@ Result<RankMetrics> analyze_trace_file(const fs::path& file, const AnalyzeOption
   run_both([&] { breakdown = trace::breakdown_of(*data, trace::selected_indices(selected)); },
            [&] { steps = step_metrics(*data, selected); }, options.file_threads);
   RankMetrics m;
+  const std::optional<int> file_rank = data->rank;
+  const std::optional<double> peak_allocated = data->peak_allocated_bytes;
+  auto note_dropped_steps = [&](const trace::TraceData& read) {
+    for (const std::string& line : dropped_step_warnings(read)) warnings.push_back(name + ": " + line);
+  };
   if (breakdown.selected_events > 0 && breakdown.total_time > 0) {
     m = from_timeline(breakdown);
     m.steps = std::move(steps);
+    note_dropped_steps(*data);
   } else {
     // No GPU timeline: read again with the basic scan, which also keeps the CPU events
-    // of a trace without GPU events (small: gloo on CPU) for the CPU timeline.
+    // of a trace without GPU events (small: gloo on CPU) for the CPU timeline. The
+    // first read's records are freed first: the budget is for one read at a time.
+    const bool had_gpu_events = !data->gpu_events.empty();
+    *data = trace::TraceData{};
+    std::vector<StepMetrics>().swap(steps);
+    std::vector<bool>().swap(selected);
     auto full = trace::read_trace(file, trace::BasicScanMode::kInclude, limits);
     if (!full) return full.error();
+    note_dropped_steps(*full);
     if (auto cpu = trace::cpu_timeline(*full)) {
       m = from_cpu_timeline(cpu->breakdown);
       m.steps = cpu_step_metrics(*full, *cpu);
     } else {
-      const char* why = data->gpu_events.empty()
+      const char* why = !had_gpu_events
                             ? "it has no GPU events and no CPU operators or collectives"
                             : "none of its GPU events is linked to a launch (try --include-unlinked-kernels)";
       warnings.push_back(fmt::format("{}: no GPU or CPU timeline because {}; using the basic raw-trace scan", name, why));
@@ -73,7 +85,7 @@ Result<RankMetrics> analyze_trace_file(const fs::path& file, const AnalyzeOption
       if (m.total_time_us <= 0) return Error{ErrorCode::kInvalidInput, "trace has no timed events", name};
     }
   }
-  if (data->peak_allocated_bytes) m.peak_memory_gb = *data->peak_allocated_bytes / (1024.0 * 1024.0 * 1024.0);
+  if (peak_allocated) m.peak_memory_gb = *peak_allocated / (1024.0 * 1024.0 * 1024.0);
   for (double v : {m.total_time_us, m.compute_time_us, m.comm_time_us, m.total_comm_time_us, m.compute_ratio,
                    m.comm_ratio, m.overlap_ratio, m.busy_time_us.value_or(0), m.idle_time_us.value_or(0),
                    m.exposed_comm_time_us.value_or(0), m.total_memcpy_time_us.value_or(0),
@@ -92,8 +104,8 @@ Result<RankMetrics> analyze_trace_file(const fs::path& file, const AnalyzeOption
         return Error{ErrorCode::kInvalidInput,
                      fmt::format("ProfilerStep#{}'s times overflow: they are not finite", st.step), name};
   m.source = name;
-  if (data->rank) {
-    m.rank = data->rank;
+  if (file_rank) {
+    m.rank = file_rank;
     m.rank_source = "distributedInfo";
   } else if (auto from_path = trace::rank_from_path(file)) {
     m.rank = from_path;

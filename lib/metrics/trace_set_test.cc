@@ -59,6 +59,45 @@ nlohmann::json analyze(const std::filesystem::path& dir, int jobs) {
   return nlohmann::json::parse(text);
 }
 
+// Issue 29: a GPU trace whose step annotations have sorted keys (#1) or an escaped
+// '#' (#2) has its two steps, not the warning that it has none; a nested one (#9) and
+// a duplicate (#2 again) are named in warnings and change no step.
+TEST(AnalyzeSteps, EverySpellingIsAStepAndDroppedOnesAreNamed) {
+  aorta::testing::TempDir dir;
+  auto file = dir.write("rank0.json", R"J({"traceEvents": [
+  {"args":{},"cat":"user_annotation","dur":100,"name":"ProfilerStep#1","ph":"X","pid":100,"tid":100,"ts":0},
+  {"ph":"X","cat":"user_annotation","name":"ProfilerStep\u00232","pid":100,"tid":100,"ts":100,"dur":50},
+  {"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":100,"tid":100,"ts":100,"dur":50},
+  {"ph":"X","cat":"user_annotation","name":"ProfilerStep#9","pid":100,"tid":100,"ts":20,"dur":5},
+  {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":100,"tid":100,"ts":10,"dur":1,"args":{"correlation":1}},
+  {"ph":"s","cat":"ac2g","name":"ac2g","id":1,"pid":100,"tid":100,"ts":10},
+  {"ph":"f","cat":"ac2g","name":"ac2g","id":1,"pid":0,"tid":7,"ts":20,"bp":"e"},
+  {"ph":"X","cat":"kernel","name":"Cijk_Alik_Bljk","pid":0,"tid":7,"ts":20,"dur":40,"args":{"correlation":1}},
+  {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":100,"tid":100,"ts":30,"dur":1,"args":{"correlation":2}},
+  {"ph":"s","cat":"ac2g","name":"ac2g","id":2,"pid":100,"tid":100,"ts":30},
+  {"ph":"f","cat":"ac2g","name":"ac2g","id":2,"pid":0,"tid":7,"ts":70,"bp":"e"},
+  {"ph":"X","cat":"kernel","name":"Cijk_Alik_Bljk","pid":0,"tid":7,"ts":70,"dur":10,"args":{"correlation":2}}
+]})J");
+  std::vector<std::string> warnings;
+  auto m = analyze_trace_file(file, {}, warnings);
+  ASSERT_TRUE(m.ok()) << m.error().describe();
+  EXPECT_EQ(m->parser, ParserPath::kGpuTimeline);
+  ASSERT_EQ(m->steps.size(), 2u);
+  EXPECT_EQ(m->steps[0].step, 1);
+  EXPECT_EQ(m->steps[0].gpu_events, 2u);  // launched at 10 and 30, both in #1 [0, 100)
+  EXPECT_DOUBLE_EQ(*m->steps[0].compute_ms, 0.05);
+  EXPECT_EQ(m->steps[1].step, 2);
+  EXPECT_EQ(m->steps[1].gpu_events, 0u);
+  const std::string name = file.string();
+  EXPECT_EQ(warnings,
+            (std::vector<std::string>{
+                name + ": exact duplicate ProfilerStep annotations, counted once: 1; the first: ProfilerStep#2 at ts "
+                       "100 us, dur 50 us",
+                name + ": ProfilerStep annotations inside another step's span, not counted as steps (their time and "
+                       "events count in the step around them): 1; the first: ProfilerStep#9 at ts 20 us, dur 5 us, "
+                       "inside ProfilerStep#1 at ts 0 us, dur 100 us"}));
+}
+
 TEST(AnalyzeZstd, ShippedTracesGiveTheSameJsonAsTheirGzipTwins) {
   aorta::testing::TempDir dir;
   int files = 0;

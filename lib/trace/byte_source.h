@@ -1,6 +1,9 @@
 // The bytes of a trace file, plain, gzip or zstd (detected from the content). A
 // compressed file is decompressed on a thread of its own, one chunk ahead of the
 // reader: decompressing is most of the time it takes to read a .json.gz trace.
+// Both compressed formats are read alike: concatenated gzip members or zstd frames
+// are one stream, anything else after the last one is an error, and so is a stream
+// that expands more than 1024 times (a decompression bomb).
 #pragma once
 
 #include <zlib.h>
@@ -33,7 +36,7 @@ class ByteSource {
   ByteSource(const ByteSource&) = delete;
   ByteSource& operator=(const ByteSource&) = delete;
 
-  bool open() const { return fd_ >= 0 || gz_ != nullptr; }
+  bool open() const { return fd_ >= 0; }
   // Up to `size` bytes; 0 at the end; an error for a read failure or a damaged stream.
   Result<size_t> read(char* into, size_t size);
 
@@ -44,17 +47,24 @@ class ByteSource {
   void decompress_chunks();  // decompress_ahead's loop
   Result<size_t> gunzip_chunk(std::vector<char>& chunk);
   Result<size_t> unzstd_chunk(std::vector<char>& chunk);
+  Status read_more();                     // more compressed bytes after the ones not yet decoded
+  Status check_expansion(const char* format) const;
 
   int fd_ = -1;
-  gzFile gz_ = nullptr;
+  z_stream gzip_{};            // inflating fd_, when gzip_open_
+  bool gzip_open_ = false;
   ZSTD_DCtx* zstd_ = nullptr;  // reads fd_
   uint64_t remaining_ = UINT64_MAX;  // plain: bytes left in the range
 
-  // zstd input: the compressed bytes read, and where the decoder is in them.
-  std::vector<char> zstd_in_;
-  ZSTD_inBuffer zstd_pos_{nullptr, 0, 0};
-  bool zstd_eof_ = false;
-  bool zstd_frame_done_ = false;  // the decoder is between frames
+  // Compressed input: in_[in_pos_, in_end_) read and not yet decoded; in_offset_ is
+  // in_[0]'s byte in the file.
+  std::vector<char> in_;
+  size_t in_pos_ = 0, in_end_ = 0;
+  uint64_t in_offset_ = 0;
+  bool in_eof_ = false;
+  uint64_t produced_ = 0;          // decompressed bytes so far
+  bool gzip_member_done_ = false;  // inflate is between gzip members
+  bool zstd_frame_done_ = false;   // the decoder is between frames
 
   // The decompressing thread hands over one chunk at a time.
   size_t chunk_ = 0;

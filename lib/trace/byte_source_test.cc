@@ -5,6 +5,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 
@@ -158,6 +159,130 @@ TEST(ZstdTrace, BombStopsAtTheBudget) {
             std::string::npos)
       << tiny.error().message;
   EXPECT_NE(tiny.error().context.find("tiny.json.zst"), std::string::npos);
+}
+
+// A zstd frame written by hand (RFC 8878): no checksum, no content size, a 128 KiB
+// window, and RLE blocks of 128 KiB of one byte, 4 bytes each: 32768:1, the
+// format's largest ratio. `bytes` > 0.
+std::string zstd_rle_frame(char byte, uint64_t bytes) {
+  std::string out("\x28\xb5\x2f\xfd", 4);
+  out += '\0';                        // frame header descriptor: nothing optional
+  out += static_cast<char>(7 << 3);  // window descriptor: 2^(10 + 7) bytes
+  constexpr uint64_t kBlock = 128u << 10;
+  while (bytes > 0) {
+    const uint64_t size = std::min(bytes, kBlock);
+    bytes -= size;
+    const uint32_t header = static_cast<uint32_t>(size << 3) | (1u << 1) | (bytes == 0 ? 1u : 0u);  // RLE; last?
+    for (int shift : {0, 8, 16}) out += static_cast<char>((header >> shift) & 0xff);
+    out += byte;
+  }
+  return out;
+}
+
+// Issue 29: a zstd whitespace bomb (32768:1) reached the parse stage, where the
+// scan went through every byte of it: 1 GiB of spaces from 32 KB, and a file of 1 MB
+// is 32 GiB. Wherever the spaces are, the stream stops at 1024 times its compressed
+// size (and 32 MiB), with the file's error, long before its end.
+TEST(ZstdTrace, WhitespaceBombStopsAtTheExpansionLimit) {
+  struct Placement {
+    const char* what;
+    const char* before;
+    const char* after;
+  };
+  const Placement placements[] = {
+      {"before the value", "", R"({"traceEvents": []})"},
+      {"between events", R"({"traceEvents": [{"ph":"X"},)", R"({"ph":"X"}]})"},
+      {"between top-level keys", R"({"traceEvents": [],)", R"("x": 1})"},
+      {"inside an event", R"({"traceEvents": [{"ph":"X",)", R"("name":"k"}]})"},
+      {"after the value", R"({"traceEvents": []})", ""},
+  };
+  aorta::testing::TempDir dir;
+  const std::string spaces = zstd_rle_frame(' ', uint64_t{1} << 30);
+  ASSERT_EQ(spaces.size(), 6u + 8192u * 4u);
+  for (const Placement& p : placements) {
+    std::string bomb = std::string(p.before).empty() ? "" : zstd_compress(p.before);
+    bomb += spaces;
+    if (!std::string(p.after).empty()) bomb += zstd_compress(p.after);
+    auto file = write_binary(dir, "bomb.json.zst", bomb);
+    const auto begin = std::chrono::steady_clock::now();
+    auto data = read_trace(file);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    ASSERT_FALSE(data.ok()) << p.what;
+    EXPECT_NE(data.error().message.find("the zstd stream expands more than 1024 times its compressed size"),
+              std::string::npos)
+        << p.what << ": " << data.error().message;
+    EXPECT_NE(data.error().context.find("bomb.json.zst"), std::string::npos) << p.what;
+    EXPECT_LT(seconds, 1.5) << p.what;
+  }
+  // The same frame with a trace's worth of spaces (64 KiB of 4 MB) is read.
+  std::string text = gunzip(kData / "h200-torch2.11-kineto-nccl_rank0.json.gz");
+  const size_t comma = text.find("},") + 2;
+  auto padded = write_binary(dir, "padded.json.zst", zstd_compress(text.substr(0, comma)) + zstd_rle_frame(' ', 64u << 10) +
+                                                         zstd_compress(text.substr(comma)));
+  auto data = read_trace(padded);
+  ASSERT_TRUE(data.ok()) << data.error().describe();
+  EXPECT_EQ(data->bytes, text.size() + (64u << 10));
+}
+
+// gzip in memory, one member (deflate with the gzip wrapper).
+std::string gzip_compress(const std::string& text) {
+  z_stream z{};
+  EXPECT_EQ(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  std::string out(deflateBound(&z, text.size()) + 64, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = static_cast<uInt>(text.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+// Issue 29: bytes after the last gzip member were passed over in silence, where
+// zstd's are an error. Members one after another are one stream (gzip -d reads them
+// so), anything else after the last member is an error naming its byte.
+TEST(GzipTrace, ConcatenatedMembersAreReadAndTrailingBytesAreAnError) {
+  aorta::testing::TempDir dir;
+  const std::string text = gunzip(kData / "h200-torch2.11-kineto-nccl_rank0.json.gz");
+  auto reference = read_trace(kData / "h200-torch2.11-kineto-nccl_rank0.json.gz");
+  ASSERT_TRUE(reference.ok());
+  const std::string whole = gzip_compress(text);
+  const size_t third = text.size() / 3;
+  struct Case {
+    const char* what;
+    std::string bytes;
+    const char* error;  // empty: read as the reference
+  };
+  const Case cases[] = {
+      {"one member", whole, ""},
+      {"two members", gzip_compress(text.substr(0, third)) + gzip_compress(text.substr(third)), ""},
+      {"an empty member between", gzip_compress(text.substr(0, third)) + gzip_compress("") + gzip_compress(text.substr(third)), ""},
+      {"text after the member", whole + "garbage!", "trailing bytes after the last gzip member, at byte "},
+      {"zeros after the member", whole + std::string(4, '\0'), "trailing bytes after the last gzip member, at byte "},
+      {"half a magic number", whole + "\x1f", "trailing bytes after the last gzip member, at byte "},
+      {"a member's header only", whole + std::string("\x1f\x8b", 2), "gzip stream is damaged"},
+      {"a damaged second member", whole + std::string("\x1f\x8bgarbage!", 10), "gzip stream is damaged"},
+  };
+  for (const Case& c : cases) {
+    auto file = write_binary(dir, "t.json.gz", c.bytes);
+    ASSERT_EQ(detect_encoding(file), TraceEncoding::kGzip);
+    auto data = read_trace(file);
+    if (std::string(c.error).empty()) {
+      ASSERT_TRUE(data.ok()) << c.what << ": " << data.error().describe();
+      EXPECT_EQ(data->bytes, text.size()) << c.what;
+      EXPECT_EQ(data->events, reference->events) << c.what;
+      EXPECT_EQ(data->gpu_events.size(), reference->gpu_events.size()) << c.what;
+      continue;
+    }
+    ASSERT_FALSE(data.ok()) << c.what;
+    EXPECT_NE(data.error().message.find(c.error), std::string::npos) << c.what << ": " << data.error().message;
+    EXPECT_NE(data.error().context.find("t.json.gz"), std::string::npos) << c.what;
+    if (std::string(c.error).starts_with("trailing")) {
+      EXPECT_NE(data.error().message.find("at byte " + std::to_string(whole.size()) + " of the file"), std::string::npos)
+          << c.what << ": " << data.error().message;
+    }
+  }
 }
 
 }  // namespace

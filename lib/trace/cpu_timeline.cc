@@ -50,8 +50,67 @@ std::vector<bool> top_level(const LargeVector<CpuEvent>& events) {
 
 }  // namespace
 
+namespace {
+
+// In merged intervals both starts and ends rise: the intervals [start, end) meets
+// are those from the first that ends after start to the last that starts before end.
+struct Met {
+  size_t from = 0, to = 0;
+};
+
+Met intervals_met(const Intervals& intervals, double start, double end) {
+  auto first = std::partition_point(intervals.begin(), intervals.end(), [&](const Interval& iv) { return iv.second <= start; });
+  auto last = std::partition_point(first, intervals.end(), [&](const Interval& iv) { return iv.first < end; });
+  return {static_cast<size_t>(first - intervals.begin()), static_cast<size_t>(last - intervals.begin())};
+}
+
+// The clipped lengths of intervals [from, to), added in order: length_within's sum.
+double clipped_sum(const Intervals& intervals, Met met, double start, double end) {
+  double sum = 0;
+  for (size_t i = met.from; i < met.to; ++i) {
+    const double lo = std::max(intervals[i].first, start), hi = std::min(intervals[i].second, end);
+    if (lo < hi) sum += hi - lo;
+  }
+  return sum;
+}
+
+}  // namespace
+
 double length_within(const Intervals& intervals, double start, double end) {
-  return total_length(clip(intervals, start, end));
+  return clipped_sum(intervals, intervals_met(intervals, start, end), start, end);
+}
+
+std::vector<double> lengths_within(const Intervals& intervals, const std::vector<Interval>& spans) {
+  std::vector<Met> met;
+  met.reserve(spans.size());
+  uint64_t visits = 0;
+  for (const auto& [start, end] : spans) {
+    met.push_back(intervals_met(intervals, start, end));
+    visits += met.back().to - met.back().from;
+  }
+  std::vector<double> out;
+  out.reserve(spans.size());
+  // Steps that follow one another visit each interval about once; more than a few
+  // visits each means spans piled on spans, which only a hostile trace has.
+  if (visits <= 4 * (uint64_t{intervals.size()} + spans.size())) {
+    for (size_t k = 0; k < spans.size(); ++k) out.push_back(clipped_sum(intervals, met[k], spans[k].first, spans[k].second));
+    return out;
+  }
+  std::vector<double> before(intervals.size() + 1, 0.0);  // before[i]: the length of intervals [0, i)
+  for (size_t i = 0; i < intervals.size(); ++i) before[i + 1] = before[i] + (intervals[i].second - intervals[i].first);
+  for (size_t k = 0; k < spans.size(); ++k) {
+    const auto [from, to] = met[k];
+    const auto [start, end] = spans[k];
+    if (from >= to) {
+      out.push_back(0);
+      continue;
+    }
+    // The met intervals whole, less what sticks out of the span at either end.
+    const double whole = before[to] - before[from];
+    const double outside = std::max(0.0, start - intervals[from].first) + std::max(0.0, intervals[to - 1].second - end);
+    out.push_back(std::max(0.0, whole - outside));
+  }
+  return out;
 }
 
 std::optional<CpuTimeline> cpu_timeline(const TraceData& data) {

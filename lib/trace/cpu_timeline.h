@@ -28,6 +28,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "trace/timeline.h"
 #include "trace/trace_reader.h"
@@ -48,7 +49,15 @@ struct CpuTimeline {
 // window, or a window of no length: the basic scan is left then.
 std::optional<CpuTimeline> cpu_timeline(const TraceData& data);
 
-// |intervals ∩ [start, end)|, intervals merged.
+// |intervals ∩ [start, end)|, intervals merged: the clipped lengths of the intervals
+// it meets, added in order.
 double length_within(const Intervals& intervals, double start, double end);
+
+// length_within for each span, in O((intervals + spans) log intervals) whatever the
+// spans: a binary search finds each span's first interval, and each span's sum is
+// length_within's, to the last bit. Spans that overlap so much that this would visit
+// the intervals again and again (a flood of steps each spanning the whole trace)
+// take differences of prefix sums instead, equal up to rounding.
+std::vector<double> lengths_within(const Intervals& intervals, const std::vector<Interval>& spans);
 
 }  // namespace aorta::trace

@@ -13,6 +13,17 @@
 
 namespace aorta::trace {
 
+// What one record costs the budget: not only itself but what the analysis makes of
+// it afterwards, so that a file within the budget stays within it to the reports.
+// A ProfilerStep annotation becomes a sorted copy, a StepMetrics, the run summary's
+// entries (a set, a map node, a time) and a report row (capped): `analyze` of a
+// million of them peaked at 360 bytes each. A CPU event becomes up to six interval
+// copies on the CPU timeline (16 bytes each), an index and its 24-byte record: 1.5
+// million peaked at about 100 bytes each. A flood of either is refused by name, as
+// a flood of GPU events is.
+inline constexpr uint64_t kStepStateBytes = 512;
+inline constexpr uint64_t kCpuEventStateBytes = 128;
+
 // Overrides the default budget: a byte count with an optional K, M, G or T suffix
 // (powers of 1024), e.g. AORTA_TRACE_MEMORY_LIMIT=8G.
 inline constexpr const char* kMemoryLimitVariable = "AORTA_TRACE_MEMORY_LIMIT";

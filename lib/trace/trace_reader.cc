@@ -70,7 +70,7 @@ enum : uint8_t { kPidInterned = 1, kTidInterned = 2, kIdInterned = 4 };
 // One event's fields; string views point into the parser and die with the document.
 struct RawEvent {
   std::string_view ph, cat, name;
-  bool has_pid = false, has_tid = false, has_ts = false, has_dur = false, has_id = false;
+  bool has_pid = false, has_tid = false, has_ts = false, has_dur = false, has_id = false, has_name = false;
   uint8_t interned = 0;
   int64_t pid = 0, tid = 0, id = 0;
   double ts = 0, dur = 0;
@@ -94,15 +94,22 @@ int64_t profiler_step_number(std::string_view name) {
   return n;
 }
 
-// The same on an undecoded JSON string (raw points past its opening quote): the
-// GPU-timeline-only read leaves CPU events' names undecoded, and a step name holds
-// no escapes. The scan stops at the closing quote, inside the (padded) buffer.
-int64_t raw_profiler_step_number(const char* raw) {
-  if (raw[0] != 'P') return -1;
-  size_t n = 0;
-  while (n < 40 && raw[n] != '"' && raw[n] != '\\') ++n;
-  if (n == 40 || raw[n] != '"') return -1;
-  return profiler_step_number(std::string_view(raw, n));
+// The same on a string value, left undecoded where it can be: the GPU-timeline-only
+// read does not need CPU events' names. A name that holds an escape within a step
+// name's length (ProfilerStep\u00233 is a writer's right) is decoded, as a JSON parser
+// would, so that every spelling of a step is one.
+int64_t step_number_of(simdjson::ondemand::value value) {
+  // "ProfilerStep#" and 18 digits, each character possibly written as \uXXXX.
+  constexpr size_t kLongestRawName = 6 * 31;
+  const std::string_view token = value.raw_json_token();  // a peek: the string with its quotes
+  if (token.size() < 2 || token[0] != '"' || (token[1] != 'P' && token[1] != '\\')) return -1;
+  const std::string_view head = token.substr(1, kLongestRawName);
+  const size_t stop = head.find_first_of("\"\\");
+  if (stop == std::string_view::npos) return -1;  // longer than any step name
+  if (head[stop] == '"') return profiler_step_number(head.substr(0, stop));
+  std::string_view decoded;
+  if (value.get_string().get(decoded) != simdjson::SUCCESS) return -1;
+  return profiler_step_number(decoded);
 }
 
 simdjson::error_code read_id(simdjson::ondemand::value value, int64_t& out, IdInterner& interner, uint8_t& interned,
@@ -154,6 +161,13 @@ simdjson::error_code read_args(simdjson::ondemand::value value, RawEvent& ev) {
 // Whether the gpu_timeline can use an event of this category at all.
 bool timeline_category(std::string_view cat) { return classify_cat(cat) != Cat::kOther; }
 
+// Whether the GPU-timeline-only read may leave ts and dur undecoded: the event is
+// outside the timeline and its name, already read, is no step's. Before the name
+// they are decoded: a writer may order the keys as it likes (sorted: "dur" first).
+bool skip_times(const RawEvent& ev, bool basic) {
+  return !basic && ev.has_name && ev.step < 0 && !ev.cat.empty() && !timeline_category(ev.cat);
+}
+
 simdjson::error_code read_event(simdjson::ondemand::object obj, RawEvent& ev, IdInterner& interner, bool basic) {
   // Raw key comparison: the keys we read never hold escapes, and unescaping every
   // key of every event was a large share of the per-event cost.
@@ -179,10 +193,10 @@ simdjson::error_code read_event(simdjson::ondemand::object obj, RawEvent& ev, Id
         break;
       case 'n':
         if (!key.unsafe_is_equal("name")) break;
+        ev.has_name = true;
         if (!basic && !ev.cat.empty() && !timeline_category(ev.cat)) {
-          // Not needed but for a step marker: a look at the raw bytes, left undecoded.
-          simdjson::ondemand::raw_json_string raw;
-          if (value.get_raw_json_string().get(raw) == simdjson::SUCCESS) ev.step = raw_profiler_step_number(raw.raw());
+          // Not needed but for a step marker.
+          ev.step = step_number_of(value);
           break;
         }
         if (value.get_string().get(ev.name) != simdjson::SUCCESS) ev.name = {};
@@ -192,7 +206,7 @@ simdjson::error_code read_event(simdjson::ondemand::object obj, RawEvent& ev, Id
         if (key.unsafe_is_equal("tid")) {
           if (auto e = read_id(value, ev.tid, interner, ev.interned, kTidInterned)) return e;
           ev.has_tid = true;
-        } else if (!basic && ev.step < 0 && !ev.cat.empty() && !timeline_category(ev.cat)) {
+        } else if (skip_times(ev, basic)) {
           break;
         } else if (key.unsafe_is_equal("ts")) {
           if (auto e = value.get_double().get(ev.ts)) return e;
@@ -200,7 +214,7 @@ simdjson::error_code read_event(simdjson::ondemand::object obj, RawEvent& ev, Id
         }
         break;
       case 'd':
-        if (!basic && ev.step < 0 && !ev.cat.empty() && !timeline_category(ev.cat)) break;
+        if (skip_times(ev, basic)) break;
         if (key.unsafe_is_equal("dur")) {
           if (auto e = value.get_double().get(ev.dur)) return e;
           ev.has_dur = true;
@@ -366,9 +380,8 @@ void add_event(PartState& part, const RawEvent& ev, const NameClasses::Classes& 
   const uint8_t tags = part.deferred ? ev.interned : 0;
   Cat cat = classify_cat(ev.cat);
   if (ev.total_allocated >= 0) data.peak_allocated_bytes = std::max(data.peak_allocated_bytes.value_or(0), ev.total_allocated);
-  // A step marker. The GPU-timeline-only read decodes a CPU event's ts and dur only
-  // after its name has shown it to be one: Kineto and the legacy writer both write
-  // ts and dur after the name.
+  // A step marker (the GPU-timeline-only read decodes a CPU event's ts and dur when
+  // its name is a step's or not yet seen, skip_times). finish keeps one per step.
   if (ev.step >= 0 && cat == Cat::kOther && ev.ph == "X" && ev.has_ts && ev.has_dur && ev.cat != "gpu_user_annotation")
     data.steps.push_back({ev.step, ev.ts, ev.dur});
   if (cat == Cat::kFlow) {
@@ -537,22 +550,23 @@ Status read_into(PartState& state, simdjson::ondemand::parser& parser, const std
   };
   // Everything that grows with the events, checked once per batch (a read chunk
   // adds at most a few MiB): beyond the budget the file is refused by name. A part
-  // of a split file has its share of the budget.
+  // of a split file has its share of the budget. Steps and CPU events count at what
+  // they cost by the end of the analysis (trace_limits.h).
   auto state_bytes = [&] {
     return used_bytes(data.gpu_events) + used_bytes(data.keyed_events) + used_bytes(data.runtime_launches) +
-           used_bytes(data.flow_starts) + used_bytes(data.flow_ends) + used_bytes(undecided) + used_bytes(data.steps) +
-           used_bytes(data.cpu_events) +
+           used_bytes(data.flow_starts) + used_bytes(data.flow_ends) + used_bytes(undecided) +
+           data.steps.size() * kStepStateBytes + data.cpu_events.size() * kCpuEventStateBytes +
            used_bytes(state.interned_flow_starts) + interner.bytes() + threads.bytes() + names.bytes();
   };
   auto within_budget = [&]() -> Status {
     if (state_bytes() <= max_state_bytes) return ok_status();
+    auto count = [](size_t n, const char* what) { return n == 0 ? std::string() : " and " + std::to_string(n) + what; };
     return Error{ErrorCode::kInvalidInput,
                  "the trace needs more event state than the memory budget allows (" +
                      std::to_string(limits.max_state_bytes >> 20) + " MiB of " + std::to_string(limits.total_bytes >> 20) +
                      " MiB, reached after " + std::to_string(data.gpu_events.size()) + " GPU events and " +
-                     std::to_string(data.keyed_events.size() + undecided.size()) +
-                     " keyed events" +
-                     (data.cpu_events.empty() ? std::string() : " and " + std::to_string(data.cpu_events.size()) + " CPU events") +
+                     std::to_string(data.keyed_events.size() + undecided.size()) + " keyed events" +
+                     count(data.cpu_events.size(), " CPU events") + count(data.steps.size(), " ProfilerStep annotations") +
                      "; AORTA_TRACE_MEMORY_LIMIT raises it)",
                  file.string()};
   };
@@ -593,6 +607,37 @@ uint32_t number_threads_by_value(TraceData& data, const std::vector<ThreadKey>& 
   return static_cast<uint32_t>(order.size());
 }
 
+// One annotation per step (TraceData::steps, DroppedSteps). Sorted by start, the
+// longer first, a step lies inside an earlier one exactly when it lies inside the
+// last one kept, which ends the latest of them.
+void keep_one_annotation_per_step(TraceData& data) {
+  std::vector<StepAnnotation>& steps = data.steps;
+  std::stable_sort(steps.begin(), steps.end(), [](const StepAnnotation& a, const StepAnnotation& b) {
+    return a.ts != b.ts ? a.ts < b.ts : a.dur > b.dur;
+  });
+  DroppedSteps& dropped = data.dropped_steps;
+  size_t kept = 0;
+  for (const StepAnnotation s : steps) {
+    if (kept > 0) {
+      const StepAnnotation& last = steps[kept - 1];
+      const double end = s.ts + s.dur, last_end = last.ts + last.dur;
+      if (s.number == last.number && s.ts == last.ts && s.dur == last.dur) {
+        if (dropped.duplicates++ == 0) dropped.first_duplicate = s;
+        continue;
+      }
+      if (s.ts < last_end && end <= last_end) {
+        if (dropped.nested++ == 0) {
+          dropped.first_nested = s;
+          dropped.first_nested_in = last;
+        }
+        continue;
+      }
+    }
+    steps[kept++] = s;
+  }
+  steps.resize(kept);
+}
+
 // What follows the last event, for a whole file and a merged split one alike.
 Result<TraceData> finish(PartState& state, const std::filesystem::path& file, unsigned threads) {
   TraceData& data = state.data;
@@ -618,6 +663,7 @@ Result<TraceData> finish(PartState& state, const std::filesystem::path& file, un
     data.flow_ends.resize(kept);
   };
   run_both(keyed, flows, threads);
+  keep_one_annotation_per_step(data);
   if (!state.distributed_info.empty()) {
     simdjson::ondemand::parser parser;
     if (Status s = read_distributed_info(state.distributed_info, parser, data); !s)

@@ -54,6 +54,19 @@ struct StepAnnotation {
   double dur = 0;
 };
 
+// The annotations left out of TraceData::steps, and the first of each kind, for the
+// warnings (step_metrics.h). An exact copy of a kept one (number, ts and dur) would
+// count its step twice; one inside a kept one's span would take the rest of that
+// step's launches (a launch belongs to the last step started before it) and count
+// its time twice, so the outer step keeps all of it. Steps that only overlap (one
+// starts before the last one ends, and ends after it) are both kept.
+struct DroppedSteps {
+  uint64_t duplicates = 0;
+  uint64_t nested = 0;
+  StepAnnotation first_duplicate;
+  StepAnnotation first_nested, first_nested_in;  // the first nested one, and the step it lies in
+};
+
 // A CPU event of the CPU timeline (cpu_timeline.h). Recorded only by the read with
 // the basic scan, and only while the trace has shown no GPU event: the first one
 // drops them all, as a GPU trace has its GPU timeline.
@@ -94,7 +107,10 @@ struct TraceData {
   LargeVector<GpuEvent> gpu_events;
   LargeVector<KeyedEvent> keyed_events;  // by (thread, key), file order within (select_gpu_events' lookup)
   LargeVector<RuntimeLaunch> runtime_launches;  // cuda_runtime / cuda_driver events, file order
-  std::vector<StepAnnotation> steps;            // file order; a handful per trace
+  // By start (the longer first on a tie, then file order), one per step: finish
+  // drops the annotations below. A handful to thousands per trace.
+  std::vector<StepAnnotation> steps;
+  DroppedSteps dropped_steps;
   // The largest args."Total Allocated" (bytes) of any event: Kineto's [memory] events
   // with profile_memory=True; unset without them.
   std::optional<double> peak_allocated_bytes;

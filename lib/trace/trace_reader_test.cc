@@ -90,14 +90,125 @@ TEST(TraceReader, OnlyCpuProfilerStepEventsAreSteps) {
   for (auto mode : {BasicScanMode::kSkip, BasicScanMode::kInclude}) {
     auto data = read_trace(file, mode);
     ASSERT_TRUE(data.ok()) << data.error().describe();
-    // The escaped '#' is a step name once decoded (kInclude) but not in the raw
-    // look of the GPU-only read; no writer escapes it.
-    const size_t expected = mode == BasicScanMode::kInclude ? 3u : 2u;
-    ASSERT_EQ(data->steps.size(), expected);
+    // The escaped '#' is a step name once decoded, in both reads (issue 29).
+    ASSERT_EQ(data->steps.size(), 3u);
+    EXPECT_EQ(data->steps[1].number, 9);
     EXPECT_EQ(data->steps.front().number, 7);
     EXPECT_EQ(data->steps.back().number, 10);
     EXPECT_EQ(data->steps.back().dur, 2.5);
   }
+}
+
+// Issue 29: a writer may order an event's keys as it likes and escape any character
+// of a string; every spelling of ProfilerStep#3 [100, 150) and #4 [150, 200) is those
+// two steps, in both reads (the GPU-timeline-only read once dropped "dur" before
+// "name", and did not decode escapes).
+TEST(TraceReader, EverySpellingOfAStepAnnotationIsOneStep) {
+  struct Spelling {
+    const char* what;
+    const char* event;  // {N} the step number, {T} its ts
+  };
+  const Spelling spellings[] = {
+      {"Kineto's order", R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#{N}","pid":1,"tid":1,"ts":{T},"dur":50,"args":{"External id":{N}}})"},
+      {"sorted keys", R"({"args":{"External id":{N}},"cat":"user_annotation","dur":50,"name":"ProfilerStep#{N}","ph":"X","pid":1,"tid":1,"ts":{T}})"},
+      {"escaped '#'", R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep\u0023{N}","pid":1,"tid":1,"ts":{T},"dur":50})"},
+      {"sorted and escaped", R"({"args":{},"cat":"user_annotation","dur":50,"name":"ProfilerStep\u0023{N}","ph":"X","pid":1,"tid":1,"ts":{T}})"},
+      {"every kind of escape", R"({"ph":"X","cat":"cpu_op","name":"\u0050rofiler\u0053tep\u0023{N}","pid":1,"tid":1,"ts":{T},"dur":50})"},
+      {"ts and dur first", R"({"ts":{T},"dur":50,"ph":"X","cat":"cpu_op","name":"ProfilerStep#{N}","pid":1,"tid":1})"},
+      {"cat last", R"({"name":"ProfilerStep#{N}","ph":"X","ts":{T},"dur":50,"pid":1,"tid":1,"cat":"user_annotation"})"},
+      {"spaces", R"({ "ph" : "X" , "cat" : "user_annotation" , "name" : "ProfilerStep#{N}" , "pid" : 1 , "tid" : 1 , "ts" : {T} , "dur" : 50 })"},
+  };
+  auto spell = [](std::string event, int number, int ts) {
+    for (auto [key, value] : {std::pair<std::string, std::string>{"{N}", std::to_string(number)}, {"{T}", std::to_string(ts)}})
+      for (size_t at; (at = event.find(key)) != std::string::npos;) event.replace(at, key.size(), value);
+    return event;
+  };
+  aorta::testing::TempDir dir;
+  for (const Spelling& s : spellings) {
+    // Not steps, in the same spelling: a kernel keeps the GPU timeline busy, and
+    // names that only look like a step once read carelessly.
+    const std::string text = R"({"traceEvents": [)" + spell(s.event, 3, 100) + "," + spell(s.event, 4, 150) + "," +
+                             R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":120,"dur":5},)" +
+                             R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep\u0023","pid":1,"tid":1,"ts":1,"dur":1},)" +
+                             R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep\u00235x","pid":1,"tid":1,"ts":2,"dur":1},)" +
+                             R"({"ph":"X","cat":"user_annotation","name":"P\"rofilerStep#5","pid":1,"tid":1,"ts":3,"dur":1}]})";
+    auto file = dir.write("t.json", text);
+    for (auto mode : {BasicScanMode::kSkip, BasicScanMode::kInclude}) {
+      auto data = read_trace(file, mode);
+      ASSERT_TRUE(data.ok()) << s.what << ": " << data.error().describe();
+      ASSERT_EQ(data->steps.size(), 2u) << s.what << (mode == BasicScanMode::kSkip ? " (GPU read)" : " (full read)");
+      EXPECT_EQ(data->steps[0].number, 3) << s.what;
+      EXPECT_EQ(data->steps[0].ts, 100) << s.what;
+      EXPECT_EQ(data->steps[0].dur, 50) << s.what;
+      EXPECT_EQ(data->steps[1].number, 4) << s.what;
+      EXPECT_EQ(data->steps[1].ts, 150) << s.what;
+    }
+  }
+}
+
+// Issue 29: an exact duplicate annotation is one step; one inside another's span is
+// no step of its own (it would take the rest of the outer step's launches and count
+// its time twice) and is reported; steps that only overlap or touch are both kept.
+TEST(TraceReader, DuplicateAndNestedStepAnnotations) {
+  struct Step {
+    int64_t number;
+    double ts, dur;
+  };
+  struct Case {
+    const char* what;
+    std::vector<Step> written;  // in file order
+    std::vector<Step> kept;     // by start
+    uint64_t duplicates, nested;
+  };
+  const Case cases[] = {
+      {"exact duplicate", {{3, 100, 50}, {3, 100, 50}, {4, 150, 50}}, {{3, 100, 50}, {4, 150, 50}}, 1, 0},
+      {"three copies", {{3, 100, 50}, {3, 100, 50}, {3, 100, 50}}, {{3, 100, 50}}, 2, 0},
+      {"nested", {{3, 100, 100}, {9, 120, 20}, {4, 200, 100}}, {{3, 100, 100}, {4, 200, 100}}, 0, 1},
+      {"nested, written first", {{9, 120, 20}, {3, 100, 100}}, {{3, 100, 100}}, 0, 1},
+      {"nested to the outer's end", {{3, 100, 100}, {9, 150, 50}}, {{3, 100, 100}}, 0, 1},
+      {"nested from the outer's start", {{3, 100, 100}, {9, 100, 50}}, {{3, 100, 100}}, 0, 1},
+      {"same span, another number", {{3, 100, 100}, {4, 100, 100}}, {{3, 100, 100}}, 0, 1},
+      {"a duplicate of the outer after a nested one", {{3, 100, 100}, {4, 100, 100}, {3, 100, 100}}, {{3, 100, 100}}, 1, 1},
+      {"overlapping, not nested", {{3, 100, 100}, {4, 190, 100}}, {{3, 100, 100}, {4, 190, 100}}, 0, 0},
+      {"touching", {{3, 100, 100}, {4, 200, 100}}, {{3, 100, 100}, {4, 200, 100}}, 0, 0},
+      {"no length, at the end", {{3, 100, 100}, {4, 200, 0}}, {{3, 100, 100}, {4, 200, 0}}, 0, 0},
+      {"out of order", {{4, 150, 50}, {3, 100, 50}}, {{3, 100, 50}, {4, 150, 50}}, 0, 0},
+      {"same number, another time", {{3, 100, 50}, {3, 300, 50}}, {{3, 100, 50}, {3, 300, 50}}, 0, 0},
+  };
+  aorta::testing::TempDir dir;
+  for (const Case& c : cases) {
+    std::string text = R"({"traceEvents": [)";
+    for (size_t i = 0; i < c.written.size(); ++i)
+      text += std::string(i ? "," : "") + R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#)" +
+              std::to_string(c.written[i].number) + R"(","pid":1,"tid":1,"ts":)" + std::to_string(c.written[i].ts) +
+              R"(,"dur":)" + std::to_string(c.written[i].dur) + "}";
+    auto file = dir.write("t.json", text + "]}");
+    for (auto mode : {BasicScanMode::kSkip, BasicScanMode::kInclude}) {
+      auto data = read_trace(file, mode);
+      ASSERT_TRUE(data.ok()) << c.what << ": " << data.error().describe();
+      ASSERT_EQ(data->steps.size(), c.kept.size()) << c.what;
+      for (size_t i = 0; i < c.kept.size(); ++i) {
+        EXPECT_EQ(data->steps[i].number, c.kept[i].number) << c.what << " #" << i;
+        EXPECT_EQ(data->steps[i].ts, c.kept[i].ts) << c.what << " #" << i;
+        EXPECT_EQ(data->steps[i].dur, c.kept[i].dur) << c.what << " #" << i;
+      }
+      EXPECT_EQ(data->dropped_steps.duplicates, c.duplicates) << c.what;
+      EXPECT_EQ(data->dropped_steps.nested, c.nested) << c.what;
+    }
+  }
+  // The first of each is kept for the warning.
+  aorta::testing::TempDir d2;
+  auto data = read_trace(d2.write("t.json", R"({"traceEvents": [
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#3","pid":1,"tid":1,"ts":100,"dur":100},
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#9","pid":1,"tid":1,"ts":120,"dur":20},
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#4","pid":1,"tid":1,"ts":200,"dur":100},
+    {"ph":"X","cat":"user_annotation","name":"ProfilerStep#4","pid":1,"tid":1,"ts":200,"dur":100}]})"));
+  ASSERT_TRUE(data.ok());
+  EXPECT_EQ(data->dropped_steps.first_nested.number, 9);
+  EXPECT_EQ(data->dropped_steps.first_nested.ts, 120);
+  EXPECT_EQ(data->dropped_steps.first_nested_in.number, 3);
+  EXPECT_EQ(data->dropped_steps.first_duplicate.number, 4);
+  EXPECT_EQ(data->dropped_steps.first_duplicate.ts, 200);
 }
 
 TEST(TraceReader, LegacyBareArrayFromDebianTorch) {
@@ -328,6 +439,48 @@ TEST(TraceReader, EventStateBeyondTheBudgetIsRefused) {
   auto defaults = read_trace(file);  // 300k events are nothing for the default budget
   ASSERT_TRUE(defaults.ok()) << defaults.error().describe();
   EXPECT_EQ(defaults->gpu_events.size(), 300000u);
+}
+
+// Issue 29: a flood of ProfilerStep annotations (1.8 GB of RSS under a 256M budget)
+// and of CPU events count at what the analysis makes of them (trace_limits.h): 512
+// and 128 bytes, so 6 MiB hold 12,288 steps or 49,152 CPU events.
+TEST(TraceReader, StepAndCpuEventFloodsAreRefusedByTheBudget) {
+  aorta::testing::TempDir dir;
+  auto limits = TraceLimits::with_total(16u << 20);
+  ASSERT_EQ(limits.max_state_bytes, 6u << 20);
+  auto steps = [](int n) {
+    std::string text = R"({"traceEvents": [)";
+    for (int i = 0; i < n; ++i)
+      text += std::string(i ? "," : "") + R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#)" +
+              std::to_string(i) + R"(","pid":1,"tid":1,"ts":)" + std::to_string(i * 10) + R"(,"dur":10})";
+    return text + "]}";
+  };
+  auto flood = dir.write("flood.json", steps(20000));  // 2 MB: one read chunk, one budget check
+  auto gpu_read = read_trace(flood, BasicScanMode::kSkip, limits);
+  ASSERT_FALSE(gpu_read.ok());
+  EXPECT_NE(gpu_read.error().message.find("needs more event state than the memory budget allows (6 MiB of 16 MiB, "
+                                          "reached after 0 GPU events and 0 keyed events and 20000 ProfilerStep "
+                                          "annotations; AORTA_TRACE_MEMORY_LIMIT raises it)"),
+            std::string::npos)
+      << gpu_read.error().message;
+  EXPECT_NE(gpu_read.error().context.find("flood.json"), std::string::npos);
+  // The full read keeps them as CPU events too: 20000 x (512 + 128).
+  auto full_read = read_trace(flood, BasicScanMode::kInclude, limits);
+  ASSERT_FALSE(full_read.ok());
+  EXPECT_NE(full_read.error().message.find("and 20000 CPU events and 20000 ProfilerStep annotations"), std::string::npos)
+      << full_read.error().message;
+  // 8000 x (512 + 128) = 5,120,000 bytes fit.
+  auto fits = read_trace(dir.write("fits.json", steps(8000)), BasicScanMode::kInclude, limits);
+  ASSERT_TRUE(fits.ok()) << fits.error().describe();
+  EXPECT_EQ(fits->steps.size(), 8000u);
+
+  std::string ops = R"({"traceEvents": [)";
+  for (int i = 0; i < 50000; ++i)  // 3.9 MB: one read chunk
+    ops += std::string(i ? "," : "") + R"({"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":)" +
+           std::to_string(i * 10) + R"(,"dur":5})";
+  auto cpu = read_trace(dir.write("ops.json", ops + "]}"), BasicScanMode::kInclude, limits);
+  ASSERT_FALSE(cpu.ok());
+  EXPECT_NE(cpu.error().message.find("and 50000 CPU events;"), std::string::npos) << cpu.error().message;
 }
 
 TEST(TraceLimits, SizesAndTheEnvironment) {
