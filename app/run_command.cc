@@ -28,6 +28,7 @@
 #include "fixtures/session.h"
 #include "job/launch.h"
 #include "report/aorta_listener.h"
+#include "report/console_printer.h"
 #include "report/junit_writer.h"
 #include "report/metrics_json.h"
 #include "report/redact.h"
@@ -103,6 +104,7 @@ report::AortaListener* install_reports(fixtures::Session& session, const cli::Op
   if (!listener) std::exit(usage_error(listener.error().describe()));
   auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
   delete listeners.Release(listeners.default_xml_generator());
+  report::install_console_printer(listeners);
   listeners.Append(listener->get());  // gtest owns it
   return listener->release();
 }
