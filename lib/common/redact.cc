@@ -7,6 +7,8 @@
 #include <optional>
 #include <utility>
 
+#include "common/known_secrets.h"
+
 
 namespace aorta {
 namespace {
@@ -405,11 +407,11 @@ std::optional<size_t> secret_block_key(std::string_view line) {
   return column;
 }
 
-// Every secret in text, line by line. at_line_start:
+// Every secret in text: known values anywhere, shapes line by line. at_line_start:
 // text starts a line (not a long line's later piece). state carries a secret YAML
 // block from line to line; it is updated for each line that ends in text.
 std::vector<Span> spans_of(std::string_view text, bool at_line_start, StreamRedactor::LineState& state) {
-  std::vector<Span> spans;
+  std::vector<Span> spans = known_secret_spans(text);
   for (size_t start = 0; start < text.size();) {
     const size_t newline = text.find('\n', start);
     const bool complete = newline != std::string_view::npos;
@@ -541,6 +543,10 @@ std::vector<std::string> secrets_in_text(std::string_view text) {
   }
   return out;
 }
+
+// A known value's longest encoding (a control character JSON-escaped twice: 7 bytes)
+// fits in the context kept at a cut, so it is found whole there.
+static_assert(7 * kMaxKnownSecretBytes < StreamRedactor::kOverlap);
 
 std::string StreamRedactor::feed(std::string_view part) {
   std::string out;

@@ -1,6 +1,7 @@
 // Secrets never reach a report or a kept log. Key names alone miss too much
 // (MY_PASSWD, WANDB_KEY, a token inside a clone URL), so values are also judged by
-// their shape. Every config, cluster or env value and every line of node output
+// their shape, and every value the run knows to be secret is found by value
+// (known_secrets.h). Every config, cluster or env value and every line of node output
 // that a report or the run's folder keeps goes through redact_value, redact_text or
 // StreamRedactor. Here in lib/ so that the copies of the nodes' logs are redacted as
 // they arrive (lib/job); report/redact.h adds the report's own uses.
@@ -27,7 +28,8 @@ bool is_secret_key(std::string_view key);
 // always as a URL's query parameter (?sig=..., X-Amz-Signature=...).
 bool looks_like_secret_key(std::string_view key);
 
-// A well-known token shape or a URL with credentials: redact_text would change it.
+// A well-known token shape, a URL with credentials, a known secret: redact_text
+// would change it.
 bool is_secret_value(std::string_view value);
 
 // At least 16 characters of one base64/hex-like word, letters and digits mixed, with
@@ -35,6 +37,7 @@ bool is_secret_value(std::string_view value);
 bool is_high_entropy(std::string_view value);
 
 // Free text (any number of lines) with every secret replaced by <redacted>:
+// - every known secret value, in any encoding known_secrets.h lists;
 // - token shapes (ghp_..., github_pat_..., hf_..., AKIA..., xox?-..., sk-..., glpat-...,
 //   npm_..., pypi-..., a JWT);
 // - the userinfo of a URL that carries credentials (https://<redacted>@host), the
