@@ -25,21 +25,24 @@ bool starts_with(std::string_view text, std::string_view prefix) { return text.s
 
 bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
 
+// ASCII only, and inline: the scan asks this of every byte of every log.
+bool is_alnum(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+
 // A longer value is no key anyone types or pastes: is_high_entropy says no at once.
 constexpr size_t kMaxSecretLooking = 4096;
 
 // Characters of one token as providers write them (base64url, hex, dots of a JWT).
-bool is_word_char(unsigned char c) { return std::isalnum(c) || c == '_' || c == '-' || c == '.'; }
+bool is_word_char(unsigned char c) { return is_alnum(c) || c == '_' || c == '-' || c == '.'; }
 
 // Characters of a key name: HF_TOKEN, --api-key, wandb.api.key.
-bool is_name_char(unsigned char c) { return std::isalnum(c) || c == '_' || c == '-' || c == '.'; }
+bool is_name_char(unsigned char c) { return is_alnum(c) || c == '_' || c == '-' || c == '.'; }
 
 bool all_of(std::string_view s, int (*pred)(int)) {
   return std::all_of(s.begin(), s.end(), [pred](unsigned char c) { return pred(c) != 0; });
 }
 
 bool is_b64url(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isalnum(c) || c == '_' || c == '-'; });
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return is_alnum(c) || c == '_' || c == '-'; });
 }
 
 int is_upper_or_digit(int c) { return std::isupper(c) || std::isdigit(c); }
@@ -64,7 +67,7 @@ std::vector<std::string> name_parts(std::string_view key) {
 bool is_random(std::string_view s) {
   size_t run = 0, longest = 0;
   for (unsigned char c : s) {
-    run = std::isalnum(c) ? run + 1 : 0;
+    run = is_alnum(c) ? run + 1 : 0;
     longest = std::max(longest, run);
   }
   return longest >= 12 && is_high_entropy(s);
@@ -78,7 +81,8 @@ constexpr size_t kMaxToken = size_t{16} << 10;
 // document; lengths are the documented minimums, so ordinary names do not match.
 bool is_token_shape(std::string_view w) {
   while (!w.empty() && w.back() == '.') w.remove_suffix(1);  // a sentence's full stop
-  if (w.size() > kMaxToken) return false;
+  // The shortest shape below is 15 characters: most words of a log stop here.
+  if (w.size() < 15 || w.size() > kMaxToken) return false;
   struct Prefixed {
     std::string_view prefix;
     size_t min_rest;
@@ -103,7 +107,9 @@ bool is_token_shape(std::string_view w) {
       w[4] == '-')
     return true;
   // AWS access key ids: a four-letter kind and 16 upper-case letters or digits.
-  for (std::string_view kind : {"AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA"})
+  static constexpr std::array<std::string_view, 8> kAwsKinds = {"AKIA", "ASIA", "AGPA", "AIDA",
+                                                                "AROA", "ANPA", "ANVA", "AIPA"};
+  for (std::string_view kind : kAwsKinds)
     if (w.size() == 20 && starts_with(w, kind) && all_of(w.substr(4), is_upper_or_digit)) return true;
   // JWT: base64url of '{"' starts "eyJ"; header.payload.signature.
   if (starts_with(w, "eyJ")) {
@@ -220,7 +226,7 @@ std::string_view key_word_at(std::string_view text, size_t pos) {
   while (begin < text.size() && begin - pos <= kMaxQuoteEscapes && (text[begin] == '\\' || text[begin] == '"' || text[begin] == '\''))
     ++begin;
   size_t end = begin;
-  while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || std::string_view("_-+/").find(text[end]) != std::string_view::npos))
+  while (end < text.size() && (is_alnum(static_cast<unsigned char>(text[end])) || std::string_view("_-+/").find(text[end]) != std::string_view::npos))
     ++end;
   while (end < text.size() && text[end] == '=') ++end;
   const bool whole = end == text.size() || ends_value(text, end, false) || text[end] == '\\';
@@ -235,7 +241,8 @@ std::string_view unquoted(std::string_view value) {
 
 // Flags whose argument is user:password (curl -u, --user, --proxy-user).
 bool is_credential_flag(std::string_view flag) {
-  return flag == "-u" || flag == "--user" || flag == "-U" || flag == "--proxy-user";
+  using namespace std::string_view_literals;
+  return !flag.empty() && flag[0] == '-' && (flag == "-u"sv || flag == "--user"sv || flag == "-U"sv || flag == "--proxy-user"sv);
 }
 
 // The password of a user:password argument; not of uid:gid (docker run -u 1000:1000).
@@ -304,14 +311,14 @@ std::optional<Span> flag_argument(std::string_view text, size_t begin, size_t en
   return Span{start, stop};
 }
 
-bool is_user_char(unsigned char c) { return std::isalnum(c) || c == '_' || c == '-' || c == '.'; }
+bool is_user_char(unsigned char c) { return is_alnum(c) || c == '_' || c == '-' || c == '.'; }
 bool is_password_char(char c) { return !is_space(c) && std::string_view("\"'@:/`<>").find(c) == std::string_view::npos; }
 
 // The password of user:password@host written without a scheme (rsync, scp), at the
 // '@' text[at]; floor: where the last secret found on the line ended (the scan back
 // stops there, so each byte is looked at once).
 std::optional<Span> bare_userinfo_password(std::string_view text, size_t at, size_t floor) {
-  if (at + 1 >= text.size() || !std::isalnum(static_cast<unsigned char>(text[at + 1]))) return std::nullopt;
+  if (at + 1 >= text.size() || !is_alnum(static_cast<unsigned char>(text[at + 1]))) return std::nullopt;
   size_t colon = at;
   while (colon > floor && is_password_char(text[colon - 1])) --colon;
   if (colon == at || colon <= floor || text[colon - 1] != ':') return std::nullopt;
@@ -477,8 +484,10 @@ bool is_secret_key(std::string_view key) {
   std::string k = lower(key);
   std::replace(k.begin(), k.end(), '-', '_');
   std::replace(k.begin(), k.end(), '.', '_');
-  for (const char* word : {"password", "passwd", "passphrase", "secret", "api_key", "apikey", "access_key",
-                           "private_key", "credential", "authorization"})
+  static constexpr std::array<std::string_view, 10> kWords = {"password",   "passwd",      "passphrase", "secret",
+                                                               "api_key",    "apikey",      "access_key", "private_key",
+                                                               "credential", "authorization"};
+  for (std::string_view word : kWords)
     if (k.find(word) != std::string::npos) return true;
   // A word that ends in token (HF_TOKEN, authtoken, X-Amz-Security-Token), not
   // num_tokens or tokenizer: training logs are full of those.
@@ -503,7 +512,7 @@ bool is_high_entropy(std::string_view value) {
   bool letter = false, digit = false;
   std::array<int, 256> counts{};
   for (unsigned char c : value) {
-    if (!(std::isalnum(c) || c == '_' || c == '-' || c == '+' || c == '/' || c == '=')) return false;
+    if (!(is_alnum(c) || c == '_' || c == '-' || c == '+' || c == '/' || c == '=')) return false;
     letter |= std::isalpha(c) != 0;
     digit |= std::isdigit(c) != 0;
     ++counts[c];
