@@ -25,6 +25,8 @@ bool starts_with(std::string_view text, std::string_view prefix) { return text.s
 
 bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
 
+bool is_one_of(char c, std::string_view set) { return set.find(c) != std::string_view::npos; }
+
 // ASCII only, and inline: the scan asks this of every byte of every log.
 bool is_alnum(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
 
@@ -130,8 +132,7 @@ bool is_credential_userinfo(std::string_view userinfo) {
 
 // Where a URL's text ends: white space, a quote or a bracket of the text around it.
 size_t url_end(std::string_view text, size_t pos) {
-  while (pos < text.size() && !is_space(text[pos]) && std::string_view("\"'<>`").find(text[pos]) == std::string_view::npos)
-    ++pos;
+  while (pos < text.size() && !is_space(text[pos]) && !is_one_of(text[pos], "\"'<>`")) ++pos;
   return pos;
 }
 
@@ -141,8 +142,7 @@ size_t url_end(std::string_view text, size_t pos) {
 std::optional<Span> url_userinfo(std::string_view text, size_t scheme_end) {
   const size_t begin = scheme_end + 3;
   size_t end = begin;
-  while (end < text.size() && !is_space(text[end]) && std::string_view("/?#\"'<>`").find(text[end]) == std::string_view::npos)
-    ++end;
+  while (end < text.size() && !is_space(text[end]) && !is_one_of(text[end], "/?#\"'<>`")) ++end;
   const size_t at = text.substr(begin, end - begin).rfind('@');
   if (at == std::string_view::npos || !is_credential_userinfo(text.substr(begin, at))) return std::nullopt;
   return Span{begin, begin + at};
@@ -223,26 +223,25 @@ size_t value_end(std::string_view text, size_t pos, bool query) {
 // key=key=key=... is then read once, not to its end at every '='.
 std::string_view key_word_at(std::string_view text, size_t pos) {
   size_t begin = pos;
-  while (begin < text.size() && begin - pos <= kMaxQuoteEscapes && (text[begin] == '\\' || text[begin] == '"' || text[begin] == '\''))
-    ++begin;
+  while (begin < text.size() && begin - pos <= kMaxQuoteEscapes && is_one_of(text[begin], "\\\"'")) ++begin;
   size_t end = begin;
-  while (end < text.size() && (is_alnum(static_cast<unsigned char>(text[end])) || std::string_view("_-+/").find(text[end]) != std::string_view::npos))
-    ++end;
+  while (end < text.size() && (is_alnum(static_cast<unsigned char>(text[end])) || is_one_of(text[end], "_-+/"))) ++end;
   while (end < text.size() && text[end] == '=') ++end;
   const bool whole = end == text.size() || ends_value(text, end, false) || text[end] == '\\';
   return whole ? text.substr(begin, end - begin) : std::string_view();
 }
 
 std::string_view unquoted(std::string_view value) {
-  while (!value.empty() && (value.front() == '\\' || value.front() == '"' || value.front() == '\'')) value.remove_prefix(1);
-  while (!value.empty() && (value.back() == '\\' || value.back() == '"' || value.back() == '\'')) value.remove_suffix(1);
+  while (!value.empty() && is_one_of(value.front(), "\\\"'")) value.remove_prefix(1);
+  while (!value.empty() && is_one_of(value.back(), "\\\"'")) value.remove_suffix(1);
   return value;
 }
 
 // Flags whose argument is user:password (curl -u, --user, --proxy-user).
 bool is_credential_flag(std::string_view flag) {
   using namespace std::string_view_literals;
-  return !flag.empty() && flag[0] == '-' && (flag == "-u"sv || flag == "--user"sv || flag == "-U"sv || flag == "--proxy-user"sv);
+  return !flag.empty() && flag[0] == '-' &&
+         (flag == "-u"sv || flag == "--user"sv || flag == "-U"sv || flag == "--proxy-user"sv);
 }
 
 // The password of a user:password argument; not of uid:gid (docker run -u 1000:1000).
@@ -312,7 +311,7 @@ std::optional<Span> flag_argument(std::string_view text, size_t begin, size_t en
 }
 
 bool is_user_char(unsigned char c) { return is_alnum(c) || c == '_' || c == '-' || c == '.'; }
-bool is_password_char(char c) { return !is_space(c) && std::string_view("\"'@:/`<>").find(c) == std::string_view::npos; }
+bool is_password_char(char c) { return !is_space(c) && !is_one_of(c, "\"'@:/`<>"); }
 
 // The password of user:password@host written without a scheme (rsync, scp), at the
 // '@' text[at]; floor: where the last secret found on the line ended (the scan back

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "common/atomic_file.h"
@@ -15,17 +16,24 @@
 namespace aorta {
 
 Status redact_file_in_place(const std::filesystem::path& file) {
+  auto failed = [&](const char* what) {  // reads errno: call right after the failed call
+    const std::string reason = std::strerror(errno);
+    return Error{ErrorCode::kIo, std::string("could not ") + what + " it to redact: " + reason, file.string()};
+  };
   // O_NONBLOCK: a FIFO put at the name must not hold the run; it is refused below.
   const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return Error{ErrorCode::kIo, std::string("could not open it to redact: ") + std::strerror(errno), file.string()};
-  auto refuse = [&](ErrorCode code, const std::string& why) -> Status {
-    ::close(fd);
-    return Error{code, why, file.string()};
-  };
+  if (fd < 0) return failed("open");
   struct stat st {};
-  if (::fstat(fd, &st) != 0) return refuse(ErrorCode::kIo, std::string("could not stat it to redact: ") + std::strerror(errno));
-  if (!S_ISREG(st.st_mode))
-    return refuse(ErrorCode::kInvalidInput, "not redacted: it is " + file_kind(st.st_mode) + ", not a regular file");
+  std::optional<Error> refused;
+  if (::fstat(fd, &st) != 0)
+    refused = failed("stat");
+  else if (!S_ISREG(st.st_mode))
+    refused = Error{ErrorCode::kInvalidInput, "not redacted: it is " + file_kind(st.st_mode) + ", not a regular file",
+                    file.string()};
+  if (refused) {
+    ::close(fd);
+    return *refused;
+  }
   StreamRedactor redactor;
   std::string block(size_t{64} << 10, '\0');
   bool at_end = false;
@@ -33,7 +41,7 @@ Status redact_file_in_place(const std::filesystem::path& file) {
     while (!at_end) {
       const ssize_t n = ::read(fd, block.data(), block.size());
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return Error{ErrorCode::kIo, std::string("could not read it to redact: ") + std::strerror(errno), file.string()};
+      if (n < 0) return failed("read");
       if (n == 0) {
         at_end = true;
         return redactor.finish();
@@ -41,7 +49,7 @@ Status redact_file_in_place(const std::filesystem::path& file) {
       std::string out = redactor.feed(std::string_view(block.data(), static_cast<size_t>(n)));
       if (!out.empty()) return out;
     }
-    return std::string();
+    return std::string();  // the end
   });
   ::close(fd);
   return written;
