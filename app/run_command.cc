@@ -19,6 +19,7 @@
 #include "common/atomic_file.h"
 #include "common/output_path.h"
 #include "common/interrupt.h"
+#include "common/known_secrets.h"
 #include "common/utf8.h"
 #include "config/cluster.h"
 #include "config/shipped.h"
@@ -135,6 +136,17 @@ struct Plan {
   std::optional<metrics::RunFigures> baseline;  // --baseline, read before anything runs
 };
 
+// Every secret the config and cluster file hold is redacted wherever the run shows it,
+// in whatever form the training echoes it (issue 29, 6).
+void remember_secrets(const std::vector<std::string>& secrets) {
+  for (const auto& s : secrets)
+    if (!add_known_secret(s)) {
+      std::cerr << "aorta_suite: warning: the config holds more than " << kMaxKnownSecretBytes / 1024
+                << " KiB of secret values; the rest are redacted only where a key name or shape gives them away\n";
+      return;
+    }
+}
+
 // kExitOk with plan filled, or the exit status of errors already reported on stderr
 // and each added to problems (for the reports of a run that could not start).
 int load_plan(const cli::Options& o, const GtestFlags& flags, Plan& plan, std::vector<std::string>& problems) {
@@ -152,6 +164,7 @@ int load_plan(const cli::Options& o, const GtestFlags& flags, Plan& plan, std::v
     cluster = config::local_cluster(user);
   } else {
     auto loaded = config::load_cluster(o.cluster_file, user);
+    remember_secrets(loaded.secrets);
     for (const auto& w : loaded.warnings) std::cerr << "aorta_suite: warning: " << w.describe() << "\n";
     errors.insert(errors.end(), loaded.errors.begin(), loaded.errors.end());
     cluster = loaded.cluster;
@@ -163,6 +176,7 @@ int load_plan(const cli::Options& o, const GtestFlags& flags, Plan& plan, std::v
     plan.config_file = shipped->string();
   }
   auto variant = config::load_variant(plan.config_file, {cluster ? cluster->username : user, workload});
+  remember_secrets(variant.secrets);
   errors.insert(errors.end(), variant.errors.begin(), variant.errors.end());
   if (!errors.empty()) {
     std::cerr << "aorta_suite: configuration errors (nothing was run):\n";

@@ -17,9 +17,22 @@ Error io_error(const std::filesystem::path& path, const std::string& what, int e
   return Error{ErrorCode::kIo, "could not " + what + ": " + std::strerror(err), path.string()};
 }
 
-}  // namespace
+// 0, or the errno of the failed write.
+int write_all(int fd, std::string_view content) {
+  size_t done = 0;
+  while (done < content.size()) {
+    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    done += static_cast<size_t>(n);
+  }
+  return 0;
+}
 
-Status write_file_atomically(const std::filesystem::path& path, std::string_view content) {
+// The temporary file, the checks and the rename; write_content fills the open file and
+// says how that went (kIo with the errno's text for a failed write).
+using ContentWriter = std::function<Status(int fd)>;
+Status write_atomically(const std::filesystem::path& path, const ContentWriter& write_content) {
   static std::atomic<unsigned> counter{0};
   if (!path.has_filename()) return Error{ErrorCode::kInvalidInput, "names a folder, not a file", path.string()};
   // The folder is walked and held from here on, and the file is made and renamed
@@ -40,16 +53,10 @@ Status write_file_atomically(const std::filesystem::path& path, std::string_view
     ::unlinkat(folder->fd(), tmp.c_str(), 0);
     return io_error(path, what, err);
   };
-  size_t done = 0;
-  while (done < content.size()) {
-    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int err = errno;
-      ::close(fd);
-      return discard("write", err);
-    }
-    done += static_cast<size_t>(n);
+  if (Status written = write_content(fd); !written) {
+    ::close(fd);
+    ::unlinkat(folder->fd(), tmp.c_str(), 0);
+    return written;
   }
   // On disk before the rename: after a crash the name holds the old file or the new
   // one, never an empty one.
@@ -67,6 +74,26 @@ Status write_file_atomically(const std::filesystem::path& path, std::string_view
   }
   if (::renameat(folder->fd(), tmp.c_str(), folder->fd(), name.c_str()) != 0) return discard("replace", errno);
   return ok_status();
+}
+
+}  // namespace
+
+Status write_file_atomically(const std::filesystem::path& path, std::string_view content) {
+  return write_atomically(path, [&](int fd) -> Status {
+    if (int err = write_all(fd, content)) return io_error(path, "write", err);
+    return ok_status();
+  });
+}
+
+Status write_file_atomically(const std::filesystem::path& path, const NextPiece& next) {
+  return write_atomically(path, [&](int fd) -> Status {
+    for (;;) {
+      Result<std::string> piece = next();
+      if (!piece) return piece.error();
+      if (piece->empty()) return ok_status();
+      if (int err = write_all(fd, *piece)) return io_error(path, "write", err);
+    }
+  });
 }
 
 }  // namespace aorta

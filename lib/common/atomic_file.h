@@ -5,6 +5,8 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <string>
 #include <string_view>
 
 #include "common/result.h"
@@ -17,5 +19,11 @@ namespace aorta {
 // the temporary file is removed, and the error names the path and the reason ("No
 // space left on device", "refused to write there: it is a symbolic link ...").
 Status write_file_atomically(const std::filesystem::path& path, std::string_view content);
+
+// The same for content made piece by piece, so that a large one need not be held in
+// memory: next() gives the next piece, an empty one at the end, or an Error, which
+// leaves the target as it was and is returned.
+using NextPiece = std::function<Result<std::string>()>;
+Status write_file_atomically(const std::filesystem::path& path, const NextPiece& next);
 
 }  // namespace aorta

@@ -8,6 +8,8 @@
 
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -34,6 +36,26 @@ TEST(AtomicFile, ReplacesTheTargetAndLeavesNoTemporaryFile) {
   auto target = dir.write("report.json", "old\n");
   ASSERT_TRUE(write_file_atomically(target, "new\n"));
   EXPECT_EQ(read_all(target), "new\n");
+  EXPECT_EQ(entries(dir.path()), 1u);
+}
+
+// Content made piece by piece (a log redacted as it is read): the pieces in order; a
+// piece that cannot be made leaves the old file and no temporary one, with its error.
+TEST(AtomicFile, PiecesAreWrittenInOrderAndAFailedPieceChangesNothing) {
+  aorta::testing::TempDir dir;
+  auto target = dir.write("node.log", "old\n");
+  std::vector<std::string> pieces = {"one ", "two\n", ""};
+  size_t next = 0;
+  ASSERT_TRUE(write_file_atomically(target, [&]() -> Result<std::string> { return pieces.at(next++); }));
+  EXPECT_EQ(read_all(target), "one two\n");
+  next = 0;
+  auto failed = write_file_atomically(target, [&]() -> Result<std::string> {
+    if (next++ == 0) return std::string("partial");
+    return Error{ErrorCode::kIo, "could not read: Input/output error", "node.log"};
+  });
+  ASSERT_FALSE(failed);
+  EXPECT_EQ(failed.error().describe(), "node.log: could not read: Input/output error");
+  EXPECT_EQ(read_all(target), "one two\n");
   EXPECT_EQ(entries(dir.path()), 1u);
 }
 

@@ -110,7 +110,9 @@ TEST(OutputPath, NeverReplacesALinkAFifoOrADevice) {
 // Issue 29, 11: an output path equal to one of the run's inputs (--log-file CONFIG,
 // analyze --output <trace>) is refused, and the input stays as it was.
 TEST(OutputPath, NeverReplacesAnInput) {
-  testing::TempDir dir;
+  // Static: a registration lasts as long as the process, so the file must too; once
+  // deleted, its inode may be a later test's file, refused then as an input.
+  static testing::TempDir dir;
   auto config = dir.write("config.json", "{\"input\": true}");
   register_input(config);
   Status s = write_file_atomically(config, "log");

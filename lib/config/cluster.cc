@@ -8,6 +8,7 @@
 #include "config/json_fields.h"
 #include "config/json_file.h"
 #include "config/placeholders.h"
+#include "config/secret_values.h"
 
 namespace aorta::config {
 namespace fs = std::filesystem;
@@ -149,6 +150,7 @@ ClusterLoad load_cluster(const fs::path& file, const std::string& user_id) {
   }
   json& doc = *parsed;
   resolve_placeholders(doc, {user_id, ""}, errors);
+  result.secrets = secret_values(doc);
 
   Cluster c;
   c.file = file;
@@ -169,6 +171,9 @@ ClusterLoad load_cluster(const fs::path& file, const std::string& user_id) {
     errors.add("transport", "must be ssh or local, got '" + transport + "'");
   }
   if (doc.contains("ssh")) read_ssh_block(doc.at("ssh"), c.ssh, errors);
+  if (const char* passphrase = c.ssh.key_passphrase_env.empty() ? nullptr : std::getenv(c.ssh.key_passphrase_env.c_str());
+      passphrase && *passphrase)
+    result.secrets.emplace_back(passphrase);
   c.priv_key_file = expand_home(c.priv_key_file);
   c.ssh.known_hosts = expand_home(c.ssh.known_hosts.empty() ? "~/.ssh/known_hosts" : c.ssh.known_hosts);
   complete_jump_host(c);

@@ -63,6 +63,9 @@ struct ClusterLoad {
   std::vector<ConfigError> errors;
   // Top-level keys neither Aorta nor CVS's shared cluster schema knows: reported, not refused.
   std::vector<ConfigError> warnings;
+  // The secret values it holds (secret_values.h) and the key passphrase read from
+  // ssh.key_passphrase_env, errors or not.
+  std::vector<std::string> secrets;
 };
 
 // {user-id} in the file resolves to user_id before validation.

@@ -1,5 +1,7 @@
 #include "config/cluster.h"
 
+#include <stdlib.h>
+
 #include <gtest/gtest.h>
 
 #include "tests/temp_dir.h"
@@ -24,6 +26,19 @@ TEST(ClusterFile, NodesKeepOrderAndUserIdResolves) {
   ASSERT_EQ(c.cluster->nodes.size(), 2u);
   EXPECT_EQ(c.cluster->head().name, "node-b");
   EXPECT_EQ(c.cluster->nodes[1].vpc_ip, "10.0.0.1");
+}
+
+// Issue 29, 6: the password and the key passphrase the run reads from the environment
+// are secrets the run registers, whatever form a node's output echoes them in.
+TEST(ClusterFile, ReturnsTheSecretsItHoldsAndThePassphraseItReads) {
+  aorta::testing::TempDir dir;
+  ::setenv("AORTA_TEST_KEY_PASSPHRASE", "p4ss-phrase", 1);
+  auto f = dir.write("c.json", R"({"username": "u", "password": "hunter2x", "priv_key_file": "/k",
+    "ssh": {"key_passphrase_env": "AORTA_TEST_KEY_PASSPHRASE"}, "node_dict": {"n1": {"vpc_ip": "10.0.0.1"}}})");
+  auto c = load_cluster(f, "alice");
+  ::unsetenv("AORTA_TEST_KEY_PASSPHRASE");
+  ASSERT_TRUE(c.cluster) << all(c);
+  EXPECT_EQ(c.secrets, (std::vector<std::string>{"hunter2x", "p4ss-phrase"}));
 }
 
 TEST(ClusterFile, RulesNameTheirKeys) {

@@ -4,6 +4,7 @@
 
 #include "config/json_fields.h"
 #include "config/json_file.h"
+#include "config/secret_values.h"
 #include "config/variant_rules.h"
 #include "metrics/threshold_catalogue.h"
 
@@ -230,6 +231,7 @@ VariantLoad load_variant(const fs::path& file, const PlaceholderValues& values) 
   }
   resolve_placeholders(*doc, values, errors);
   check_unresolved(*doc, "", errors);
+  result.secrets = secret_values(*doc);
 
   Variant v;
   v.file = file;

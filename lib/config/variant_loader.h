@@ -15,6 +15,7 @@ namespace aorta::config {
 struct VariantLoad {
   std::optional<Variant> variant;    // set only when errors is empty
   std::vector<ConfigError> errors;   // every problem in both files, in file order
+  std::vector<std::string> secrets;  // the secret values it holds (secret_values.h), errors or not
 };
 
 VariantLoad load_variant(const std::filesystem::path& file, const PlaceholderValues& values);

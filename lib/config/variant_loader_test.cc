@@ -81,6 +81,24 @@ TEST(VariantLoader, ValidFixtureLoadsWithDefaults) {
   EXPECT_EQ(v.container.name, "alice_aorta");
 }
 
+// Issue 29, 6: the run registers what the config holds as secret (after placeholders:
+// the values the nodes get), even when the config has errors that stop the run.
+TEST(VariantLoader, ReturnsTheSecretsTheConfigHolds) {
+  auto loaded = load_with([](json& v) {
+    v["paths"]["cache_dir"] = "/scratch/{user-id}/t0ken-dir";
+    v["container"]["env"]["HF_TOKEN"] = "{paths.cache_dir}";
+    v["multi_node"]["extra_train_args"] = {"--password", "hunter2x"};
+  });
+  expect_ok(loaded);
+  EXPECT_EQ(loaded.load.secrets, (std::vector<std::string>{"/scratch/alice/t0ken-dir", "hunter2x"}));
+  auto broken = load_with([](json& v) {
+    v["gpus_per_node"] = "many";
+    v["container"]["env"]["DB_PASSWORD"] = "hunter2x";
+  });
+  EXPECT_FALSE(broken.load.variant);
+  EXPECT_EQ(broken.load.secrets, std::vector<std::string>{"hunter2x"});
+}
+
 TEST(VariantLoader, MultiNodeRejectsUnknownKeyBadModeAndPorts) {
   expect_error(load_with([](json& v) { v["multi_node"]["bogus"] = 1; }), "multi_node.bogus: Unknown key");
   expect_error(load_with([](json& v) { v["multi_node"]["master_launch_mode"] = "magic"; }), "master_launch_mode");

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "common/redact_file.h"
 #include "common/shell_quote.h"
 #include "common/utf8.h"
 #include "job/copy_check.h"
@@ -665,6 +666,15 @@ std::vector<std::string> collect_logs(NodeExec& exec, RunState& state) {
     const auto& [key, phase] = keys[j];
     if (!results[j]) {
       warnings.push_back(fmt::format("Could not collect {} log from {}: {}", phase, jobs[j].host, results[j].error().message));
+      continue;
+    }
+    // The copy stays in the run's folder and goes into the reports: redacted like any
+    // report text, or not kept at all.
+    if (Status redacted = redact_file_in_place(jobs[j].local_path); !redacted) {
+      std::error_code ec;
+      fs::remove(jobs[j].local_path, ec);
+      warnings.push_back(fmt::format("Removed the {} log from {}: it could not be redacted: {}", phase, jobs[j].host,
+                                     redacted.error().describe()));
       continue;
     }
     state.artifacts[key] = jobs[j].local_path;

@@ -8,6 +8,7 @@
 
 #include <fstream>
 
+#include "common/known_secrets.h"
 #include "common/shell_quote.h"
 #include "job/collect.h"
 #include "metrics/run_metrics.h"
@@ -291,6 +292,38 @@ TEST(StageBodies, CollectLogsFetchesEveryNodesLogsAndNamesTheMissingOnes) {
   EXPECT_EQ(h.state.artifacts.count("benchmark_log_node_1"), 0u);
   EXPECT_EQ(h.state.artifacts.at("training_log"), h.state.artifacts.at("benchmark_log_node_0"));
   EXPECT_EQ(h.state.artifacts.at("rccl_log_node_1"), h.state.output_root / "rccl-node-1.log");
+}
+
+// Issue 29, 6: the raw copy in the run's folder is redacted like the report's copy
+// (it was kept as the node wrote it, beside the redacted one).
+TEST(StageBodies, CollectLogsKeepsOnlyRedactedCopies) {
+  Harness h;
+  aorta::testing::TempDir dir;
+  h.state.output_root = dir.path() / "out";
+  h.state.launched_phases = {"benchmark"};
+  const std::string work = "scratch/alice/aorta/.cvs-aorta/" + h.state.run_id;
+  forget_known_secrets();
+  ASSERT_TRUE(add_known_secret("wandb-Kn0wn-v4lue"));
+  dir.write("n1fs/" + work + "/node_0/benchmark.log",
+            "step 1\nexport HF_TOKEN=abc123 && train.py --password hunter2x\nlogin wandb-Kn0wn-v4lue ok\n");
+  dir.write("n2fs/" + work + "/node_1/benchmark.log", "password: |\n  hunter2x\nstep 2\n");
+  h.fake.serve_files("n1", dir.path() / "n1fs");
+  h.fake.serve_files("n2", dir.path() / "n2fs");
+  NodeExec exec(h.fake, h.v, h.cluster);
+  const std::vector<std::string> notes = collect_logs(exec, h.state);
+  forget_known_secrets();
+  EXPECT_TRUE(notes.empty()) << joined(notes);
+  auto read = [](const std::filesystem::path& p) {
+    std::ifstream in(p);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  EXPECT_EQ(read(h.state.artifacts.at("benchmark_log_node_0")),
+            "step 1\nexport HF_TOKEN=<redacted> && train.py --password <redacted>\nlogin <redacted> ok\n");
+  EXPECT_EQ(read(h.state.artifacts.at("benchmark_log_node_1")), "password: |\n  <redacted>\nstep 2\n");
+  // Nothing else in the run's folder: no raw copy, no temporary file.
+  size_t files = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(h.state.output_root)) files += e.is_regular_file();
+  EXPECT_EQ(files, 2u);
 }
 
 // --- collect_traces_stage ---------------------------------------------------
