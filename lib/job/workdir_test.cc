@@ -160,13 +160,18 @@ bool alive(long pid) {
   return paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] != 'Z';
 }
 
-TEST_F(Workdir, SecondRunIsRefusedNamingTheHolderUntilItReleases) {
+// One node (this machine) and an aorta_path of its own, for the lock tests.
+class WorkdirLock : public Workdir {
+ protected:
+  WorkdirLock() { fs::create_directories(repo); }
   fs::path repo = dir_.path() / "repo";
-  fs::create_directories(repo);
   cluster::LocalTransport local;
   config::Variant v = variant_at(repo);
   config::Cluster c = config::local_cluster("tester");
-  NodeExec exec(local, v, c);
+  NodeExec exec{local, v, c};
+};
+
+TEST_F(WorkdirLock, SecondRunIsRefusedNamingTheHolderUntilItReleases) {
   RunState first, second;
   std::vector<std::string> notes;
   first.run_id = "11111111111111111111111111111111";
@@ -229,13 +234,7 @@ long gone_pid() {
 
 // Issue 29 (7): the lock of a suite that ran on this head node and is gone is taken
 // over, saying so; the old holder is ended. A live owner's lock is never taken.
-TEST_F(Workdir, AnAbandonedLockOfThisHeadNodeIsTakenOver) {
-  fs::path repo = dir_.path() / "repo";
-  fs::create_directories(repo);
-  cluster::LocalTransport local;
-  config::Variant v = variant_at(repo);
-  config::Cluster c = config::local_cluster("tester");
-  NodeExec exec(local, v, c);
+TEST_F(WorkdirLock, AnAbandonedLockOfThisHeadNodeIsTakenOver) {
   RunState killed, next;
   killed.run_id = "44444444444444444444444444444444";
   next.run_id = "55555555555555555555555555555555";
@@ -262,13 +261,7 @@ TEST_F(Workdir, AnAbandonedLockOfThisHeadNodeIsTakenOver) {
 // A pid now used by a process that started after the lock was taken is a reused
 // pid: the lock is abandoned. pid 1 started at boot, long before: its lock is kept,
 // as is one that names another head node.
-TEST_F(Workdir, OnlyAGoneSuiteOfThisHeadNodeLosesItsLock) {
-  fs::path repo = dir_.path() / "repo";
-  fs::create_directories(repo);
-  cluster::LocalTransport local;
-  config::Variant v = variant_at(repo);
-  config::Cluster c = config::local_cluster("tester");
-  NodeExec exec(local, v, c);
+TEST_F(WorkdirLock, OnlyAGoneSuiteOfThisHeadNodeLosesItsLock) {
   RunState first, second;
   first.run_id = "66666666666666666666666666666666";
   second.run_id = "77777777777777777777777777777777";
