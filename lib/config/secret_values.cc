@@ -10,8 +10,8 @@
 namespace aorta::config {
 namespace {
 
-// hf_token_file, key_passphrase_env: the key names where a secret is kept, and its
-// value (a path, a variable's name) is not searched for in every log.
+// hf_token_file, priv_key_file, key_passphrase_env: the key names where a secret is
+// kept, and its value (a path, a variable's name) is not searched for in every log.
 bool names_a_place(std::string_view key) {
   const size_t end = key.find_last_of("_-.");
   const std::string_view last = end == std::string_view::npos ? key : key.substr(end + 1);
@@ -39,7 +39,9 @@ void collect(const json& value, std::string_view key, std::vector<std::string>& 
   } else if (!value.is_null() && !value.is_boolean()) {
     const std::string text = value.is_string() ? value.get<std::string>() : value.dump();
     if (text.empty()) return;
-    if (is_secret_key(key) && names_a_place(key)) return;
+    // A place (priv_key_file, hf_token_file) is no secret, however random its path
+    // looks: searching for it would blank the key's path in every error naming it.
+    if (names_a_place(key)) return;
     if (is_secret_key(key) || (looks_like_secret_key(key) && is_high_entropy(text)))
       out.push_back(text);
     else

@@ -25,6 +25,10 @@ TEST(SecretValues, EveryValueUnderASecretKeyAndEverySecretAStringGivesAway) {
                                                           "s3-secret-v4lue"}));
   EXPECT_TRUE(secret_values(json::parse(R"({"paths": {"home": "/home/u", "hf_token_file": "/home/u/.hf/token"},
     "ssh": {"key_passphrase_env": "MY_KEY_PASSPHRASE"}, "nproc": 2, "on": true, "n": null})")).empty());
+  // A key file's path looks random enough to pass for a key, but it names a place: the
+  // wrong-key error must still say which file it tried.
+  EXPECT_TRUE(secret_values(json::parse(R"({"priv_key_file": "/tmp/aorta-tc/keys/stranger_ed25519",
+    "jump_host": {"priv_key_file": "/root/.ssh/id_ed25519_9f3a"}})")).empty());
 }
 
 }  // namespace
