@@ -400,7 +400,7 @@ awaitable<Status> SshConnection::download(const std::string& remote_path, const 
   // libssh2 1.10 sends read requests (30000 bytes each) ahead in proportion to the
   // buffer sftp_read is given: 4 MiB keeps many more in flight than 256 KiB did.
   std::vector<char> buffer(4 << 20);
-  bool read_failed = false;
+  bool read_failed = false, over = false;
   uint64_t copied = 0;
   for (;;) {
     auto n = co_await retry([&] { return libssh2_sftp_read(*handle, buffer.data(), buffer.size()); }, deadline);
@@ -410,16 +410,17 @@ awaitable<Status> SshConnection::download(const std::string& remote_path, const 
       break;
     }
     if (*n == 0) break;
-    if (static_cast<uint64_t>(*n) > max_bytes - copied) {
-      fail(ErrorCode::kIo, "stopped");  // drops the session: the handle is not read on
-      co_return copy_over_limit(host_, local_path, max_bytes);
-    }
+    // Past the limit: the handle is closed as after a whole file (its reads in flight
+    // dropped), so the session serves the next command.
+    over = static_cast<uint64_t>(*n) > max_bytes - copied;
+    if (over) break;
     out.write(buffer.data(), *n);
     copied += static_cast<uint64_t>(*n);
   }
   auto closed = co_await retry([&] { return libssh2_sftp_close_handle(*handle); }, deadline);
   if (!closed) co_return fail(ErrorCode::kTimeout, timed_out);
   if (read_failed) co_return fail(ErrorCode::kIo, "reading " + remote_path + " failed: " + last_error());
+  if (over) co_return copy_over_limit(host_, local_path, max_bytes);
   out.close();
   if (!out) co_return Error{ErrorCode::kIo, "writing " + local_path.string() + " failed (disk full?)", host_};
   co_return ok_status();
