@@ -211,17 +211,20 @@ TEST_F(WorkdirLock, SecondRunIsRefusedNamingTheHolderUntilItReleases) {
   EXPECT_TRUE(notes.empty()) << notes.front();  // nothing was taken over
 }
 
-// The owner line with its suite's pid replaced (the suite killed outright, a second
-// Ctrl-C or SIGKILL, leaves its holder running for hours).
-void rewrite_owner_pid(const fs::path& repo, long pid) {
+// The owner line with `from` replaced by `to`: another suite pid (the suite killed
+// outright, a second Ctrl-C or SIGKILL, leaves its holder running for hours) or
+// another head node.
+void rewrite_owner_line(const fs::path& repo, const std::string& from, const std::string& to) {
   const fs::path owner = repo / ".cvs-aorta" / "lock.localhost.owner";
   std::ifstream in(owner);
   std::string line((std::istreambuf_iterator<char>(in)), {});
-  const std::string mine = ", pid " + std::to_string(getpid()) + ",";
-  ASSERT_NE(line.find(mine), std::string::npos) << line;
-  line.replace(line.find(mine), mine.size(), ", pid " + std::to_string(pid) + ",");
+  in.close();
+  ASSERT_NE(line.find(from), std::string::npos) << line;
+  line.replace(line.find(from), from.size(), to);
   std::ofstream(owner) << line;
 }
+
+std::string pid_field(long pid) { return ", pid " + std::to_string(pid) + ","; }
 
 // A pid that no process has: a child that has ended and been reaped.
 long gone_pid() {
@@ -241,7 +244,7 @@ TEST_F(WorkdirLock, AnAbandonedLockOfThisHeadNodeIsTakenOver) {
   std::vector<std::string> notes;
   ASSERT_TRUE(acquire_workdir_locks(exec, killed, notes));
   const long old_holder = killed.workdir_locks["localhost"];
-  rewrite_owner_pid(repo, gone_pid());
+  rewrite_owner_line(repo, pid_field(getpid()), pid_field(gone_pid()));
   Status taken = acquire_workdir_locks(exec, next, notes);
   ASSERT_TRUE(taken) << taken.error().message;
   ASSERT_EQ(notes.size(), 1u);
@@ -258,25 +261,21 @@ TEST_F(WorkdirLock, AnAbandonedLockOfThisHeadNodeIsTakenOver) {
   EXPECT_TRUE(release_workdir_locks(exec, next));
 }
 
-// A pid now used by a process that started after the lock was taken is a reused
-// pid: the lock is abandoned. pid 1 started at boot, long before: its lock is kept,
-// as is one that names another head node.
+// A live pid that started before the lock was taken (pid 1, at boot) keeps its lock,
+// and so does one that names another head node, even with a pid gone here.
 TEST_F(WorkdirLock, OnlyAGoneSuiteOfThisHeadNodeLosesItsLock) {
   RunState first, second;
   first.run_id = "66666666666666666666666666666666";
   second.run_id = "77777777777777777777777777777777";
   std::vector<std::string> notes;
   ASSERT_TRUE(acquire_workdir_locks(exec, first, notes));
-  rewrite_owner_pid(repo, 1);
+  rewrite_owner_line(repo, pid_field(getpid()), pid_field(1));
   EXPECT_FALSE(acquire_workdir_locks(exec, second, notes));
   // The owner line names another head node: nothing here can tell whether it lives.
-  const fs::path owner = repo / ".cvs-aorta" / "lock.localhost.owner";
-  std::ifstream in(owner);
-  std::string line((std::istreambuf_iterator<char>(in)), {});
-  in.close();
-  line.replace(line.find(", host ") + 7, line.find(", pid") - line.find(", host ") - 7, "other-head");
-  line.replace(line.find(", pid 1,"), 8, ", pid " + std::to_string(gone_pid()) + ",");
-  std::ofstream(owner) << line;
+  char here[256] = {};
+  gethostname(here, sizeof(here) - 1);
+  rewrite_owner_line(repo, std::string(", host ") + here + ",", ", host other-head,");
+  rewrite_owner_line(repo, pid_field(1), pid_field(gone_pid()));
   Status refused = acquire_workdir_locks(exec, second, notes);
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().message.find("host other-head"), std::string::npos) << refused.error().message;
