@@ -5,6 +5,8 @@
 
 #include <boost/program_options.hpp>
 
+#include "suites/suites.h"
+
 namespace aorta::cli {
 namespace po = boost::program_options;
 namespace {
@@ -113,8 +115,8 @@ void parse_run(const std::vector<std::string>& args, Options& o) {
   // One positional word, the suite, as in `cvs run aorta_single ...`.
   if (!p.positional.empty()) {
     const std::string& word = p.positional.front();
-    if (word != "aorta_single" && word != "aorta_distributed")
-      o.error = o.error.empty() ? "unknown argument: " + word + " (a suite is aorta_single or aorta_distributed)" : o.error;
+    if (!suites::find(word))
+      o.error = o.error.empty() ? "unknown argument: " + word + " (a suite is " + suites::names(" or ") + ")" : o.error;
     else if (p.positional.size() > 1)
       o.error = o.error.empty() ? "unknown argument: " + p.positional[1] + " (see --help)" : o.error;
     else

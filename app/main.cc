@@ -9,26 +9,23 @@
 #include "common/utf8.h"
 #include "common/version.h"
 #include "config/shipped.h"
-#include "fixtures/lifecycle.h"
 #include "suites/suites.h"
 
 namespace {
 
 using namespace aorta;
 using namespace aorta::app;
-using fixtures::SuiteKind;
-
 int list_suites(const std::string& only) {
   bool found = false;
-  for (SuiteKind kind : {SuiteKind::kSingle, SuiteKind::kDistributed}) {
-    if (!only.empty() && only != fixtures::suite_name(kind)) continue;
+  for (const auto& suite : suites::all()) {
+    if (!only.empty() && only != suite.name) continue;
     found = true;
-    std::cout << fixtures::suite_name(kind) << "\n";
+    std::cout << suite.name << "\n";
     int n = 1;
-    for (const auto& s : suites::suite_stages(kind)) std::cout << "  " << n++ << ". " << s.test_name << "\n";
+    for (const auto* s : suite.stages) std::cout << "  " << n++ << ". " << s->test_name << "\n";
   }
   if (!found)
-    return usage_error("unknown suite '" + only + "'; suites are aorta_single and aorta_distributed", cli::Command::kList);
+    return usage_error("unknown suite '" + only + "'; suites are " + suites::names(" and "), cli::Command::kList);
   return kExitOk;
 }
 

@@ -41,44 +41,36 @@
 namespace aorta::app {
 namespace {
 
-using fixtures::SuiteKind;
-
 std::vector<std::string> host_names(const config::Cluster& cluster) {
   std::vector<std::string> hosts;
   for (const auto& n : cluster.nodes) hosts.push_back(n.name);
   return hosts;
 }
 
-std::optional<SuiteKind> suite_named(const std::string& name) {
-  for (SuiteKind kind : {SuiteKind::kSingle, SuiteKind::kDistributed})
-    if (name == fixtures::suite_name(kind)) return kind;
-  return std::nullopt;
-}
-
 // The suite the run selects, or an error (exit 2): the one named (run aorta_single),
 // else the ones the filter selects. The filter may name a sub-test
 // (*max_avg_iteration_ms), so it is matched against every test the config plans.
-std::optional<SuiteKind> pick_suite(const std::string& named, const std::optional<std::string>& filter,
-                                    const config::Variant& variant, const std::vector<std::string>& hosts,
-                                    std::string& error) {
+const fixtures::SuiteSpec* pick_suite(const std::string& named, const std::optional<std::string>& filter,
+                                      const config::Variant& variant, const std::vector<std::string>& hosts,
+                                      std::string& error) {
   const size_t nodes = hosts.size();
-  std::vector<SuiteKind> selected;
-  for (SuiteKind kind : {SuiteKind::kSingle, SuiteKind::kDistributed}) {
-    if (!named.empty() && suite_named(named) != kind) continue;
+  std::vector<const fixtures::SuiteSpec*> selected;
+  for (const auto& suite : suites::all()) {
+    if (!named.empty() && named != suite.name) continue;
     bool any = !filter;
-    for (const auto& t : suites::planned_tests(kind, &variant, hosts))
-      if (filter && cli::filter_matches(*filter, std::string(fixtures::suite_name(kind)) + "." + t.name())) any = true;
-    if (any) selected.push_back(kind);
+    for (const auto& t : suites::planned_tests(suite, &variant, hosts))
+      if (filter && cli::filter_matches(*filter, std::string(suite.name) + "." + t.name())) any = true;
+    if (any) selected.push_back(&suite);
   }
   if (selected.empty()) {
     error = "--gtest_filter=" + *filter + " selects no stage of " +
-            (named.empty() ? std::string("aorta_single or aorta_distributed") : named);
-    return std::nullopt;
+            (named.empty() ? suites::names(" or ") : named);
+    return nullptr;
   }
-  for (SuiteKind kind : selected)
-    if (!fixtures::node_count_error(kind, nodes)) return kind;
-  error = *fixtures::node_count_error(selected.front(), nodes);
-  return std::nullopt;
+  for (const auto* suite : selected)
+    if (!fixtures::node_count_error(*suite, nodes)) return suite;
+  error = *fixtures::node_count_error(*selected.front(), nodes);
+  return nullptr;
 }
 
 // Our listener writes every report; gtest's own XML printer is released, since two
@@ -96,12 +88,7 @@ report::AortaListener* install_reports(fixtures::Session& session, const cli::Op
   context.input_files.emplace_back("config", v.threshold_file);
   context.deck = {&v, session.cluster().nodes.size(), v.ranks_per_node(), job::nccl_channels(v), &session.state().result,
                   o.cluster_file, v.file.string(), "", baseline};
-  auto details = [s = &session](const std::string& test_name) -> std::optional<report::StageResult> {
-    if (const auto* r = s->find_record(test_name)) return *r;
-    return std::nullopt;
-  };
-  auto listener = report::AortaListener::create(std::move(context), suite, session.state().run_id, details,
-                                                request.outputs);
+  auto listener = report::AortaListener::create(std::move(context), session.record(), request.outputs);
   if (!listener) std::exit(usage_error(listener.error().describe()));
   auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
   delete listeners.Release(listeners.default_xml_generator());
@@ -132,7 +119,7 @@ struct Plan {
   config::Variant variant;
   std::string config_file;
   std::optional<slurm::SlurmJob> job;
-  SuiteKind kind = SuiteKind::kSingle;
+  const fixtures::SuiteSpec* suite = nullptr;
   std::optional<metrics::RunFigures> baseline;  // --baseline, read before anything runs
 };
 
@@ -201,8 +188,8 @@ int load_plan(const cli::Options& o, const GtestFlags& flags, Plan& plan, std::v
   }
   if (!misfit.empty()) return kExitUsage;
   std::string error;
-  auto kind = pick_suite(o.suite, flags.filter, *variant.variant, host_names(*cluster), error);
-  if (!kind) return refuse(*job ? error + " (Slurm job " + (*job)->id + " has " +
+  const fixtures::SuiteSpec* suite = pick_suite(o.suite, flags.filter, *variant.variant, host_names(*cluster), error);
+  if (!suite) return refuse(*job ? error + " (Slurm job " + (*job)->id + " has " +
                                            std::to_string(cluster->nodes.size()) + " node(s))"
                                      : error);
   if (!o.baseline.empty()) {
@@ -213,7 +200,7 @@ int load_plan(const cli::Options& o, const GtestFlags& flags, Plan& plan, std::v
   plan.cluster = std::move(*cluster);
   plan.variant = std::move(*variant.variant);
   plan.job = *job;
-  plan.kind = *kind;
+  plan.suite = suite;
   // No output may replace what the run reads (--log-file CONFIG).
   for (const auto& input : {plan.config_file, o.cluster_file, plan.variant.threshold_file.string(), o.baseline})
     if (!input.empty()) register_input(input);
@@ -295,10 +282,10 @@ void remove_stale_live_log(const std::filesystem::path& path, const std::string&
 std::string problem_suite(const cli::Options& o, const GtestFlags& flags) {
   if (!o.suite.empty()) return o.suite;
   std::vector<std::string> matched;
-  for (SuiteKind kind : {SuiteKind::kSingle, SuiteKind::kDistributed})
-    for (const auto& t : suites::planned_tests(kind, nullptr, {}))
-      if (flags.filter && cli::filter_matches(*flags.filter, std::string(fixtures::suite_name(kind)) + "." + t.name())) {
-        matched.push_back(fixtures::suite_name(kind));
+  for (const auto& suite : suites::all())
+    for (const auto& t : suites::planned_tests(suite, nullptr, {}))
+      if (flags.filter && cli::filter_matches(*flags.filter, std::string(suite.name) + "." + t.name())) {
+        matched.push_back(suite.name);
         break;
       }
   return matched.size() == 1 ? matched.front() : "aorta_suite";
@@ -330,16 +317,16 @@ int run_suite(const cli::Options& o, const char* argv0) {
   // Only the suite that fits the cluster is registered, with a test per threshold
   // and per collecting node; listing without a config shows both suites' stages.
   if (plan)
-    suites::register_suite_tests(plan->kind, &plan->variant, host_names(plan->cluster));
+    suites::register_suite_tests(*plan->suite, &plan->variant, host_names(plan->cluster));
   else
-    for (SuiteKind kind : {SuiteKind::kSingle, SuiteKind::kDistributed}) suites::register_suite_tests(kind, nullptr, {});
+    for (const auto& suite : suites::all()) suites::register_suite_tests(suite, nullptr, {});
   if (flags->list_tests) return RUN_ALL_TESTS() == 0 ? kExitOk : kExitFailed;
 
   auto transport = make_transport(plan->cluster, plan->job);
   if (!transport) return refused(usage_error(transport.error().describe()), {transport.error().describe()});
   std::filesystem::path output_dir = o.output_dir.empty() ? plan->variant.output_dir : o.output_dir;
-  const std::string suite = fixtures::suite_name(plan->kind);
-  auto session = std::make_unique<fixtures::Session>(plan->kind, plan->variant, plan->cluster,
+  const std::string suite = plan->suite->name;
+  auto session = std::make_unique<fixtures::Session>(*plan->suite, plan->variant, plan->cluster,
                                                      std::move(*transport), output_dir);
   const auto report_dir = request.report_dir(session->state().run_id, session->state().output_root);
   std::vector<std::pair<std::string, std::filesystem::path>> folders = {{"output_dir", session->state().output_root}};

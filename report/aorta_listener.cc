@@ -1,51 +1,67 @@
 #include "report/aorta_listener.h"
 
+#include <algorithm>
 #include <iostream>
 
 #include "common/interrupt.h"
 #include "common/utf8.h"
-#include "report/redact.h"
+#include "stages/stage_guard.h"
 
 namespace aorta::report {
 namespace fs = std::filesystem;
 
-Result<std::unique_ptr<AortaListener>> AortaListener::create(ReportContext context, std::string suite, std::string run_id,
-                                                             StageDetails details, const std::vector<std::string>& outputs) {
+Result<std::unique_ptr<AortaListener>> AortaListener::create(ReportContext context, RunRecord& record,
+                                                             const std::vector<std::string>& outputs) {
   auto made = create_outputs(outputs);
   if (!made) return made.error();
-  return std::unique_ptr<AortaListener>(new AortaListener(std::move(context), std::move(suite), std::move(run_id),
-                                                          std::move(details), std::move(*made)));
+  return std::unique_ptr<AortaListener>(new AortaListener(std::move(context), record, std::move(*made)));
 }
 
-AortaListener::AortaListener(ReportContext context, std::string suite, std::string run_id, StageDetails details,
-                             std::vector<std::unique_ptr<Output>> outputs)
-    : context_(std::move(context)), details_(std::move(details)), outputs_(std::move(outputs)), files_(context_.report_dir) {
-  record_.suite = std::move(suite);
-  record_.run_id = std::move(run_id);
-}
+AortaListener::AortaListener(ReportContext context, RunRecord& record, std::vector<std::unique_ptr<Output>> outputs)
+    : context_(std::move(context)), outputs_(std::move(outputs)), record_(record), files_(context_.report_dir) {}
 
 void AortaListener::OnTestProgramStart(const ::testing::UnitTest&) { stamp_record(record_); }
+
+namespace {
+
+// gtest's failure (or skip) texts of a test, for a record that lacks its own.
+std::vector<std::string> part_messages(const ::testing::TestResult& result, bool failed) {
+  std::vector<std::string> messages;
+  for (int i = 0; i < result.total_part_count(); ++i) {
+    const auto& part = result.GetTestPartResult(i);
+    if (failed ? part.failed() : part.skipped()) messages.push_back(part.message());
+  }
+  return messages;
+}
+
+}  // namespace
 
 void AortaListener::OnTestEnd(const ::testing::TestInfo& info) {
   try {
     const ::testing::TestResult& result = *info.result();
-    StageResult stage;
-    if (details_)
-      if (auto known = details_(info.name())) stage = *known;
-    stage.name = info.name();
-    if (stage.stage.empty()) stage.stage = stage.name;
-    stage.seconds = result.elapsed_time() / 1000.0;
     // gtest's verdict is the one every report shows, so they all agree with its console.
-    stage.outcome = result.Failed() ? job::Outcome::kFailed : result.Skipped() ? job::Outcome::kSkipped : job::Outcome::kPassed;
-    // Failures gtest saw but the stage did not report itself (a broken fixture, say).
-    if (stage.outcome == job::Outcome::kFailed && stage.failures.empty())
-      for (int i = 0; i < result.total_part_count(); ++i)
-        if (result.GetTestPartResult(i).failed()) stage.failures.push_back(result.GetTestPartResult(i).message());
-    if (stage.outcome == job::Outcome::kSkipped && stage.skip_reason.empty())
-      for (int i = 0; i < result.total_part_count(); ++i)
-        if (result.GetTestPartResult(i).skipped()) stage.skip_reason = result.GetTestPartResult(i).message();
-    redact_stage(stage);  // gtest's own failure texts too, not only what the stage reported
-    record_.stages.push_back(valid_text(std::move(stage)));
+    const job::Outcome verdict =
+        result.Failed() ? job::Outcome::kFailed : result.Skipped() ? job::Outcome::kSkipped : job::Outcome::kPassed;
+    auto written = std::find_if(record_.stages.rbegin(), record_.stages.rend(),
+                                [&](const StageResult& r) { return r.name == info.name(); });
+    if (written != record_.stages.rend() && written->outcome == verdict) return;
+    // A test the fixture never wrote (a broken fixture, say), or one that gtest saw
+    // fail after the fixture wrote it: recorded with gtest's own texts, cleaned as a
+    // stage's are.
+    StageResult from_gtest;
+    if (written == record_.stages.rend()) {
+      from_gtest.name = from_gtest.stage = info.name();
+      from_gtest.seconds = result.elapsed_time() / 1000.0;
+    }
+    StageResult& stage = written == record_.stages.rend() ? from_gtest : *written;
+    stage.outcome = verdict;
+    StageResult gtest_texts;
+    gtest_texts.failures = part_messages(result, true);
+    for (const auto& m : part_messages(result, false)) gtest_texts.skip_reason = m;
+    stages::clean_texts(gtest_texts);
+    if (verdict == job::Outcome::kFailed && stage.failures.empty()) stage.failures = gtest_texts.failures;
+    if (verdict == job::Outcome::kSkipped && stage.skip_reason.empty()) stage.skip_reason = gtest_texts.skip_reason;
+    if (written == record_.stages.rend()) record_.stages.push_back(std::move(from_gtest));
   } catch (const std::exception& e) {
     // gtest does not catch what a listener throws: it would end the process.
     files_.fail(std::string("could not record ") + info.name() + " for the reports: " + e.what());
@@ -65,8 +81,8 @@ void AortaListener::OnTestProgramEnd(const ::testing::UnitTest& unit_test) {
       for (int p = 0; p < adhoc.total_part_count(); ++p)
         if (adhoc.GetTestPartResult(p).failed()) teardown.failures.push_back(adhoc.GetTestPartResult(p).message());
       if (teardown.failures.empty()) continue;
-      redact_stage(teardown);
-      record_.stages.push_back(valid_text(std::move(teardown)));
+      stages::clean_texts(teardown);
+      record_.stages.push_back(std::move(teardown));
     }
   } catch (const std::exception& e) {
     files_.fail(std::string("could not record the suite's own failures: ") + e.what());

@@ -1,11 +1,12 @@
-// The gtest listener behind every report file: copies each stage's outcome into a
-// RunRecord as tests end, and when the program ends drives the outputs named at
-// construction (report/outputs.h), in that order, into ReportFiles. It never throws
+// The gtest listener behind every report file: the stage fixture writes each test's
+// StageResult into the run's RunRecord; as tests end the listener holds each to
+// gtest's verdict (adding a record for a test the fixture never reached), and when
+// the program ends drives the outputs named at construction (report/outputs.h), in
+// that order, into ReportFiles. It never throws
 // and never raises gtest failures; write_failed() lets main change the exit status.
 #pragma once
 
 #include <filesystem>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,13 +21,10 @@ namespace aorta::report {
 
 class AortaListener final : public ::testing::EmptyTestEventListener {
  public:
-  // What gtest does not know about a stage: its log, sub-tests and clean messages.
-  using StageDetails = std::function<std::optional<StageResult>(const std::string& test_name)>;
-
-  // Reports go to context.report_dir; outputs are names of report/outputs.h, and an
-  // unknown one is refused here, before anything runs.
-  static Result<std::unique_ptr<AortaListener>> create(ReportContext context, std::string suite, std::string run_id,
-                                                       StageDetails details,
+  // Reports go to context.report_dir, written from `record` (its suite and run id
+  // set; it must outlive the listener); outputs are names of report/outputs.h, and
+  // an unknown one is refused here, before anything runs.
+  static Result<std::unique_ptr<AortaListener>> create(ReportContext context, RunRecord& record,
                                                        const std::vector<std::string>& outputs = default_outputs());
 
   void OnTestProgramStart(const ::testing::UnitTest& unit_test) override;
@@ -39,8 +37,7 @@ class AortaListener final : public ::testing::EmptyTestEventListener {
   void write_reports();
 
  private:
-  AortaListener(ReportContext context, std::string suite, std::string run_id, StageDetails details,
-                std::vector<std::unique_ptr<Output>> outputs);
+  AortaListener(ReportContext context, RunRecord& record, std::vector<std::unique_ptr<Output>> outputs);
   // A SIGINT/SIGTERM/SIGHUP that no stage names (it came after the last one, or while
   // the reports were written) gets a failed record of its own, run_interrupted, so the
   // reports agree with the exit status 1. True when that record was added now.
@@ -48,9 +45,8 @@ class AortaListener final : public ::testing::EmptyTestEventListener {
   bool interruption_recorded_ = false;
 
   ReportContext context_;
-  StageDetails details_;
   std::vector<std::unique_ptr<Output>> outputs_;
-  RunRecord record_;
+  RunRecord& record_;
   ReportFiles files_;
 };
 

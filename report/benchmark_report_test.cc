@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "job/stages.h"
+#include "stages/specs.h"
 #include "tests/fake_transport.h"
 #include "tests/temp_dir.h"
 
@@ -33,12 +33,12 @@ TEST(BenchmarkReport, FailedRunIsParsedFromItsTracesAndReportedAsFailed) {
   state.status = job::RunStatus::kFailed;
   state.error_message = "node b timed out";
   state.artifacts["torch_traces"] = traces;
-  job::StageContext ctx{exec, state, [](const std::string&) {}};
+  stages::StageContext ctx{exec, state, [](const std::string&) {}};
 
-  job::StageOutcome out = job::parse_results(ctx);
+  stages::StageResult out = stages::kParseResults.body(ctx);
   EXPECT_FALSE(out.failed()) << out.failures.front();
-  ASSERT_FALSE(out.notes.empty());
-  EXPECT_EQ(out.notes.front(), "Run did not succeed: node b timed out");
+  ASSERT_FALSE(out.log.empty());
+  EXPECT_EQ(out.log.front(), "Run did not succeed: node b timed out");
   ASSERT_TRUE(state.result.has_value());
 
   auto report = benchmark_report(state, v, cluster, false);

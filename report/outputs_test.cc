@@ -19,12 +19,21 @@ namespace aorta::report {
 namespace {
 namespace fs = std::filesystem;
 
+// The record a listener writes from: it must outlive the listener.
+RunRecord test_run() {
+  RunRecord run;
+  run.suite = "aorta_single";
+  run.run_id = "r1";
+  return run;
+}
+
 TEST(ReportOutputs, AnUnknownNameIsRefusedNamingItAndTheKnownOnes) {
   auto made = create_outputs({"junit", "pdf"});
   ASSERT_FALSE(made.ok());
   EXPECT_EQ(made.error().message, "unknown report output \"pdf\"; known: summary, junit, log, deck, html, bundle");
   ReportContext context;
-  auto listener = AortaListener::create(context, "aorta_single", "r1", {}, {"log", "xml"});
+  RunRecord run = test_run();
+  auto listener = AortaListener::create(context, run, {"log", "xml"});
   ASSERT_FALSE(listener.ok());
   EXPECT_NE(listener.error().message.find("\"xml\""), std::string::npos);
   EXPECT_TRUE(create_outputs(default_outputs()).ok());
@@ -37,7 +46,8 @@ TEST(ReportOutputs, TheListenerWritesTheNamedOutputsOnlyWithTheContextsJunitOpti
   context.report_dir = dir;
   context.junit = {"rack7", JunitFamily::kLegacy};
   context.extra_junit_paths = {dir / "extra" / "copy.xml"};
-  auto listener = AortaListener::create(context, "aorta_single", "r1", {}, {"junit", "log"});
+  RunRecord run = test_run();
+  auto listener = AortaListener::create(context, run, {"junit", "log"});
   ASSERT_TRUE(listener.ok()) << listener.error().message;
   (*listener)->write_reports();
   EXPECT_FALSE((*listener)->write_failed());
@@ -76,7 +86,8 @@ TEST(ReportOutputs, NodeLogsAreCopiedBesideTheReportCutRedactedAndLinked) {
   ReportContext context;
   context.report_dir = dir / "report";
   context.artifacts = &artifacts;
-  auto listener = AortaListener::create(context, "aorta_single", "r1", {}, {"html"});
+  RunRecord run = test_run();
+  auto listener = AortaListener::create(context, run, {"html"});
   ASSERT_TRUE(listener.ok()) << listener.error().message;
   (*listener)->write_reports();
   EXPECT_FALSE((*listener)->write_failed());
@@ -104,7 +115,8 @@ int late_signal_child(const fs::path& dir) {
   install_interrupt_handlers();
   ReportContext context;
   context.report_dir = dir;
-  auto listener = AortaListener::create(context, "aorta_single", "r1", {}, {"junit", "log"});
+  RunRecord run = test_run();
+  auto listener = AortaListener::create(context, run, {"junit", "log"});
   if (!listener.ok()) return 2;
   raise(SIGTERM);
   (*listener)->OnTestProgramEnd(*::testing::UnitTest::GetInstance());

@@ -8,25 +8,13 @@
 
 #include "common/version.h"
 #include "job/outcome.h"
+#include "stages/stage.h"
 
 namespace aorta::report {
 
-// One gtest test: a lifecycle stage (test_collect_traces), or one sub-test of a
-// stage registered as a test of its own (test_validate_thresholds/min_compute_ratio).
-struct StageResult {
-  std::string name;  // the gtest test name
-  job::Outcome outcome = job::Outcome::kPassed;
-  double seconds = 0;
-  std::string skip_reason;
-  std::vector<std::string> failures;  // the stage's own failure messages
-  std::vector<std::string> log;       // captured notes of the stage
-  std::vector<job::SubTest> subtests; // a stage's sub-tests (also the original's cvs_aorta_subtest properties)
-  std::string label;                  // the Run Deck's lifecycle label (container_launch ...)
-  std::optional<job::SubTest> subtest;  // set: this test is that sub-test of the stage named `stage`
-  std::string stage;                    // the stage test this belongs to (its own name for a stage)
-
-  bool is_subtest() const { return subtest.has_value(); }
-};
+// One gtest test's record, the stage body's own result (lib/stages/stage.h).
+using StageResult = stages::StageResult;
+using stages::subtest_result;
 
 struct RunRecord {
   std::string suite;      // aorta_single | aorta_distributed
@@ -53,10 +41,5 @@ struct RunRecord {
 // messages) as valid UTF-8: node output and file names are bytes, and one invalid
 // sequence would break every report written from the record.
 StageResult valid_text(StageResult stage);
-
-// The record of a sub-test's own gtest test, <stage_test>/<name_part>: its outcome,
-// the measured value as its log, its message as failure or skip reason.
-StageResult subtest_result(const std::string& stage_test, const std::string& name_part, const std::string& label,
-                           const job::SubTest& sub);
 
 }  // namespace aorta::report

@@ -1,4 +1,10 @@
 // Which gtest tests a run registers, in which order and under which names.
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include "suites/suites.h"
@@ -6,7 +12,8 @@
 namespace aorta::suites {
 namespace {
 
-using fixtures::SuiteKind;
+const fixtures::SuiteSpec& single() { return *find("aorta_single"); }
+const fixtures::SuiteSpec& distributed() { return *find("aorta_distributed"); }
 
 std::vector<std::string> names(const std::vector<PlannedTest>& tests) {
   std::vector<std::string> out;
@@ -21,7 +28,7 @@ config::Variant with_thresholds() {
 }
 
 TEST(PlannedTests, WithoutAConfigOnlyTheStages) {
-  auto tests = names(planned_tests(SuiteKind::kSingle, nullptr, {"localhost"}));
+  auto tests = names(planned_tests(single(), nullptr, {"localhost"}));
   ASSERT_EQ(tests.size(), 10u);
   EXPECT_EQ(tests.front(), "test_launch_container");
   EXPECT_EQ(tests.back(), "test_teardown");
@@ -31,7 +38,7 @@ TEST(PlannedTests, WithoutAConfigOnlyTheStages) {
 // order; the head node's collection right after the collection stage.
 TEST(PlannedTests, SubTestsFollowTheirStage) {
   config::Variant v = with_thresholds();
-  auto tests = names(planned_tests(SuiteKind::kSingle, &v, {"node-1.example"}));
+  auto tests = names(planned_tests(single(), &v, {"node-1.example"}));
   std::vector<std::string> expected = {"test_launch_container", "test_clone_aorta", "test_build_rccl",
                                        "test_run_benchmark", "test_collect_traces",
                                        "test_collect_traces/node_1.example", "test_analyze", "test_parse_results",
@@ -46,7 +53,7 @@ TEST(PlannedTests, SubTestsFollowTheirStage) {
 TEST(PlannedTests, EveryCollectingNodeOnceWithAFilterSafeName) {
   config::Variant v = with_thresholds();
   v.multi_node.master_launch_mode = "torchrun";
-  auto tests = names(planned_tests(SuiteKind::kDistributed, &v, {"n-1", "n:2", "n_1"}));
+  auto tests = names(planned_tests(distributed(), &v, {"n-1", "n:2", "n_1"}));
   std::vector<std::string> collect;
   for (const auto& t : tests)
     if (t.rfind("test_collect_traces/", 0) == 0) collect.push_back(t);
@@ -58,8 +65,46 @@ TEST(PlannedTests, EveryCollectingNodeOnceWithAFilterSafeName) {
 TEST(PlannedTests, ScriptModeCollectsFromTheHeadOnly) {
   config::Variant v = with_thresholds();
   v.multi_node.master_launch_mode = "script";
-  auto tests = names(planned_tests(SuiteKind::kSingle, &v, {"head"}));
+  auto tests = names(planned_tests(single(), &v, {"head"}));
   EXPECT_EQ(std::count(tests.begin(), tests.end(), "test_collect_traces/head"), 1);
+}
+
+// Every stage module under lib/stages (each defines a spec with a test name) runs in
+// at least one suite, and no suite runs a stage twice: a new stage file that no
+// suite lists, or a line pasted twice, fails here.
+TEST(SuiteTable, EveryStageModuleRunsInASuiteAndNoSuiteRepeatsOne) {
+  namespace fs = std::filesystem;
+  static const std::regex spec_name(R"re(\.test_name\s*=\s*"([a-z_]+)")re");
+  std::set<std::string> modules;
+  for (const auto& entry : fs::directory_iterator(fs::path(AORTA_SOURCE_DIR) / "lib/stages")) {
+    std::ifstream in(entry.path());
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (std::sregex_iterator m(text.begin(), text.end(), spec_name), end; m != end; ++m) modules.insert((*m)[1]);
+  }
+  ASSERT_GE(modules.size(), 11u);
+  std::set<std::string> listed;
+  for (const auto& suite : all()) {
+    std::map<std::string, int> times;
+    for (const auto* spec : suite.stages) ++times[spec->test_name];
+    for (const auto& [name, n] : times) {
+      EXPECT_EQ(n, 1) << suite.name << " runs " << name << " " << n << " times";
+      listed.insert(name);
+    }
+  }
+  for (const auto& name : modules) EXPECT_TRUE(listed.count(name)) << name << " is in no suite (suites/suites.cc)";
+  for (const auto& name : listed) EXPECT_TRUE(modules.count(name)) << name << " has no module under lib/stages";
+}
+
+// The one spec that tears down is the last stage of every suite, so a filtered-out
+// or never-reached teardown is still run by the fixture at the suite's end.
+TEST(SuiteTable, EverySuiteEndsWithItsTeardown) {
+  for (const auto& suite : all()) {
+    ASSERT_FALSE(suite.stages.empty()) << suite.name;
+    EXPECT_TRUE(suite.stages.back()->tears_down) << suite.name;
+    int tearing = 0;
+    for (const auto* spec : suite.stages) tearing += spec->tears_down;
+    EXPECT_EQ(tearing, 1) << suite.name;
+  }
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
-// The two suites as gtest sees them: each suite's stages in run order (one file
-// per suite), and the registration of its tests: one per stage, plus one per
-// sub-test (per configured threshold, per node whose traces are collected) right
-// after its stage, so gtest's printers, filters and every listener see them.
+// The two suites as gtest sees them: the table of suites (suites.cc: each one's
+// stages in run order and its node rule), and the registration of a suite's tests:
+// one per stage, plus one per sub-test (per configured threshold, per node whose
+// traces are collected) right after its stage, so gtest's printers, filters and
+// every listener see them.
 #pragma once
 
 #include <string>
@@ -12,16 +13,17 @@
 
 namespace aorta::suites {
 
-std::vector<fixtures::Stage> aorta_single_stages();
-std::vector<fixtures::Stage> aorta_distributed_stages();
-
-// The suite's stages in run order.
-std::vector<fixtures::StageSpec> suite_stages(fixtures::SuiteKind kind);
+// Every suite, in the order they are listed and tried.
+const std::vector<fixtures::SuiteSpec>& all();
+// The suite of that name, or null.
+const fixtures::SuiteSpec* find(const std::string& name);
+// Every suite's name, joined: names(" or ") is "aorta_single or aorta_distributed".
+std::string names(const std::string& last_separator);
 
 // A test this process can register: the stage, and the sub-test's suffix
 // (empty for the stage itself). "test_validate_thresholds/max_avg_iteration_ms".
 struct PlannedTest {
-  fixtures::Stage stage;
+  const stages::StageSpec* stage;
   std::string subtest;  // the name's part after "<stage>/", empty for the stage test
   std::string value;    // the sub-test's SubTest::value (host or threshold key)
   std::string name() const;
@@ -31,11 +33,11 @@ struct PlannedTest {
 // (what --gtest_list_tests shows without a config). A sub-test's name part is its
 // value made filter-safe (job::test_name_part); should two values make the same
 // part (hosts n-1 and n_1), the later gets _2, _3, ... so each keeps a test.
-std::vector<PlannedTest> planned_tests(fixtures::SuiteKind kind, const config::Variant* variant,
+std::vector<PlannedTest> planned_tests(const fixtures::SuiteSpec& suite, const config::Variant* variant,
                                        const std::vector<std::string>& hosts);
 
 // Registers planned_tests with gtest (before RUN_ALL_TESTS). Idempotent per suite.
-void register_suite_tests(fixtures::SuiteKind kind, const config::Variant* variant,
+void register_suite_tests(const fixtures::SuiteSpec& suite, const config::Variant* variant,
                           const std::vector<std::string>& hosts);
 
 }  // namespace aorta::suites

@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "cluster/local_transport.h"
-#include "job/stages.h"
+#include "stages/specs.h"
 #include "tests/fake_transport.h"
 #include "tests/temp_dir.h"
 
@@ -18,6 +18,7 @@ namespace aorta::job {
 namespace {
 
 namespace fs = std::filesystem;
+using stages::StageResult;
 using aorta::testing::TempDir;
 
 std::string read(const fs::path& p) {
@@ -154,21 +155,21 @@ TEST(AnalysisReports, AnalyzeStageFetchesTheReports) {
     n.state.trace_trees["localhost"] = {"out/torch_profiler"};
     n.state.trace_floor["localhost"] = static_cast<double>(time(nullptr)) - 60;
     NodeExec exec(n.transport, n.v, n.cluster);
-    StageContext ctx{exec, n.state, {}};
-    StageOutcome out = analyze(ctx);
+    stages::StageContext ctx{exec, n.state, {}};
+    StageResult out = stages::kAnalyze.body(ctx);
     EXPECT_FALSE(out.failed());
     fs::path dest = n.out.path() / "analysis" / "gemm_analysis";
-    ASSERT_EQ(n.state.artifacts.count("gemm_analysis"), 1u) << (out.notes.empty() ? "" : out.notes[0]);
+    ASSERT_EQ(n.state.artifacts.count("gemm_analysis"), 1u) << (out.log.empty() ? "" : out.log[0]);
     EXPECT_EQ(n.state.artifacts["gemm_analysis"], dest);
     EXPECT_EQ(read(dest / "gemm.csv"), skip_if_exists ? "earlier run" : "kernel,ms\n");
-    ASSERT_EQ(out.notes.size(), 1u) << out.notes[0];
-    EXPECT_NE(out.notes[0].find("gemm_analysis: 1 report file(s)"), std::string::npos) << out.notes[0];
+    ASSERT_EQ(out.log.size(), 1u) << out.log[0];
+    EXPECT_NE(out.log[0].find("gemm_analysis: 1 report file(s)"), std::string::npos) << out.log[0];
   }
 }
 
 // The shipped H200 traces of ranks 0 and 1 collected, and rank r's TraceLens report
 // (perf_rank<r>.xlsx) copied from workbooks[r] of tests/data/tracelens; then parse_results.
-StageOutcome parse_with_reports(LocalNode& n, const std::array<const char*, 2>& workbooks) {
+StageResult parse_with_reports(LocalNode& n, const std::array<const char*, 2>& workbooks) {
   const fs::path data = AORTA_TEST_DATA_DIR;
   fs::path analysis = n.out.path() / "analysis" / "tracelens_analysis";
   fs::path traces = n.out.path() / "traces" / "torch_profiler";
@@ -183,8 +184,8 @@ StageOutcome parse_with_reports(LocalNode& n, const std::array<const char*, 2>& 
   n.state.artifacts["torch_traces"] = traces;
   n.state.status = RunStatus::kCompleted;
   NodeExec exec(n.transport, n.v, n.cluster);
-  StageContext ctx{exec, n.state, {}};
-  return parse_results(ctx);
+  stages::StageContext ctx{exec, n.state, {}};
+  return stages::kParseResults.body(ctx);
 }
 
 // Reference §3.3: on one node, TraceLens's Excel reports are the metrics source (the
@@ -195,7 +196,7 @@ TEST(AnalysisReports, ExcelReportsAreTheSingleNodeSource) {
     SCOPED_TRACE(std::to_string(nodes) + " node(s)");
     LocalNode n;
     if (nodes == 2) n.cluster.nodes.push_back({"second", "127.0.0.2", ""});
-    StageOutcome out = parse_with_reports(n, {"perf_rank0.xlsx", "perf_rank1.xlsx"});
+    StageResult out = parse_with_reports(n, {"perf_rank0.xlsx", "perf_rank1.xlsx"});
     ASSERT_FALSE(out.failed()) << out.failures[0];
     ASSERT_TRUE(n.state.parse);
     ASSERT_EQ(n.state.parse->ranks.size(), 2u);
@@ -206,7 +207,7 @@ TEST(AnalysisReports, ExcelReportsAreTheSingleNodeSource) {
     ASSERT_EQ(r0.steps.size(), 4u);                                       // ProfilerStep#3..#6
     EXPECT_NEAR(r0.steps[0].time_ms, 235.770, 0.001);
     bool said = false;
-    for (const auto& note : out.notes) said |= note.starts_with("Metrics from the TraceLens Excel reports: 2 of 2");
+    for (const auto& note : out.log) said |= note.starts_with("Metrics from the TraceLens Excel reports: 2 of 2");
     EXPECT_EQ(said, nodes == 1);
   }
 }
@@ -216,14 +217,14 @@ TEST(AnalysisReports, ExcelReportsAreTheSingleNodeSource) {
 // says so; the other rank still comes from its report.
 TEST(AnalysisReports, AStaleExcelReportGivesWayToTheTrace) {
   LocalNode n;
-  StageOutcome out = parse_with_reports(n, {"perf_rank0.xlsx", "perf_rank0.xlsx"});
+  StageResult out = parse_with_reports(n, {"perf_rank0.xlsx", "perf_rank0.xlsx"});
   ASSERT_FALSE(out.failed()) << out.failures[0];
   ASSERT_EQ(n.state.parse->ranks.size(), 2u);
   EXPECT_EQ(n.state.parse->ranks[0].parser, metrics::ParserPath::kTracelensExcel);
   EXPECT_EQ(n.state.parse->ranks[1].parser, metrics::ParserPath::kGpuTimeline);
   EXPECT_NEAR(n.state.parse->ranks[1].compute_ratio, 84.5680634765625 / 834.097537109375, 1e-6);  // rank 1's own
   bool said = false;
-  for (const auto& note : out.notes)
+  for (const auto& note : out.log)
     said |= note.starts_with("rank 1: the TraceLens report says 835.602 ms in all, its trace 834.098 ms: the report is not");
   EXPECT_TRUE(said);
 }

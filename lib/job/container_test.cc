@@ -12,12 +12,13 @@
 
 #include "cluster/local_transport.h"
 #include "common/shell_quote.h"
-#include "job/stages.h"
+#include "stages/specs.h"
 #include "tests/temp_dir.h"
 
 namespace aorta::job {
 namespace {
 namespace fs = std::filesystem;
+using stages::StageResult;
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
@@ -272,15 +273,15 @@ TEST_F(Containers, FailedRemovalIsRecordedAndRetriedOnce) {
   ASSERT_TRUE(launch_containers(exec, {"video"}));
   RunState state;
   state.container_started = true;
-  StageContext ctx{exec, state, [](const std::string&) {}};
+  stages::StageContext ctx{exec, state, [](const std::string&) {}};
   touch("n2", "rm_fails_once");
-  StageOutcome first = teardown(ctx);
+  StageResult first = stages::kTeardown.body(ctx);
   ASSERT_EQ(first.failures.size(), 1u);
   EXPECT_NE(first.failures[0].find("Aorta container teardown failed"), std::string::npos) << first.failures[0];
   EXPECT_EQ(state.container_removal_failed, std::vector<std::string>{"n2"});
   EXPECT_TRUE(exists("n2", "running_aorta_c"));
   fs::remove(state_ / "log");
-  StageOutcome retry = teardown(ctx);
+  StageResult retry = stages::kTeardown.body(ctx);
   EXPECT_TRUE(retry.failures.empty()) << retry.failures[0];
   EXPECT_FALSE(exists("n2", "running_aorta_c"));
   EXPECT_TRUE(state.container_removal_failed.empty());

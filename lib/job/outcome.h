@@ -1,5 +1,5 @@
-// What a stage body returns, typed from the body to every report: the stage's
-// outcome and its sub-tests (one per threshold, one per collecting node).
+// A test's outcome and a stage's sub-tests (one per threshold, one per collecting
+// node), typed from the stage body to every report (lib/stages/stage.h).
 #pragma once
 
 #include <optional>
@@ -38,16 +38,6 @@ struct SubTest {
   std::string line() const;
   // "actual 835.2 ms, max 60000 ms" (empty without a value).
   std::string measured() const;
-};
-
-struct StageOutcome {
-  std::vector<std::string> failures;  // any failure fails the stage
-  std::string skip_reason;            // set: skipped by configuration
-  std::vector<SubTest> subtests;
-  std::vector<std::string> notes;     // shown in the stage's log
-  bool failed() const { return !failures.empty(); }
-  bool skipped() const { return !skip_reason.empty(); }
-  Outcome outcome() const { return failed() ? Outcome::kFailed : skipped() ? Outcome::kSkipped : Outcome::kPassed; }
 };
 
 // The gtest-name form of a value: every character outside [A-Za-z0-9_.] made '_'

@@ -1,5 +1,5 @@
 // Stage bodies that must fail as values, never crash (issue 14).
-#include "job/stages.h"
+#include "stages/specs.h"
 
 #include <gtest/gtest.h>
 
@@ -8,6 +8,7 @@
 #include "tests/temp_dir.h"
 
 namespace aorta::job {
+using stages::StageResult;
 namespace {
 
 // master_launch_mode "script" on two nodes once indexed past its one command.
@@ -23,8 +24,8 @@ TEST(Stages, ScriptModeOnTwoNodesIsAFailedStage) {
   NodeExec exec(local, v, c);
   RunState state;
   state.run_id = "abc";
-  StageContext ctx{exec, state, [](const std::string&) {}};
-  StageOutcome out = run_benchmark(ctx);
+  stages::StageContext ctx{exec, state, [](const std::string&) {}};
+  StageResult out = stages::kRunBenchmark.body(ctx);
   ASSERT_EQ(out.failures.size(), 1u);
   EXPECT_EQ(out.failures[0],
             "master_launch_mode \"script\" starts the workload on one node, but the cluster has 2: use \"torchrun\" "
@@ -43,8 +44,8 @@ TEST(Stages, ThresholdsAreTypedSubTestsAndRecordedWhenNotEnforced) {
   RunState state;
   // 12 ms per iteration on one rank, compute 9/12 = 0.75.
   state.result = metrics::aggregate({aorta::testing::rank_metrics(0, 12000, 9000, 3000)}).value();
-  StageContext ctx{exec, state, [](const std::string&) {}};
-  StageOutcome out = validate_thresholds(ctx);
+  stages::StageContext ctx{exec, state, [](const std::string&) {}};
+  StageResult out = stages::kValidateThresholds.body(ctx);
   ASSERT_EQ(out.subtests.size(), 2u);  // the null threshold is not checked
   const SubTest& time = out.subtests[0];
   EXPECT_EQ(time.outcome, Outcome::kFailed);
@@ -54,15 +55,15 @@ TEST(Stages, ThresholdsAreTypedSubTestsAndRecordedWhenNotEnforced) {
   EXPECT_EQ(time.measured(), "actual 12 ms, max 5 ms");
   EXPECT_EQ(out.subtests[1].outcome, Outcome::kPassed);
   EXPECT_EQ(out.subtests[1].measured(), "actual 0.75, min 0.5");
-  EXPECT_EQ(out.outcome(), Outcome::kFailed);
+  EXPECT_EQ(out.verdict(), Outcome::kFailed);
   ASSERT_EQ(out.failures.size(), 1u);
 
   v.enforce_thresholds = false;
   NodeExec record_only(local, v, c);
-  StageContext ctx2{record_only, state, [](const std::string&) {}};
-  out = validate_thresholds(ctx2);
-  EXPECT_EQ(out.outcome(), Outcome::kSkipped);
-  EXPECT_EQ(out.skip_reason, kSkipThresholds);
+  stages::StageContext ctx2{record_only, state, [](const std::string&) {}};
+  out = stages::kValidateThresholds.body(ctx2);
+  EXPECT_EQ(out.verdict(), Outcome::kSkipped);
+  EXPECT_EQ(out.skip_reason, "enforce_thresholds=false; metrics are recorded without threshold assertions");
   ASSERT_EQ(out.subtests.size(), 2u);
   EXPECT_EQ(out.subtests[0].outcome, Outcome::kSkipped);
   EXPECT_DOUBLE_EQ(*out.subtests[0].actual, 12.0);

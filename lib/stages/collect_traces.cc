@@ -1,0 +1,57 @@
+// test_collect_traces: the profiler traces of every collecting node, and every
+// node's phase logs; one sub-test per collecting node, one for the artifact.
+#include "job/collect.h"
+#include "job/launch.h"
+#include "stages/stage.h"
+
+namespace aorta::stages {
+namespace {
+
+// Every node when torchrun collects from all of them, otherwise the head node only.
+bool collects_every_node(const config::Variant& v, size_t nodes) {
+  return job::launch_mode(v, nodes) == job::LaunchMode::kTorchrun && v.multi_node.collect_traces;
+}
+
+std::vector<std::string> collecting_hosts(const config::Variant& v, const std::vector<std::string>& hosts) {
+  if (collects_every_node(v, hosts.size()) || hosts.empty()) return hosts;
+  return {hosts.front()};
+}
+
+StageResult collect_traces(StageContext& ctx) {
+  StageResult out;
+  const auto& v = ctx.exec.variant();
+  out.log = job::collect_traces(ctx.exec, ctx.state, collects_every_node(v, ctx.exec.hosts().size()), ctx.log);
+  for (const auto& w : job::collect_logs(ctx.exec, ctx.state)) out.log.push_back(w);
+  for (const auto& host : collecting_hosts(v, ctx.exec.hosts())) {
+    job::SubTest t{job::SubTestKind::kTraceCollection, "host", host};
+    for (const auto& [h, message] : ctx.state.collection_errors)
+      if (h == host) {
+        t.outcome = job::Outcome::kFailed;
+        t.message = "Trace collection on " + host + ": " + message;
+        out.failures.push_back(t.message);
+      }
+    out.subtests.push_back(t);
+  }
+  if (!ctx.state.artifacts.count("torch_traces")) {
+    job::SubTest t{job::SubTestKind::kTraceCollection, "artifact", "torch_traces", job::Outcome::kFailed,
+                   "No fresh torch_traces artifact was collected"};
+    out.failures.push_back(t.message);
+    out.subtests.push_back(t);
+  }
+  return out;
+}
+
+// Whatever ran may have left traces.
+bool benchmark_started(const job::RunState& s) { return s.benchmark_started; }
+
+}  // namespace
+
+extern const StageSpec kCollectTraces = {
+    .test_name = "test_collect_traces",
+    .label = "collect_traces",
+    .body = collect_traces,
+    .runs_after_failure = benchmark_started,
+    .subtests = SubTestPlan{job::SubTestKind::kTraceCollection, "host", collecting_hosts},
+};
+
+}  // namespace aorta::stages

@@ -1,0 +1,82 @@
+// A lifecycle stage as one module: lib/stages/<stage>.cc holds its body and its
+// StageSpec, and suites/suites.cc lists the specs each suite runs, in order. The
+// body returns the one StageResult that every report is written from.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/variant.h"
+#include "job/node_exec.h"
+#include "job/outcome.h"
+#include "job/phase.h"
+#include "job/run_state.h"
+
+namespace aorta::stages {
+
+// One gtest test: a lifecycle stage (test_collect_traces), or one sub-test of a
+// stage registered as a test of its own (test_validate_thresholds/min_compute_ratio).
+// A body fills failures, skip_reason, log and subtests; the fixture adds the rest.
+struct StageResult {
+  std::string name;   // the gtest test name
+  std::string stage;  // the stage test this belongs to (its own name for a stage)
+  std::string label;  // the Run Deck's lifecycle label (container_launch ...)
+  job::Outcome outcome = job::Outcome::kPassed;
+  double seconds = 0;
+  std::string skip_reason;              // set: skipped (by configuration, gating, or filter)
+  std::vector<std::string> failures;    // any failure fails the stage
+  std::vector<std::string> log;         // the stage's notes: its Full Log page, JUnit <system-out>
+  std::vector<job::SubTest> subtests;   // a stage's sub-tests (also the original's cvs_aorta_subtest properties)
+  std::optional<job::SubTest> subtest;  // set: this test is that sub-test of the stage named `stage`
+
+  bool failed() const { return !failures.empty(); }
+  bool skipped() const { return !skip_reason.empty(); }
+  bool is_subtest() const { return subtest.has_value(); }
+  // What the body's texts say: failed beats skipped beats passed.
+  job::Outcome verdict() const {
+    return failed() ? job::Outcome::kFailed : skipped() ? job::Outcome::kSkipped : job::Outcome::kPassed;
+  }
+};
+
+// The record of a sub-test's own gtest test, <stage_test>/<name_part>: its outcome,
+// the measured value as its log, its message as failure or skip reason.
+StageResult subtest_result(const std::string& stage_test, const std::string& name_part, const std::string& label,
+                           const job::SubTest& sub);
+
+struct StageContext {
+  job::NodeExec& exec;
+  job::RunState& state;
+  job::ProgressFn log;
+  bool prior_failure = false;            // an earlier stage failed (the report says so)
+  job::ProgressFn training_output = {};  // node 0's training output, line by line, while the benchmark runs
+};
+
+// A stage body: runs on the cluster through ctx and returns what happened.
+using StageBody = StageResult (*)(StageContext& ctx);
+
+// The sub-tests a stage reports, each also a gtest test of its own
+// (<stage>/<test_name_part(value)>), planned before the run from the config.
+struct SubTestPlan {
+  job::SubTestKind kind;
+  const char* key;  // the SubTest::key of each: "host" | "metric"
+  std::vector<std::string> (*values)(const config::Variant& v, const std::vector<std::string>& hosts);
+};
+
+struct StageSpec {
+  const char* test_name;  // test_launch_container ...
+  const char* label;      // container_launch ... (the Run Deck's lifecycle labels)
+  StageBody body;
+  bool starts_work = false;  // starts new work on the cluster: not begun after SIGINT/SIGTERM
+  // Whether the stage still runs after an earlier failure, given what the run has
+  // (null: never).
+  bool (*runs_after_failure)(const job::RunState& state) = nullptr;
+  std::optional<SubTestPlan> subtests = std::nullopt;
+  // Removes what the run started: run at the suite's end when its test did not run.
+  bool tears_down = false;
+};
+
+// The skip reason of every stage gated by an earlier failure, as the guide words it.
+inline constexpr const char* kSkipPriorFailure = "a prior lifecycle stage failed";
+
+}  // namespace aorta::stages
