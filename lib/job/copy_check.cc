@@ -1,13 +1,13 @@
 #include "job/copy_check.h"
 
-#include <zlib.h>
-#include <zstd.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include <fstream>
-#include <memory>
 #include <vector>
 
 #include "common/shell_quote.h"
+#include "common/stream_decoder.h"
 
 namespace aorta::job {
 
@@ -59,76 +59,36 @@ Error too_big(const std::filesystem::path& file, uint64_t max_bytes) {
                file.string()};
 }
 
-Result<uint64_t> zstd_size(std::ifstream& in, const std::filesystem::path& file, uint64_t max_bytes) {
-  std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> ctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
-  std::vector<char> input(kChunk), output(ZSTD_DStreamOutSize());
-  uint64_t total = 0;
-  size_t last = 0;  // 0 once a frame is complete (checksum checked)
-  bool any = false;
-  while (in.read(input.data(), input.size()) || in.gcount() > 0) {
-    ZSTD_inBuffer inb{input.data(), static_cast<size_t>(in.gcount()), 0};
-    any = true;
-    // A full output buffer may leave decoded bytes behind: call again until it is
-    // not full, unless the frame just ended (a call past it would start the next).
-    bool full = false;
-    while (inb.pos < inb.size || full) {
-      ZSTD_outBuffer outb{output.data(), output.size(), 0};
-      last = ZSTD_decompressStream(ctx.get(), &outb, &inb);
-      if (ZSTD_isError(last)) return damaged(file, ZSTD_getErrorName(last));
-      total += outb.pos;
-      if (total > max_bytes) return too_big(file, max_bytes);
-      full = outb.pos == outb.size && last != 0;
-    }
+// The decoder's failure in the words of a copy check.
+Error copy_error(const StreamDecoder& decoder, const Error& error, Codec codec, const std::filesystem::path& file) {
+  switch (decoder.fault()) {
+    case DecodeFault::kRead:
+      return Error{ErrorCode::kIo, "cannot read " + file.string() + ": " + error.message, file.string()};
+    case DecodeFault::kDamaged:
+      return damaged(file, decoder.detail());
+    case DecodeFault::kTruncated:
+      return damaged(file, codec == Codec::kZstd ? "the stream ends inside a frame (truncated)"
+                                                 : "the stream ends inside a member (truncated)");
+    default:
+      return damaged(file, error.message);
   }
-  if (!any) return damaged(file, "it is empty");
-  if (last != 0) return damaged(file, "the stream ends inside a frame (truncated)");
-  return total;
 }
 
-Result<uint64_t> gzip_size(std::ifstream& in, const std::filesystem::path& file, uint64_t max_bytes) {
-  z_stream z{};
-  if (inflateInit2(&z, 15 + 16) != Z_OK) return Error{ErrorCode::kIo, "zlib could not start", file.string()};
-  std::unique_ptr<z_stream, int (*)(z_stream*)> guard(&z, inflateEnd);
-  std::vector<unsigned char> input(kChunk), output(kChunk);
+// Decodes the whole stream, stopping right past `max_bytes` (never decoding more).
+Result<uint64_t> decoded_size(int fd, Codec codec, const std::filesystem::path& file, uint64_t max_bytes) {
+  StreamDecoder decoder(fd, codec, false);  // the listed size bounds it, not a ratio
+  if (!decoder.started())
+    return Error{ErrorCode::kIo, codec == Codec::kZstd ? "zstd could not start" : "zlib could not start", file.string()};
+  std::vector<char> buffer(kChunk);
   uint64_t total = 0;
-  bool ended = false;  // the last member's CRC32 and length checked
-  bool any = false;
-  while (in.read(reinterpret_cast<char*>(input.data()), input.size()) || in.gcount() > 0) {
-    z.next_in = input.data();
-    z.avail_in = static_cast<uInt>(in.gcount());
-    any = true;
-    while (z.avail_in > 0) {
-      if (ended) {
-        // gzip files may hold several members, one after the other.
-        inflateReset(&z);
-        ended = false;
-      }
-      z.next_out = output.data();
-      z.avail_out = static_cast<uInt>(output.size());
-      int rc = inflate(&z, Z_NO_FLUSH);
-      total += output.size() - z.avail_out;
-      if (total > max_bytes) return too_big(file, max_bytes);
-      if (rc == Z_STREAM_END) {
-        ended = true;
-      } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-        return damaged(file, z.msg ? z.msg : "inflate error " + std::to_string(rc));
-      }
-    }
-    // Output the input has produced but that did not fit yet.
-    while (!ended) {
-      z.next_out = output.data();
-      z.avail_out = static_cast<uInt>(output.size());
-      int rc = inflate(&z, Z_NO_FLUSH);
-      total += output.size() - z.avail_out;
-      if (total > max_bytes) return too_big(file, max_bytes);
-      if (rc == Z_STREAM_END) ended = true;
-      else if (rc != Z_OK && rc != Z_BUF_ERROR) return damaged(file, z.msg ? z.msg : "inflate error " + std::to_string(rc));
-      if (z.avail_out != 0) break;
-    }
+  for (;;) {
+    const uint64_t room = max_bytes - total;  // total never passes max_bytes here
+    auto got = decoder.read(buffer.data(), room >= buffer.size() ? buffer.size() : static_cast<size_t>(room) + 1);
+    if (!got) return copy_error(decoder, got.error(), codec, file);
+    if (*got == 0) return total;
+    total += *got;
+    if (total > max_bytes) return too_big(file, max_bytes);
   }
-  if (!any) return damaged(file, "it is empty");
-  if (!ended) return damaged(file, "the stream ends inside a member (truncated)");
-  return total;
 }
 
 }  // namespace
@@ -147,9 +107,14 @@ Result<uint64_t> verified_size(const std::filesystem::path& file, Compression c,
                    file.string()};
     return static_cast<uint64_t>(size);
   }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return Error{ErrorCode::kIo, "cannot read " + file.string(), file.string()};
-  return c == Compression::kZstd ? zstd_size(in, file, max_bytes) : gzip_size(in, file, max_bytes);
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Error{ErrorCode::kIo, "cannot read " + file.string(), file.string()};
+  struct stat st{};
+  Result<uint64_t> size = ::fstat(fd, &st) == 0 && st.st_size == 0
+                              ? Result<uint64_t>(damaged(file, "it is empty"))
+                              : decoded_size(fd, c == Compression::kZstd ? Codec::kZstd : Codec::kGzip, file, max_bytes);
+  ::close(fd);
+  return size;
 }
 
 }  // namespace aorta::job

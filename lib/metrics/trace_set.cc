@@ -31,6 +31,70 @@ const char* status_name(ParseStatus status) {
   return "failed";
 }
 
+namespace {
+
+// A trace without a usable GPU timeline, read again with the basic scan, which also
+// keeps the CPU events of a trace without GPU events (small: gloo on CPU) for the
+// CPU timeline; else the basic scan's own sums.
+Result<RankMetrics> without_gpu_timeline(const fs::path& file, const trace::TraceLimits& limits, bool had_gpu_events,
+                                         std::vector<std::string>& warnings) {
+  const std::string name = file.string();
+  auto full = trace::read_trace(file, trace::BasicScanMode::kInclude, limits);
+  if (!full) return full.error();
+  for (const std::string& line : dropped_step_warnings(*full)) warnings.push_back(name + ": " + line);
+  RankMetrics m;
+  if (auto cpu = trace::cpu_timeline(*full)) {
+    m = from_cpu_timeline(cpu->breakdown);
+    m.steps = cpu_step_metrics(*full, *cpu);
+    return m;
+  }
+  const char* why = !had_gpu_events
+                        ? "it has no GPU events and no CPU operators or collectives"
+                        : "none of its GPU events is linked to a launch (try --include-unlinked-kernels)";
+  warnings.push_back(fmt::format("{}: no GPU or CPU timeline because {}; using the basic raw-trace scan", name, why));
+  m = from_basic_scan(full->basic);
+  m.steps = step_metrics(*full, {});  // step times only: no timeline to split
+  if (m.total_time_us <= 0) return Error{ErrorCode::kInvalidInput, "trace has no timed events", name};
+  return m;
+}
+
+// Figures past the largest double are refused: they would print as inf or null.
+Status check_finite(const RankMetrics& m, const std::string& name) {
+  for (double v : {m.total_time_us, m.compute_time_us, m.comm_time_us, m.total_comm_time_us, m.compute_ratio,
+                   m.comm_ratio, m.overlap_ratio, m.busy_time_us.value_or(0), m.idle_time_us.value_or(0),
+                   m.exposed_comm_time_us.value_or(0), m.total_memcpy_time_us.value_or(0),
+                   m.exposed_memcpy_time_us.value_or(0), m.exposed_comm_ratio.value_or(0)})
+    if (!std::isfinite(v))
+      return Error{ErrorCode::kInvalidInput,
+                   "the event times overflow: ts and dur sum past the largest number a double holds, so this "
+                   "trace's metrics are not finite",
+                   name};
+  for (const auto& st : m.steps)
+    for (double v : {st.time_ms, st.compute_ms.value_or(0), st.comm_ms.value_or(0), st.exposed_comm_ms.value_or(0),
+                     st.overlap_ms.value_or(0)})
+      if (!std::isfinite(v))
+        return Error{ErrorCode::kInvalidInput,
+                     fmt::format("ProfilerStep#{}'s times overflow: they are not finite", st.step), name};
+  return ok_status();
+}
+
+// The file's own distributedInfo.rank, else a rank<N> in its path, else unknown.
+void set_rank(RankMetrics& m, const std::optional<int>& file_rank, const fs::path& file,
+              std::vector<std::string>& warnings) {
+  if (file_rank) {
+    m.rank = file_rank;
+    m.rank_source = "distributedInfo";
+  } else if (auto from_path = trace::rank_from_path(file)) {
+    m.rank = from_path;
+    m.rank_source = "path";
+  } else {
+    m.rank_source = "unknown";
+    warnings.push_back(file.string() + ": rank unknown (no distributedInfo.rank and no rank<N> in the path)");
+  }
+}
+
+}  // namespace
+
 Result<RankMetrics> analyze_trace_file(const fs::path& file, const AnalyzeOptions& options,
                                        std::vector<std::string>& warnings, uint64_t* bytes_read) {
   // The basic scan is only a fallback: read without it first, and again with it only
@@ -54,66 +118,26 @@ Result<RankMetrics> analyze_trace_file(const fs::path& file, const AnalyzeOption
   RankMetrics m;
   const std::optional<int> file_rank = data->rank;
   const std::optional<double> peak_allocated = data->peak_allocated_bytes;
-  auto note_dropped_steps = [&](const trace::TraceData& read) {
-    for (const std::string& line : dropped_step_warnings(read)) warnings.push_back(name + ": " + line);
-  };
   if (breakdown.selected_events > 0 && breakdown.total_time > 0) {
     m = from_timeline(breakdown);
     m.steps = std::move(steps);
-    note_dropped_steps(*data);
+    for (const std::string& line : dropped_step_warnings(*data)) warnings.push_back(name + ": " + line);
   } else {
-    // No GPU timeline: read again with the basic scan, which also keeps the CPU events
-    // of a trace without GPU events (small: gloo on CPU) for the CPU timeline. The
-    // first read's records are freed first: the budget is for one read at a time.
+    // The first read's records are freed first: the budget is for one read at a time.
     const bool had_gpu_events = !data->gpu_events.empty();
     *data = trace::TraceData{};
     std::vector<StepMetrics>().swap(steps);
     std::vector<bool>().swap(selected);
-    auto full = trace::read_trace(file, trace::BasicScanMode::kInclude, limits);
-    if (!full) return full.error();
-    note_dropped_steps(*full);
-    if (auto cpu = trace::cpu_timeline(*full)) {
-      m = from_cpu_timeline(cpu->breakdown);
-      m.steps = cpu_step_metrics(*full, *cpu);
-    } else {
-      const char* why = !had_gpu_events
-                            ? "it has no GPU events and no CPU operators or collectives"
-                            : "none of its GPU events is linked to a launch (try --include-unlinked-kernels)";
-      warnings.push_back(fmt::format("{}: no GPU or CPU timeline because {}; using the basic raw-trace scan", name, why));
-      m = from_basic_scan(full->basic);
-      m.steps = step_metrics(*full, {});  // step times only: no timeline to split
-      if (m.total_time_us <= 0) return Error{ErrorCode::kInvalidInput, "trace has no timed events", name};
-    }
+    auto fallback = without_gpu_timeline(file, limits, had_gpu_events, warnings);
+    if (!fallback) return fallback.error();
+    m = std::move(*fallback);
   }
   if (peak_allocated) m.peak_memory_gb = *peak_allocated / (1024.0 * 1024.0 * 1024.0);
-  for (double v : {m.total_time_us, m.compute_time_us, m.comm_time_us, m.total_comm_time_us, m.compute_ratio,
-                   m.comm_ratio, m.overlap_ratio, m.busy_time_us.value_or(0), m.idle_time_us.value_or(0),
-                   m.exposed_comm_time_us.value_or(0), m.total_memcpy_time_us.value_or(0),
-                   m.exposed_memcpy_time_us.value_or(0), m.exposed_comm_ratio.value_or(0)})
-    if (!std::isfinite(v))
-      return Error{ErrorCode::kInvalidInput,
-                   "the event times overflow: ts and dur sum past the largest number a double holds, so this "
-                   "trace's metrics are not finite",
-                   name};
+  if (Status finite = check_finite(m, name); !finite) return finite.error();
   if (m.steps.empty())
     warnings.push_back(name + ": no ProfilerStep annotations (torch.profiler's step()); the per-step figures are null");
-  for (const auto& st : m.steps)
-    for (double v : {st.time_ms, st.compute_ms.value_or(0), st.comm_ms.value_or(0), st.exposed_comm_ms.value_or(0),
-                     st.overlap_ms.value_or(0)})
-      if (!std::isfinite(v))
-        return Error{ErrorCode::kInvalidInput,
-                     fmt::format("ProfilerStep#{}'s times overflow: they are not finite", st.step), name};
   m.source = name;
-  if (file_rank) {
-    m.rank = file_rank;
-    m.rank_source = "distributedInfo";
-  } else if (auto from_path = trace::rank_from_path(file)) {
-    m.rank = from_path;
-    m.rank_source = "path";
-  } else {
-    m.rank_source = "unknown";
-    warnings.push_back(name + ": rank unknown (no distributedInfo.rank and no rank<N> in the path)");
-  }
+  set_rank(m, file_rank, file, warnings);
   return m;
 }
 
@@ -133,6 +157,105 @@ Result<RankMetrics> analyze_guarded(const fs::path& file, const AnalyzeOptions& 
                  file.string()};
   } catch (const std::exception& e) {
     return Error{ErrorCode::kIo, std::string("reading this trace failed: ") + e.what(), file.string()};
+  }
+}
+
+// One file's outcome, filled in by whichever worker took it.
+struct Slot {
+  std::optional<Result<RankMetrics>> result;
+  std::vector<std::string> warnings;
+  uint64_t bytes = 0;
+};
+
+// How many files are read at once, and how many threads go into each one
+// (options.file_threads).
+int worker_count(AnalyzeOptions& options, size_t files) {
+  int jobs = options.jobs > 0 ? options.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // More cores than files: the rest go into each file (a large plain one is split).
+  options.file_threads = static_cast<unsigned>(std::max<size_t>(1, static_cast<size_t>(jobs) / files));
+  jobs = std::clamp(jobs, 1, static_cast<int>(files));
+  // The budget is per file and the workers read files at once: by default no more of
+  // them than the machine's memory holds at a full budget each, so a folder of
+  // hostile files meets the per-file error, not the kernel's OOM killer.
+  if (options.jobs <= 0) {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0) {
+      const uint64_t memory = static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
+      const uint64_t fit = std::max<uint64_t>(1, memory / std::max<uint64_t>(1, options.limits->total_bytes));
+      jobs = static_cast<int>(std::min<uint64_t>(static_cast<uint64_t>(jobs), fit));
+    }
+  }
+  return jobs;
+}
+
+// Every file on `jobs` workers, each taking the next file as it finishes one, with
+// a progress line per file when options.progress is set.
+std::vector<Slot> analyze_all(const std::vector<fs::path>& files, const AnalyzeOptions& options, int jobs) {
+  std::vector<Slot> slots(files.size());
+  std::atomic<size_t> next{0};
+  std::mutex progress_lock;
+  size_t done = 0;
+  const auto begin = std::chrono::steady_clock::now();
+  auto seconds_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
+  auto worker = [&] {
+    for (size_t i = next++; i < files.size(); i = next++) {
+      const auto start = std::chrono::steady_clock::now();
+      slots[i].result = analyze_guarded(files[i], options, slots[i].warnings, &slots[i].bytes);
+      if (!options.progress) continue;
+      const double took = seconds_since(start), mb = static_cast<double>(slots[i].bytes) / 1e6;
+      std::lock_guard<std::mutex> hold(progress_lock);
+      try {
+        options.progress(fmt::format("[parse] {}/{} traces: {} {:.1f} MB in {:.1f} s ({:.1f} MB/s){}; elapsed {:.1f} s",
+                                     ++done, files.size(), valid_utf8(files[i].filename().string()), mb, took,
+                                     took > 0 ? mb / took : 0.0, slots[i].result->ok() ? "" : ", failed",
+                                     seconds_since(begin)));
+      } catch (...) {
+        // A progress line that cannot be printed costs only itself.
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 1; t < jobs; ++t) {
+    try {
+      threads.emplace_back(worker);
+    } catch (const std::system_error&) {
+      break;  // no thread to be had (memory or process limits): fewer workers, same result
+    }
+  }
+  worker();
+  for (auto& t : threads) t.join();
+  return slots;
+}
+
+// The files' ranks, warnings and errors, in file order; a rank seen twice is kept once.
+void gather(TraceSet& set, std::vector<Slot>& slots) {
+  std::map<int, std::string> seen_ranks;
+  for (auto& slot : slots) {
+    set.warnings.insert(set.warnings.end(), slot.warnings.begin(), slot.warnings.end());
+    set.bytes += slot.bytes;
+    if (!slot.result->ok()) {
+      set.errors.push_back(slot.result->error().describe());
+      continue;
+    }
+    RankMetrics m = std::move(slot.result->value());
+    if (m.rank) {
+      auto [it, inserted] = seen_ranks.emplace(*m.rank, m.source);
+      if (!inserted) {
+        set.errors.push_back(fmt::format("{}: duplicate rank {} (already read from {}); this file is ignored",
+                                         m.source, *m.rank, it->second));
+        continue;
+      }
+    }
+    set.ranks.push_back(std::move(m));
+    ++set.files_parsed;
+  }
+  if (set.ranks.empty()) {
+    set.status = ParseStatus::kFailed;
+    set.errors.push_back("No traces could be parsed");
+  } else {
+    set.status = set.errors.empty() ? ParseStatus::kSuccess : ParseStatus::kPartial;
   }
 }
 
@@ -162,88 +285,9 @@ TraceSet analyze_found(const fs::path& dir, AnalyzeOptions options) {
     set.errors.push_back("No trace files found in " + dir.string());
     return set;
   }
-  struct Slot {
-    std::optional<Result<RankMetrics>> result;
-    std::vector<std::string> warnings;
-    uint64_t bytes = 0;
-  };
-  std::vector<Slot> slots(files.size());
-  std::atomic<size_t> next{0};
-  std::mutex progress_lock;
-  size_t done = 0;
-  const auto begin = std::chrono::steady_clock::now();
-  auto seconds_since = [](std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-  };
-  auto worker = [&] {
-    for (size_t i = next++; i < files.size(); i = next++) {
-      const auto start = std::chrono::steady_clock::now();
-      slots[i].result = analyze_guarded(files[i], options, slots[i].warnings, &slots[i].bytes);
-      if (!options.progress) continue;
-      const double took = seconds_since(start), mb = static_cast<double>(slots[i].bytes) / 1e6;
-      std::lock_guard<std::mutex> hold(progress_lock);
-      try {
-        options.progress(fmt::format("[parse] {}/{} traces: {} {:.1f} MB in {:.1f} s ({:.1f} MB/s){}; elapsed {:.1f} s",
-                                     ++done, files.size(), valid_utf8(files[i].filename().string()), mb, took,
-                                     took > 0 ? mb / took : 0.0, slots[i].result->ok() ? "" : ", failed",
-                                     seconds_since(begin)));
-      } catch (...) {
-        // A progress line that cannot be printed costs only itself.
-      }
-    }
-  };
-  int jobs = options.jobs > 0 ? options.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  // More cores than files: the rest go into each file (a large plain one is split).
-  options.file_threads = static_cast<unsigned>(std::max<size_t>(1, static_cast<size_t>(jobs) / files.size()));
-  jobs = std::clamp(jobs, 1, static_cast<int>(files.size()));
-  // The budget is per file and the workers read files at once: by default no more of
-  // them than the machine's memory holds at a full budget each, so a folder of
-  // hostile files meets the per-file error, not the kernel's OOM killer.
-  if (options.jobs <= 0) {
-    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-    if (pages > 0 && page > 0) {
-      const uint64_t memory = static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
-      const uint64_t fit = std::max<uint64_t>(1, memory / std::max<uint64_t>(1, options.limits->total_bytes));
-      jobs = static_cast<int>(std::min<uint64_t>(static_cast<uint64_t>(jobs), fit));
-    }
-  }
-  std::vector<std::thread> threads;
-  for (int t = 1; t < jobs; ++t) {
-    try {
-      threads.emplace_back(worker);
-    } catch (const std::system_error&) {
-      break;  // no thread to be had (memory or process limits): fewer workers, same result
-    }
-  }
-  worker();
-  for (auto& t : threads) t.join();
-
-  std::map<int, std::string> seen_ranks;
-  for (auto& slot : slots) {
-    set.warnings.insert(set.warnings.end(), slot.warnings.begin(), slot.warnings.end());
-    set.bytes += slot.bytes;
-    if (!slot.result->ok()) {
-      set.errors.push_back(slot.result->error().describe());
-      continue;
-    }
-    RankMetrics m = std::move(slot.result->value());
-    if (m.rank) {
-      auto [it, inserted] = seen_ranks.emplace(*m.rank, m.source);
-      if (!inserted) {
-        set.errors.push_back(fmt::format("{}: duplicate rank {} (already read from {}); this file is ignored",
-                                         m.source, *m.rank, it->second));
-        continue;
-      }
-    }
-    set.ranks.push_back(std::move(m));
-    ++set.files_parsed;
-  }
-  if (set.ranks.empty()) {
-    set.status = ParseStatus::kFailed;
-    set.errors.push_back("No traces could be parsed");
-  } else {
-    set.status = set.errors.empty() ? ParseStatus::kSuccess : ParseStatus::kPartial;
-  }
+  const int jobs = worker_count(options, files.size());
+  std::vector<Slot> slots = analyze_all(files, options, jobs);
+  gather(set, slots);
   return set;
 }
 

@@ -1,23 +1,21 @@
 // The bytes of a trace file, plain, gzip or zstd (detected from the content). A
 // compressed file is decompressed on a thread of its own, one chunk ahead of the
 // reader: decompressing is most of the time it takes to read a .json.gz trace.
-// Both compressed formats are read alike: concatenated gzip members or zstd frames
-// are one stream, anything else after the last one is an error, and so is a stream
-// that expands more than 1024 times (a decompression bomb).
+// Both compressed formats are read by common/stream_decoder.h's rules, and a stream
+// that expands more than 1024 times is refused (a decompression bomb).
 #pragma once
-
-#include <zlib.h>
-#include <zstd.h>
 
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
 #include "common/result.h"
+#include "common/stream_decoder.h"
 
 namespace aorta::trace {
 
@@ -45,26 +43,10 @@ class ByteSource {
   Result<size_t> read_decompressed(char* into, size_t size);
   void decompress_ahead();
   void decompress_chunks();  // decompress_ahead's loop
-  Result<size_t> gunzip_chunk(std::vector<char>& chunk);
-  Result<size_t> unzstd_chunk(std::vector<char>& chunk);
-  Status read_more();                     // more compressed bytes after the ones not yet decoded
-  Status check_expansion(const char* format) const;
 
   int fd_ = -1;
-  z_stream gzip_{};            // inflating fd_, when gzip_open_
-  bool gzip_open_ = false;
-  ZSTD_DCtx* zstd_ = nullptr;  // reads fd_
-  uint64_t remaining_ = UINT64_MAX;  // plain: bytes left in the range
-
-  // Compressed input: in_[in_pos_, in_end_) read and not yet decoded; in_offset_ is
-  // in_[0]'s byte in the file.
-  std::vector<char> in_;
-  size_t in_pos_ = 0, in_end_ = 0;
-  uint64_t in_offset_ = 0;
-  bool in_eof_ = false;
-  uint64_t produced_ = 0;          // decompressed bytes so far
-  bool gzip_member_done_ = false;  // inflate is between gzip members
-  bool zstd_frame_done_ = false;   // the decoder is between frames
+  std::optional<StreamDecoder> decoder_;  // reads fd_ when the file is compressed
+  uint64_t remaining_ = UINT64_MAX;       // plain: bytes left in the range
 
   // The decompressing thread hands over one chunk at a time.
   size_t chunk_ = 0;

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/compress.h"
 #include "tests/gunzip.h"
 #include "tests/temp_dir.h"
 #include "trace/trace_reader.h"
@@ -22,19 +23,9 @@ const std::filesystem::path kData = AORTA_TEST_DATA_DIR;
 
 using aorta::testing::gunzip;
 
-// Compressed at test time by libzstd itself: level 1 with the content checksum, as
-// `zstd -1` writes it for collection.
-std::string zstd_compress(const std::string& text, int level = 1) {
-  ZSTD_CCtx* cctx = ZSTD_createCCtx();
-  ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
-  ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
-  std::string out(ZSTD_compressBound(text.size()), '\0');
-  const size_t n = ZSTD_compress2(cctx, out.data(), out.size(), text.data(), text.size());
-  ZSTD_freeCCtx(cctx);
-  EXPECT_FALSE(ZSTD_isError(n)) << ZSTD_getErrorName(n);
-  out.resize(n);
-  return out;
-}
+// Compressed at test time by libzstd and zlib themselves (tests/compress.h).
+using aorta::testing::gzip_compress;
+using aorta::testing::zstd_compress;
 
 std::filesystem::path write_binary(const aorta::testing::TempDir& dir, const std::string& name, const std::string& bytes) {
   auto path = dir.path() / name;
@@ -222,21 +213,6 @@ TEST(ZstdTrace, WhitespaceBombStopsAtTheExpansionLimit) {
   auto data = read_trace(padded);
   ASSERT_TRUE(data.ok()) << data.error().describe();
   EXPECT_EQ(data->bytes, text.size() + (64u << 10));
-}
-
-// gzip in memory, one member (deflate with the gzip wrapper).
-std::string gzip_compress(const std::string& text) {
-  z_stream z{};
-  EXPECT_EQ(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
-  std::string out(deflateBound(&z, text.size()) + 64, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  z.avail_in = static_cast<uInt>(text.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
 }
 
 // Issue 29: bytes after the last gzip member were passed over in silence, where

@@ -103,20 +103,22 @@ std::string column_of(const char* ref) {
   return col;
 }
 
-}  // namespace
-
-Result<std::map<std::string, double>> read_gpu_timeline(const std::filesystem::path& xlsx) {
-  const std::string file = xlsx.string();
+// The workbook's zip, or why it is not one.
+Result<Zip> open_workbook(const std::filesystem::path& xlsx, const std::string& file) {
   int code = 0;
   Zip zip(zip_open(xlsx.c_str(), ZIP_RDONLY, &code));
-  if (!zip) {
-    zip_error_t error;
-    zip_error_init_with_code(&error, code);
-    std::string why = zip_error_strerror(&error);
-    zip_error_fini(&error);
-    return Error{ErrorCode::kInvalidInput, file + ": not a readable workbook (zip): " + why, file};
-  }
-  auto workbook = parse_part(zip.get(), "xl/workbook.xml", file, true);
+  if (zip) return zip;
+  zip_error_t error;
+  zip_error_init_with_code(&error, code);
+  std::string why = zip_error_strerror(&error);
+  zip_error_fini(&error);
+  return Error{ErrorCode::kInvalidInput, file + ": not a readable workbook (zip): " + why, file};
+}
+
+// The zip part of the gpu_timeline sheet, found by name in xl/workbook.xml and by
+// its relationship id in xl/_rels/workbook.xml.rels.
+Result<std::string> timeline_part(zip_t* zip, const std::string& file) {
+  auto workbook = parse_part(zip, "xl/workbook.xml", file, true);
   if (!workbook) return workbook.error();
   const auto sheets = workbook->child("workbook").child("sheets").children("sheet");
   if (static_cast<size_t>(std::distance(sheets.begin(), sheets.end())) > kMaxSheets)
@@ -129,30 +131,36 @@ Result<std::map<std::string, double>> read_gpu_timeline(const std::filesystem::p
     if (!rel_id.empty()) break;
   }
   if (rel_id.empty()) return Error{ErrorCode::kInvalidInput, "No gpu_timeline sheet found in " + file, file};
-  auto rels = parse_part(zip.get(), "xl/_rels/workbook.xml.rels", file, true);
+  auto rels = parse_part(zip, "xl/_rels/workbook.xml.rels", file, true);
   if (!rels) return rels.error();
   std::string target;
   for (pugi::xml_node rel : rels->child("Relationships").children("Relationship"))
     if (rel_id == rel.attribute("Id").value()) target = rel.attribute("Target").value();
   if (target.empty()) return Error{ErrorCode::kInvalidInput, file + ": the gpu_timeline sheet's part is not listed", file};
   // Targets are relative to xl/ (Excel) or absolute in the package (openpyxl).
-  std::string part = target[0] == '/' ? target.substr(1) : "xl/" + target;
+  return target[0] == '/' ? target.substr(1) : "xl/" + target;
+}
 
+// xl/sharedStrings.xml's strings, in order (none without the part). Its document is
+// freed on return, before the sheet's is built.
+Result<std::vector<std::string>> shared_strings(zip_t* zip, const std::string& file) {
   std::vector<std::string> shared;
-  {
-    auto strings = parse_part(zip.get(), "xl/sharedStrings.xml", file, false);
-    if (!strings) return strings.error();
-    for (pugi::xml_node si : strings->child("sst").children("si")) {
-      if (shared.size() == kMaxSharedStrings)
-        return Error{ErrorCode::kInvalidInput,
-                     file + ": xl/sharedStrings.xml holds more than " + std::to_string(kMaxSharedStrings) + " strings",
-                     file};
-      shared.push_back(runs(si));
-    }
-  }  // its document freed before the sheet's is built
-  auto sheet = parse_part(zip.get(), part, file, true);
-  if (!sheet) return sheet.error();
+  auto strings = parse_part(zip, "xl/sharedStrings.xml", file, false);
+  if (!strings) return strings.error();
+  for (pugi::xml_node si : strings->child("sst").children("si")) {
+    if (shared.size() == kMaxSharedStrings)
+      return Error{ErrorCode::kInvalidInput,
+                   file + ": xl/sharedStrings.xml holds more than " + std::to_string(kMaxSharedStrings) + " strings",
+                   file};
+    shared.push_back(runs(si));
+  }
+  return shared;
+}
 
+// The sheet's rows: the first with a 'type' and a 'time ms' cell is the header, and
+// each later row with a type gives that type's time.
+Result<std::map<std::string, double>> timeline_rows(const pugi::xml_document& sheet,
+                                                    const std::vector<std::string>& shared, const std::string& file) {
   std::string type_col, time_col;
   size_t text_read = 0, rows = 0, cells_seen = 0;
   auto too_many = [&](size_t limit, const char* what) {
@@ -160,7 +168,7 @@ Result<std::map<std::string, double>> read_gpu_timeline(const std::filesystem::p
                  file + ": gpu_timeline has more than " + std::to_string(limit) + " " + what, file};
   };
   std::map<std::string, double> times;
-  for (pugi::xml_node row : sheet->child("worksheet").child("sheetData").children("row")) {
+  for (pugi::xml_node row : sheet.child("worksheet").child("sheetData").children("row")) {
     if (++rows > kMaxSheetRows) return too_many(kMaxSheetRows, "rows");
     std::map<std::string, std::string> cells;
     for (pugi::xml_node c : row.children("c")) {
@@ -202,6 +210,21 @@ Result<std::map<std::string, double>> read_gpu_timeline(const std::filesystem::p
   }
   if (type_col.empty()) return Error{ErrorCode::kInvalidInput, file + ": gpu_timeline has no 'type' and 'time ms' columns", file};
   return times;
+}
+
+}  // namespace
+
+Result<std::map<std::string, double>> read_gpu_timeline(const std::filesystem::path& xlsx) {
+  const std::string file = xlsx.string();
+  auto zip = open_workbook(xlsx, file);
+  if (!zip) return zip.error();
+  auto part = timeline_part(zip->get(), file);
+  if (!part) return part.error();
+  auto shared = shared_strings(zip->get(), file);
+  if (!shared) return shared.error();
+  auto sheet = parse_part(zip->get(), *part, file, true);
+  if (!sheet) return sheet.error();
+  return timeline_rows(*sheet, *shared, file);
 }
 
 }  // namespace aorta::tracelens
