@@ -86,8 +86,15 @@ report::AortaListener* install_reports(fixtures::Session& session, const cli::Op
   const auto& v = session.variant();
   context.input_files.emplace_back("config", v.file);
   context.input_files.emplace_back("config", v.threshold_file);
-  context.deck = {&v, session.cluster().nodes.size(), v.ranks_per_node(), job::nccl_channels(v), &session.state().result,
-                  o.cluster_file, v.file.string(), "", baseline};
+  context.result = &session.state().result;
+  report::DeckInput& deck = context.deck;  // the deck output adds the run, its result and links
+  deck.variant = &v;
+  deck.nodes = session.cluster().nodes.size();
+  deck.gpus_per_node = v.ranks_per_node();
+  deck.nccl_channels = job::nccl_channels(v);
+  deck.cluster_file = o.cluster_file;
+  deck.config_file = v.file.string();
+  deck.baseline = baseline;
   auto listener = report::AortaListener::create(std::move(context), session.record(), request.outputs);
   if (!listener) std::exit(usage_error(listener.error().describe()));
   auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
@@ -349,7 +356,7 @@ int run_suite(const cli::Options& o, const char* argv0) {
   auto* s = fixtures::Session::current();
   report::AortaListener* listener = install_reports(*s, o, request, suite, plan->baseline ? &*plan->baseline : nullptr);
   const bool logging = request.wants("log");
-  const std::filesystem::path log_path = request.log_file.empty() ? report_dir / (suite + ".log") : request.log_file;
+  const std::filesystem::path log_path = report::text_log_path(report_dir, suite, request.log_file);
   const std::string live_header = live_log_header(suite, s->state().run_id);
   if (logging) s->training_output = live_log(log_path, live_header);
   install_interrupt_handlers();

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "metrics/metric_catalogue.h"
+
 namespace aorta::report {
 namespace {
 
@@ -30,8 +32,6 @@ void write_head(const std::string& title, const std::string& stylesheet, std::os
       << "</title>\n<link rel=\"stylesheet\" href=\"" << escape_xml(stylesheet) << "\">\n</head>\n<body>\n";
 }
 
-std::string ratio(std::optional<double> v) { return v ? fmt::format("{:.4f}", *v) : "-"; }
-
 void write_facts(const char* id, const char* title, const std::vector<std::pair<std::string, std::string>>& rows,
                  std::ostream& out) {
   if (rows.empty()) return;
@@ -41,18 +41,18 @@ void write_facts(const char* id, const char* title, const std::vector<std::pair<
   out << "</table>\n";
 }
 
+// The run's size and iteration time, the catalogue's HTML ratios, then the steps.
 std::vector<std::pair<std::string, std::string>> headline(const metrics::RunMetrics& m) {
-  return {{"ranks", std::to_string(m.per_rank.size())},
-          {"avg iteration time", fmt::format("{:.3f} ms (min {:.3f}, max {:.3f})", m.avg_iteration_time_ms,
-                                             m.min_iteration_time_us / 1000.0, m.max_iteration_time_us / 1000.0)},
-          {"time variance ratio", ratio(m.time_variance_ratio)},
-          {"avg compute ratio", ratio(m.avg_compute_ratio)},
-          {"avg comm ratio", ratio(m.avg_comm_ratio)},
-          {"avg exposed comm ratio", ratio(m.avg_exposed_comm_ratio)},
-          {"avg overlap ratio", ratio(m.avg_overlap_ratio)},
-          {"steps", m.steps ? fmt::format("{} (mean {:.3f} ms, p95 {:.3f} ms, cv {:.4f})", m.steps->step_count,
-                                          m.steps->mean_ms, m.steps->p95_ms, m.steps->cv)
-                            : "none (no ProfilerStep annotations in the traces)"}};
+  std::vector<std::pair<std::string, std::string>> rows = {
+      {"ranks", std::to_string(m.per_rank.size())},
+      {"avg iteration time", fmt::format("{:.3f} ms (min {:.3f}, max {:.3f})", m.avg_iteration_time_ms,
+                                         m.min_iteration_time_us / 1000.0, m.max_iteration_time_us / 1000.0)}};
+  for (const metrics::MetricSpec* spec : metrics::metrics_in(metrics::kInHtml))
+    rows.emplace_back(spec->label, metrics::format_metric(*spec, m, metrics::RatioStyle::kFraction));
+  rows.emplace_back("steps", m.steps ? fmt::format("{} (mean {:.3f} ms, p95 {:.3f} ms, cv {:.4f})", m.steps->step_count,
+                                                   m.steps->mean_ms, m.steps->p95_ms, m.steps->cv)
+                                     : "none (no ProfilerStep annotations in the traces)");
+  return rows;
 }
 
 // The sub-tests of a stage, collapsed under it.

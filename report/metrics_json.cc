@@ -1,11 +1,29 @@
 #include "report/metrics_json.h"
 
+#include <cstdint>
+#include <initializer_list>
+#include <variant>
+
 #include "common/utf8.h"
+#include "metrics/metric_catalogue.h"
 
 namespace aorta::report {
 namespace {
 
 ordered_json optional_number(const std::optional<double>& v) { return v ? ordered_json(*v) : ordered_json(nullptr); }
+
+// A numeric field of T as the JSON writes it: a number, or null when an optional one is absent.
+template <typename T>
+struct NumberField {
+  const char* name;
+  std::variant<double T::*, std::optional<double> T::*> member;
+};
+
+template <typename T>
+void put_numbers(ordered_json& o, const T& item, std::initializer_list<NumberField<T>> fields) {
+  for (const auto& f : fields)
+    o[f.name] = std::visit([&](auto member) { return optional_number(item.*member); }, f.member);
+}
 
 // Warnings and errors name trace files and quote their bytes.
 ordered_json text_list(const std::vector<std::string>& lines) {
@@ -23,22 +41,38 @@ ordered_json straggler_json(const metrics::StepStraggler& s) {
 }
 
 ordered_json steps_json(const std::vector<metrics::StepMetrics>& steps) {
+  using metrics::StepMetrics;
   ordered_json list = ordered_json::array();
   for (size_t i = 0; i < steps.size() && i < kMaxStepRows; ++i) {
-    const metrics::StepMetrics& s = steps[i];
+    const StepMetrics& s = steps[i];
     ordered_json o;
     o["step"] = s.step;
-    o["start_us"] = s.start_us;
-    o["step_time_ms"] = s.time_ms;
+    put_numbers<StepMetrics>(o, s, {{"start_us", &StepMetrics::start_us}, {"step_time_ms", &StepMetrics::time_ms}});
     o["gpu_events"] = s.gpu_events;
-    o["compute_time_ms"] = optional_number(s.compute_ms);
-    o["comm_time_ms"] = optional_number(s.comm_ms);
-    o["exposed_comm_time_ms"] = optional_number(s.exposed_comm_ms);
-    o["overlap_time_ms"] = optional_number(s.overlap_ms);
-    o["overlap_ratio"] = optional_number(s.overlap_ratio);
+    put_numbers<StepMetrics>(o, s,
+                             {{"compute_time_ms", &StepMetrics::compute_ms},
+                              {"comm_time_ms", &StepMetrics::comm_ms},
+                              {"exposed_comm_time_ms", &StepMetrics::exposed_comm_ms},
+                              {"overlap_time_ms", &StepMetrics::overlap_ms},
+                              {"overlap_ratio", &StepMetrics::overlap_ratio}});
     list.push_back(o);
   }
   return list;
+}
+
+// A catalogue metric as performance holds it: a count as an integer, null when absent.
+ordered_json metric_json(const metrics::MetricSpec& spec, const metrics::RunMetrics& run) {
+  const std::optional<double> v = spec.value(run);
+  if (v && spec.unit == metrics::MetricUnit::kCount) return static_cast<std::uint64_t>(*v);
+  return optional_number(v);
+}
+
+// Per-step stragglers (first kMaxStepRows by step number); null when no rank has a peer.
+ordered_json stragglers_json(const std::optional<metrics::StepSummary>& st) {
+  if (!st || !st->worst) return nullptr;
+  ordered_json stragglers = ordered_json::array();
+  for (size_t i = 0; i < st->stragglers.size() && i < kMaxStepRows; ++i) stragglers.push_back(straggler_json(st->stragglers[i]));
+  return stragglers;
 }
 
 }  // namespace
@@ -50,33 +84,11 @@ ordered_json step_rows_note(size_t total) {
 
 ordered_json performance_json(const metrics::RunMetrics& run) {
   ordered_json p;
-  p["avg_iteration_time_ms"] = run.avg_iteration_time_ms;
-  p["std_iteration_time_us"] = run.std_iteration_time_us;
-  p["min_iteration_time_us"] = run.min_iteration_time_us;
-  p["max_iteration_time_us"] = run.max_iteration_time_us;
-  p["time_variance_ratio"] = optional_number(run.time_variance_ratio);
-  p["avg_compute_ratio"] = run.avg_compute_ratio;
-  p["avg_comm_ratio"] = run.avg_comm_ratio;
-  p["avg_overlap_ratio"] = run.avg_overlap_ratio;
-  p["avg_exposed_comm_ratio"] = optional_number(run.avg_exposed_comm_ratio);
-  p["peak_memory_gb"] = optional_number(run.peak_memory_gb);
-  p["ranks"] = run.per_rank.size();
-  // Per-step figures (ProfilerStep#N annotations), over every rank's steps; null
-  // when the traces have none.
+  for (const metrics::MetricSpec* spec : metrics::metrics_in(metrics::kInJson)) p[spec->key] = metric_json(*spec, run);
+  // The per-step figures above are over every rank's steps, null when the traces
+  // have no ProfilerStep annotations; so are the stragglers.
   const auto& st = run.steps;
-  p["step_count"] = st ? ordered_json(st->step_count) : ordered_json(nullptr);
-  p["step_samples"] = st ? ordered_json(st->samples) : ordered_json(nullptr);
-  p["avg_step_time_ms"] = st ? ordered_json(st->mean_ms) : ordered_json(nullptr);
-  p["median_step_time_ms"] = st ? ordered_json(st->median_ms) : ordered_json(nullptr);
-  p["p95_step_time_ms"] = st ? ordered_json(st->p95_ms) : ordered_json(nullptr);
-  p["max_step_time_ms"] = st ? ordered_json(st->max_ms) : ordered_json(nullptr);
-  p["step_time_cv"] = st ? ordered_json(st->cv) : ordered_json(nullptr);
-  ordered_json stragglers = nullptr;
-  if (st && st->worst) {
-    stragglers = ordered_json::array();
-    for (size_t i = 0; i < st->stragglers.size() && i < kMaxStepRows; ++i) stragglers.push_back(straggler_json(st->stragglers[i]));
-  }
-  p["step_stragglers"] = stragglers;
+  p["step_stragglers"] = stragglers_json(st);
   p["worst_step_straggler"] = st && st->worst ? straggler_json(*st->worst) : ordered_json(nullptr);
   // Steps of one rank: null stragglers say why, not just that they are missing; a
   // list cut short says so.
@@ -87,6 +99,7 @@ ordered_json performance_json(const metrics::RunMetrics& run) {
 }
 
 ordered_json per_rank_json(const metrics::RunMetrics& run) {
+  using metrics::RankMetrics;
   ordered_json list = ordered_json::array();
   for (const auto& r : run.per_rank) {
     ordered_json o;
@@ -94,20 +107,21 @@ ordered_json per_rank_json(const metrics::RunMetrics& run) {
     o["rank_source"] = valid_utf8(r.rank_source);
     o["source"] = valid_utf8(r.source);  // a trace file name: bytes
     o["parser"] = metrics::parser_name(r.parser);
-    o["total_time_us"] = r.total_time_us;
-    o["compute_time_us"] = r.compute_time_us;
-    o["comm_time_us"] = r.comm_time_us;
-    o["total_comm_time_us"] = r.total_comm_time_us;
-    o["exposed_comm_time_us"] = optional_number(r.exposed_comm_time_us);
-    o["total_memcpy_time_us"] = optional_number(r.total_memcpy_time_us);
-    o["exposed_memcpy_time_us"] = optional_number(r.exposed_memcpy_time_us);
-    o["busy_time_us"] = optional_number(r.busy_time_us);
-    o["idle_time_us"] = optional_number(r.idle_time_us);
-    o["compute_ratio"] = r.compute_ratio;
-    o["comm_ratio"] = r.comm_ratio;
-    o["exposed_comm_ratio"] = optional_number(r.exposed_comm_ratio);
-    o["overlap_ratio"] = r.overlap_ratio;
-    o["peak_memory_gb"] = optional_number(r.peak_memory_gb);
+    put_numbers<RankMetrics>(o, r,
+                             {{"total_time_us", &RankMetrics::total_time_us},
+                              {"compute_time_us", &RankMetrics::compute_time_us},
+                              {"comm_time_us", &RankMetrics::comm_time_us},
+                              {"total_comm_time_us", &RankMetrics::total_comm_time_us},
+                              {"exposed_comm_time_us", &RankMetrics::exposed_comm_time_us},
+                              {"total_memcpy_time_us", &RankMetrics::total_memcpy_time_us},
+                              {"exposed_memcpy_time_us", &RankMetrics::exposed_memcpy_time_us},
+                              {"busy_time_us", &RankMetrics::busy_time_us},
+                              {"idle_time_us", &RankMetrics::idle_time_us},
+                              {"compute_ratio", &RankMetrics::compute_ratio},
+                              {"comm_ratio", &RankMetrics::comm_ratio},
+                              {"exposed_comm_ratio", &RankMetrics::exposed_comm_ratio},
+                              {"overlap_ratio", &RankMetrics::overlap_ratio},
+                              {"peak_memory_gb", &RankMetrics::peak_memory_gb}});
     o["steps"] = steps_json(r.steps);  // empty: no ProfilerStep annotations
     o["steps_note"] = step_rows_note(r.steps.size());
     list.push_back(o);

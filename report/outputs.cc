@@ -43,7 +43,7 @@ class JunitOutput final : public Output {
 };
 
 const metrics::RunMetrics* parsed_result(const ReportContext& context) {
-  return context.deck.result && *context.deck.result ? &**context.deck.result : nullptr;
+  return context.result && *context.result ? &**context.result : nullptr;
 }
 
 class LogOutput final : public Output {
@@ -69,12 +69,14 @@ std::string link(const fs::path& from, const fs::path& to) {
 class DeckOutput final : public Output {
  public:
   void write(RunRecord& run, const ReportContext& context, OutputSink& sink) const override {
-    const DeckContext& d = context.deck;
-    if (!d.variant) return;
+    if (!context.deck.variant) return;
     const std::string folder = run.suite + "_html";
     const fs::path report = html_file(run, context), deck_dir = report.parent_path() / folder;
-    DeckInput in{&run, d.variant, d.nodes, d.gpus_per_node, d.nccl_channels, parsed_result(context), link(deck_dir, report),
-                 link(deck_dir, log_file(run, context)), d.cluster_file, d.config_file, d.generated_at, d.baseline};
+    DeckInput in = context.deck;
+    in.run = &run;
+    in.result = parsed_result(context);
+    in.pytest_html = link(deck_dir, report);
+    in.log_file = link(deck_dir, log_file(run, context));
     auto json = run_deck_json(in);
     std::ostringstream html;
     write_run_deck_html(json, html);
@@ -120,7 +122,7 @@ HtmlExtras html_extras(const RunRecord& run, const ReportContext& context, const
   HtmlExtras extras;
   extras.result = parsed_result(context);
   extras.report_name = report.filename().string();
-  const DeckContext& d = context.deck;
+  const DeckInput& d = context.deck;
   extras.environment = {{"aorta_suite", run.version + " (" + run.commit + ")"}, {"head node", run.hostname}};
   if (!d.config_file.empty()) extras.environment.emplace_back("config", valid_utf8(d.config_file));
   extras.environment.emplace_back("cluster", d.cluster_file.empty() ? "this machine (no SSH)" : valid_utf8(d.cluster_file));
@@ -196,7 +198,11 @@ fs::path html_file(const RunRecord& run, const ReportContext& context) {
 }
 
 fs::path log_file(const RunRecord& run, const ReportContext& context) {
-  return context.log_file.empty() ? context.report_dir / TextLogWriter().file_name(run.suite) : context.log_file;
+  return text_log_path(context.report_dir, run.suite, context.log_file);
+}
+
+fs::path text_log_path(const fs::path& report_dir, const std::string& suite, const fs::path& chosen) {
+  return chosen.empty() ? report_dir / TextLogWriter().file_name(suite) : chosen;
 }
 
 bool ReportFiles::file(const fs::path& relative, const std::string& content, bool announce) {

@@ -19,23 +19,10 @@
 #include "metrics/compare.h"
 #include "metrics/run_metrics.h"
 #include "report/junit_writer.h"
+#include "report/run_deck.h"
 #include "report/run_record.h"
 
 namespace aorta::report {
-
-// What the Run Deck shows beyond the record.
-struct DeckContext {
-  const config::Variant* variant = nullptr;  // null: no deck can be made
-  size_t nodes = 0;
-  int gpus_per_node = 0;
-  int nccl_channels = 0;
-  // The run's parsed metrics, read when the reports are written (null or empty: none).
-  const std::optional<metrics::RunMetrics>* result = nullptr;
-  std::string cluster_file;
-  std::string config_file;
-  std::string generated_at;  // empty: now
-  const metrics::RunFigures* baseline = nullptr;  // --baseline: the deck compares the run with it
-};
 
 struct ReportContext {
   std::filesystem::path report_dir;  // <output_dir>/<run-id>, or <workspace>/cvs_runs/<run-id>
@@ -48,7 +35,11 @@ struct ReportContext {
   std::vector<std::filesystem::path> extra_junit_paths;  // --gtest_output=xml:PATH, --junitxml PATH
   // Copied, redacted, into <suite>_html/ as "<prefix>_<name>": pairs of (prefix, path).
   std::vector<std::pair<std::string, std::filesystem::path>> input_files;
-  DeckContext deck;
+  // What the Run Deck shows beyond the record (variant null: no deck can be made); the
+  // deck output fills in its run, result and links when it writes.
+  DeckInput deck;
+  // The run's parsed metrics, read when the reports are written (null or empty: none).
+  const std::optional<metrics::RunMetrics>* result = nullptr;
   // The run's downloaded files (RunState::artifacts), read when the reports are
   // written: its "<phase>_log_node_<i>" logs are copied beside the HTML report.
   const std::map<std::string, std::filesystem::path>* artifacts = nullptr;
@@ -99,6 +90,10 @@ class Output {
 // Where the HTML report and the text log of a run go (absolute paths stay themselves).
 std::filesystem::path html_file(const RunRecord& run, const ReportContext& context);
 std::filesystem::path log_file(const RunRecord& run, const ReportContext& context);
+// The one rule for the text log's path, which the live log written during the run
+// shares: `chosen` (--log-file) when given, else <report_dir>/<suite>.log.
+std::filesystem::path text_log_path(const std::filesystem::path& report_dir, const std::string& suite,
+                                    const std::filesystem::path& chosen);
 
 // Sets the record's start time (ISO 8601, local) and this machine's name.
 void stamp_record(RunRecord& run);

@@ -1,5 +1,6 @@
-// The Aorta Run Deck (reference §4.6): aorta_run_deck.json and .html. Render-only: it
-// reads the run's outcome and never changes pass or fail.
+// The Aorta Run Deck (reference §4.6): aorta_run_deck.json (run_deck.cc, its charts in
+// run_deck_charts.cc) and .html (run_deck_html.cc). Render-only: it reads the run's
+// outcome and never changes pass or fail.
 #pragma once
 
 #include <map>
@@ -31,6 +32,9 @@ struct DeckInput {
   // A run to compare this one with (--baseline): the deck gains a "comparison" section.
   const metrics::RunFigures* baseline = nullptr;
 };
+
+// The variant's threshold `key` when it is configured (non-null), else null.
+const config::Threshold* configured_threshold(const config::Variant& v, const std::string& key);
 
 // Threshold state: enforced | not evaluated | record-only.
 std::string threshold_state(const DeckInput& in);

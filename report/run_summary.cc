@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include "metrics/metric_catalogue.h"
 #include "report/summary_table.h"
 
 namespace aorta::report {
 namespace {
 
-std::string ratio(std::optional<double> value) { return value ? fmt::format("{:.4f}", *value) : "-"; }
+// The run summary shows every ratio as a fraction.
+std::string ratio(std::optional<double> value) { return metrics::format_ratio(value, metrics::RatioStyle::kFraction); }
 
 void rank_table(const metrics::RunMetrics& m, std::string& out) {
   out += fmt::format("{:<6} {:<22} {:>14} {:>8} {:>8} {:>13} {:>8}\n", "rank", "parser", "iteration ms", "compute",
@@ -16,12 +18,11 @@ void rank_table(const metrics::RunMetrics& m, std::string& out) {
     out += fmt::format("{:<6} {:<22} {:>14.3f} {:>8} {:>8} {:>13} {:>8}\n", r.rank ? std::to_string(*r.rank) : "?",
                        metrics::parser_name(r.parser), r.total_time_us / 1000.0, ratio(r.compute_ratio),
                        ratio(r.comm_ratio), ratio(r.exposed_comm_ratio), ratio(r.overlap_ratio));
-  out += fmt::format("run: avg iteration {:.3f} ms (min {:.3f}, max {:.3f}), time variance ratio {}; avg compute {}, "
-                     "comm {}, exposed comm {}, overlap {}\n",
+  out += fmt::format("run: avg iteration {:.3f} ms (min {:.3f}, max {:.3f}), time variance ratio {}; avg {}\n",
                      m.avg_iteration_time_ms, m.min_iteration_time_us / 1000.0, m.max_iteration_time_us / 1000.0,
-                     ratio(m.time_variance_ratio), ratio(m.avg_compute_ratio), ratio(m.avg_comm_ratio),
-                     ratio(m.avg_exposed_comm_ratio), ratio(m.avg_overlap_ratio));
-  out += steps_line(m);
+                     ratio(m.time_variance_ratio),
+                     metrics::short_list(m, metrics::kInSummary, metrics::RatioStyle::kFraction));
+  out += steps_line(m, metrics::RatioStyle::kFraction);
 }
 
 }  // namespace

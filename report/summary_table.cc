@@ -4,7 +4,7 @@
 
 namespace aorta::report {
 
-std::string steps_line(const metrics::RunMetrics& run) {
+std::string steps_line(const metrics::RunMetrics& run, metrics::RatioStyle style) {
   // The window is every profiled step together; a step is one ProfilerStep#N.
   const auto& st = run.steps;
   if (!st) return "steps: none (no ProfilerStep annotations in the traces)\n";
@@ -13,8 +13,9 @@ std::string steps_line(const metrics::RunMetrics& run) {
     straggler = fmt::format("worst straggler step {} on rank {}, +{:.3f} ms over the fastest", st->worst->step,
                             st->worst->slowest_rank ? std::to_string(*st->worst->slowest_rank) : "?",
                             st->worst->excess_ms);
-  return fmt::format("steps: {} ({} rank-steps), mean {:.3f} ms, median {:.3f}, p95 {:.3f}, max {:.3f}, cv {:.4f}; {}\n",
-                     st->step_count, st->samples, st->mean_ms, st->median_ms, st->p95_ms, st->max_ms, st->cv, straggler);
+  return fmt::format("steps: {} ({} rank-steps), mean {:.3f} ms, median {:.3f}, p95 {:.3f}, max {:.3f}, cv {}; {}\n",
+                     st->step_count, st->samples, st->mean_ms, st->median_ms, st->p95_ms, st->max_ms,
+                     metrics::format_ratio(st->cv, style), straggler);
 }
 
 void write_summary_table(const metrics::RunMetrics& run, std::ostream& out) {
@@ -26,12 +27,11 @@ void write_summary_table(const metrics::RunMetrics& run, std::ostream& out) {
                        r.compute_time_us / 1000, r.comm_time_us / 1000, r.total_comm_time_us / 1000,
                        r.compute_ratio * 100, r.comm_ratio * 100, r.overlap_ratio * 100);
   }
-  out << fmt::format("avg iteration {:.3f} ms (std {:.3f} ms, min {:.3f}, max {:.3f}); compute {:.2f}%, comm {:.2f}%, "
-                     "overlap {:.2f}% over {} rank(s)\n",
+  out << fmt::format("avg iteration {:.3f} ms (std {:.3f} ms, min {:.3f}, max {:.3f}); {} over {} rank(s)\n",
                      run.avg_iteration_time_ms, run.std_iteration_time_us / 1000, run.min_iteration_time_us / 1000,
-                     run.max_iteration_time_us / 1000, run.avg_compute_ratio * 100, run.avg_comm_ratio * 100,
-                     run.avg_overlap_ratio * 100, run.per_rank.size());
-  out << steps_line(run);
+                     run.max_iteration_time_us / 1000,
+                     metrics::short_list(run, metrics::kInTable, metrics::RatioStyle::kPercent), run.per_rank.size());
+  out << steps_line(run, metrics::RatioStyle::kPercent);
   out << "comm = exposed communication on the GPU and CPU timeline paths, total communication on the basic scan; "
          "overlap = share of communication that runs under compute\n";
 }

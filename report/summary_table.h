@@ -4,13 +4,16 @@
 #include <ostream>
 #include <string>
 
+#include "metrics/metric_catalogue.h"
 #include "metrics/run_metrics.h"
 
 namespace aorta::report {
 
+// analyze's console table; every ratio on it is a percentage.
 void write_summary_table(const metrics::RunMetrics& run, std::ostream& out);
 
-// "steps: N (M rank-steps), mean ... ms, ...; worst straggler ...\n", or that the traces have none.
-std::string steps_line(const metrics::RunMetrics& run);
+// "steps: N (M rank-steps), mean ... ms, ...; worst straggler ...\n", or that the traces
+// have none; the cv in `style`, the style of the table it ends.
+std::string steps_line(const metrics::RunMetrics& run, metrics::RatioStyle style = metrics::RatioStyle::kFraction);
 
 }  // namespace aorta::report

@@ -4,20 +4,10 @@
 #include <cmath>
 #include <numeric>
 
+#include "metrics/metric_catalogue.h"
+
 namespace aorta::metrics {
 namespace {
-
-// The compared metrics and which way is better, in the order they are shown.
-struct Compared {
-  const char* key;
-  bool lower_is_better;
-};
-constexpr Compared kCompared[] = {
-    {"avg_iteration_time_ms", true},  {"time_variance_ratio", true}, {"avg_compute_ratio", false},
-    {"avg_comm_ratio", true},         {"avg_exposed_comm_ratio", true}, {"avg_overlap_ratio", false},
-    {"avg_step_time_ms", true},       {"median_step_time_ms", true}, {"p95_step_time_ms", true},
-    {"max_step_time_ms", true},       {"step_time_cv", true},
-};
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -29,7 +19,7 @@ double median(std::vector<double> v) {
 
 std::vector<std::string> compared_metrics() {
   std::vector<std::string> keys;
-  for (const auto& c : kCompared) keys.emplace_back(c.key);
+  for (const MetricSpec* spec : metrics_in(kInCompare)) keys.emplace_back(spec->key);
   return keys;
 }
 
@@ -65,7 +55,9 @@ MannWhitney mann_whitney(const std::vector<double>& baseline, const std::vector<
 Comparison compare_runs(const RunFigures& baseline, const RunFigures& candidate,
                         const std::map<std::string, double>& limits) {
   Comparison out;
-  for (const auto& [key, lower] : kCompared) {
+  for (const MetricSpec* spec : metrics_in(kInCompare)) {
+    const std::string key = spec->key;
+    const bool lower = spec->better == Better::kLower;
     auto b = baseline.performance.find(key), c = candidate.performance.find(key);
     if (b == baseline.performance.end() || c == candidate.performance.end()) continue;
     MetricComparison m;

@@ -55,7 +55,7 @@ struct Comparison {
   bool regressed = false;                 // a metric past its --max-regression
 };
 
-// The keys compare looks at, in the order it shows them.
+// The keys compare looks at (the catalogue's kInCompare rows), in the order it shows them.
 std::vector<std::string> compared_metrics();
 
 // limits: per key, or "" for every metric without its own.

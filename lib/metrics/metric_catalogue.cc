@@ -1,0 +1,166 @@
+#include "metrics/metric_catalogue.h"
+
+#include <cstdint>
+
+#include <fmt/format.h>
+
+#include "metrics/run_metrics.h"
+
+namespace aorta::metrics {
+namespace {
+
+using Value = std::optional<double>;
+
+// A per-step figure: nothing when the traces have no ProfilerStep annotations.
+template <typename F>
+Value from_steps(const RunMetrics& r, F field) {
+  return r.steps ? Value(static_cast<double>(field(*r.steps))) : std::nullopt;
+}
+
+constexpr unsigned kHuman = kInSummary | kInHtml | kInCompare;  // the averages people compare
+
+// In the JSON report's order (reference §4.1, then the per-step figures).
+const MetricSpec kCatalogue[] = {
+    {"avg_iteration_time_ms", MetricUnit::kMs, Better::kLower,
+     [](const RunMetrics& r) -> Value { return r.avg_iteration_time_ms; },
+     kInJson | kInCompare | kInDeck, "avg iteration time", nullptr, "Avg iter (ms)", nullptr},
+    {"std_iteration_time_us", MetricUnit::kUs, Better::kLower,
+     [](const RunMetrics& r) -> Value { return r.std_iteration_time_us; },
+     kInJson | kInDeck, "iteration time std across ranks", nullptr, "Iter std across ranks (ms)", nullptr},
+    {"min_iteration_time_us", MetricUnit::kUs, Better::kLower,
+     [](const RunMetrics& r) -> Value { return r.min_iteration_time_us; },
+     kInJson | kInDeck, "min rank iteration time", nullptr, "Min rank iter (ms)", nullptr},
+    {"max_iteration_time_us", MetricUnit::kUs, Better::kLower,
+     [](const RunMetrics& r) -> Value { return r.max_iteration_time_us; },
+     kInJson | kInDeck, "max rank iteration time", nullptr, "Max rank iter (ms)", nullptr},
+    {"time_variance_ratio", MetricUnit::kFraction, Better::kLower,
+     [](const RunMetrics& r) { return r.time_variance_ratio; },
+     kInJson | kInCompare | kInDeck | kInHtml, "time variance ratio", nullptr, "Time variance", nullptr},
+    // Not in the JSON report (its schema has no such key): the deck alone shows them.
+    {"avg_compute_time_us", MetricUnit::kUs, Better::kLower,
+     [](const RunMetrics& r) -> Value { return r.avg_compute_time_us; },
+     kInDeck, "avg compute time", nullptr, "Compute (ms)", nullptr},
+    {"avg_comm_time_us", MetricUnit::kUs, Better::kLower,
+     [](const RunMetrics& r) -> Value { return r.avg_comm_time_us; },
+     kInDeck, "avg comm time", nullptr, "Comm time (ms)", nullptr},
+    {"avg_compute_ratio", MetricUnit::kFraction, Better::kHigher,
+     [](const RunMetrics& r) -> Value { return r.avg_compute_ratio; },
+     kInJson | kHuman | kInDeck | kInTable, "avg compute ratio", "compute", "Compute ratio", nullptr},
+    {"avg_comm_ratio", MetricUnit::kFraction, Better::kLower,
+     [](const RunMetrics& r) -> Value { return r.avg_comm_ratio; },
+     kInJson | kHuman | kInDeck | kInTable, "avg comm ratio", "comm", "Comm ratio", nullptr},
+    {"avg_overlap_ratio", MetricUnit::kFraction, Better::kHigher,
+     [](const RunMetrics& r) -> Value { return r.avg_overlap_ratio; },
+     kInJson | kHuman | kInDeck | kInTable, "avg overlap ratio", "overlap", "Overlap ratio", nullptr},
+    // Timeline ranks only.
+    {"avg_exposed_comm_ratio", MetricUnit::kFraction, Better::kLower,
+     [](const RunMetrics& r) { return r.avg_exposed_comm_ratio; },
+     kInJson | kHuman, "avg exposed comm ratio", "exposed comm", nullptr, "avg_comm_ratio"},
+    {"peak_memory_gb", MetricUnit::kGb, Better::kLower, [](const RunMetrics& r) { return r.peak_memory_gb; },
+     kInJson, "peak memory", nullptr, nullptr, nullptr},
+    {"ranks", MetricUnit::kCount, Better::kNeither,
+     [](const RunMetrics& r) -> Value { return static_cast<double>(r.per_rank.size()); }, kInJson | kInDeck, "ranks",
+     nullptr, "Ranks", nullptr},
+    // Per-step figures (ProfilerStep#N annotations), over every rank's steps.
+    {"step_count", MetricUnit::kCount, Better::kNeither,
+     [](const RunMetrics& r) { return from_steps(r, [](const StepSummary& s) { return s.step_count; }); }, kInJson,
+     "steps", nullptr, nullptr, nullptr},
+    {"step_samples", MetricUnit::kCount, Better::kNeither,
+     [](const RunMetrics& r) { return from_steps(r, [](const StepSummary& s) { return s.samples; }); }, kInJson,
+     "rank-steps", nullptr, nullptr, nullptr},
+    {"avg_step_time_ms", MetricUnit::kMs, Better::kLower,
+     [](const RunMetrics& r) { return from_steps(r, [](const StepSummary& s) { return s.mean_ms; }); },
+     kInJson | kInCompare, "avg step time", nullptr, nullptr, nullptr},
+    {"median_step_time_ms", MetricUnit::kMs, Better::kLower,
+     [](const RunMetrics& r) { return from_steps(r, [](const StepSummary& s) { return s.median_ms; }); },
+     kInJson | kInCompare, "median step time", nullptr, nullptr, nullptr},
+    {"p95_step_time_ms", MetricUnit::kMs, Better::kLower,
+     [](const RunMetrics& r) { return from_steps(r, [](const StepSummary& s) { return s.p95_ms; }); },
+     kInJson | kInCompare, "p95 step time", nullptr, nullptr, nullptr},
+    {"max_step_time_ms", MetricUnit::kMs, Better::kLower,
+     [](const RunMetrics& r) { return from_steps(r, [](const StepSummary& s) { return s.max_ms; }); },
+     kInJson | kInCompare, "max step time", nullptr, nullptr, nullptr},
+    // A coefficient of variation may exceed 1.
+    {"step_time_cv", MetricUnit::kFraction, Better::kLower,
+     [](const RunMetrics& r) { return from_steps(r, [](const StepSummary& s) { return s.cv; }); },
+     kInJson | kInCompare, "step time CV", nullptr, nullptr, nullptr},
+};
+
+bool shown(const MetricSpec& spec, MetricView view) { return (spec.shown_in & view) != 0; }
+
+// `spec`, then the rows of `view` that detail it, each followed by its own details.
+void with_details(const MetricSpec& spec, MetricView view, std::vector<const MetricSpec*>& out) {
+  out.push_back(&spec);
+  for (const auto& detail : kCatalogue)
+    if (detail.detail_of && std::string_view(detail.detail_of) == spec.key && shown(detail, view))
+      with_details(detail, view, out);
+}
+
+}  // namespace
+
+std::span<const MetricSpec> metric_catalogue() { return kCatalogue; }
+
+const MetricSpec* find_metric(std::string_view key) {
+  for (const auto& spec : kCatalogue)
+    if (key == spec.key) return &spec;
+  return nullptr;
+}
+
+std::vector<const MetricSpec*> metrics_in(MetricView view) {
+  std::vector<const MetricSpec*> rows;
+  const bool catalogue_order = view == kInJson || view == kInDeck;
+  for (const auto& spec : kCatalogue) {
+    if (!shown(spec, view)) continue;
+    if (catalogue_order) rows.push_back(&spec);
+    else if (!spec.detail_of || !shown(*find_metric(spec.detail_of), view)) with_details(spec, view, rows);
+  }
+  return rows;
+}
+
+const char* unit_name(MetricUnit unit) {
+  switch (unit) {
+    case MetricUnit::kMs: return "ms";
+    case MetricUnit::kUs: return "us";
+    case MetricUnit::kFraction: return "fraction";
+    case MetricUnit::kCount: return "count";
+    case MetricUnit::kGb: return "GB";
+  }
+  return "";
+}
+
+std::string deck_key(const MetricSpec& spec) {
+  std::string key = spec.key;
+  if (spec.unit == MetricUnit::kUs) key.replace(key.size() - 3, 3, "_ms");
+  return key;
+}
+
+std::optional<double> deck_value(const MetricSpec& spec, const RunMetrics& run) {
+  auto v = spec.value(run);
+  if (v && spec.unit == MetricUnit::kUs) *v /= 1000;
+  return v;
+}
+
+std::string format_ratio(std::optional<double> value, RatioStyle style) {
+  if (!value) return "-";
+  return style == RatioStyle::kPercent ? fmt::format("{:.2f}%", *value * 100) : fmt::format("{:.4f}", *value);
+}
+
+std::string format_metric(const MetricSpec& spec, const RunMetrics& run, RatioStyle style) {
+  const std::optional<double> v = spec.value(run);
+  if (!v || spec.unit == MetricUnit::kFraction) return format_ratio(v, style);
+  switch (spec.unit) {
+    case MetricUnit::kMs: return fmt::format("{:.3f} ms", *v);
+    case MetricUnit::kUs: return fmt::format("{:.3f} us", *v);
+    case MetricUnit::kCount: return fmt::format("{}", static_cast<std::uint64_t>(*v));
+    default: return fmt::format("{:.2f} {}", *v, unit_name(spec.unit));
+  }
+}
+
+std::string short_list(const RunMetrics& run, MetricView view, RatioStyle style) {
+  std::string list;
+  for (const MetricSpec* spec : metrics_in(view))
+    list += fmt::format("{}{} {}", list.empty() ? "" : ", ", spec->short_label, format_metric(*spec, run, style));
+  return list;
+}
+
+}  // namespace aorta::metrics

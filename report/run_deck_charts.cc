@@ -1,0 +1,153 @@
+#include "report/run_deck_charts.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "metrics/threshold_catalogue.h"
+
+namespace aorta::report {
+namespace {
+
+// A chart axis from 0: share charts have a fixed 0-100 % axis (a 3 % share is drawn
+// 3 % wide), time charts one scaled to the data (data_axis).
+ordered_json fixed_percent_axis() { return {{"max", 100}, {"ticks", {0, 25, 50, 75, 100}}}; }
+
+// The configured gates of catalogue tier `tier`, in the chart's unit (a fraction
+// gate on a % chart is scaled by 100). A gate off the axis is drawn at its edge.
+ordered_json chart_gates(const DeckInput& in, const std::string& tier, const ordered_json& axis) {
+  ordered_json gates = ordered_json::array();
+  for (const auto& spec : metrics::threshold_catalogue()) {
+    if (tier != spec.tier) continue;
+    const config::Threshold* t = configured_threshold(*in.variant, spec.key);
+    if (!t) continue;
+    const bool fraction = spec.unit == metrics::ThresholdUnit::kFraction;
+    const double value = fraction ? *t->value * 100 : *t->value;
+    const double max = axis["max"].get<double>();
+    std::string label = std::string(spec.kind == metrics::ThresholdKind::kMax ? "max " : "min ") +
+                        metrics::format_limit(spec, *t->value);
+    if (fraction) label += fmt::format(" ({:g} %)", value);
+    label += std::string(" ") + spec.display;
+    double drawn = std::clamp(value, 0.0, max);
+    if (value > max) label += ", beyond the axis: drawn at its end";
+    if (value < 0) label += ", below the axis: drawn at 0";
+    gates.push_back({{"threshold", spec.key}, {"kind", spec.kind == metrics::ThresholdKind::kMax ? "max" : "min"},
+                     {"value", value}, {"drawn_at", drawn}, {"off_axis", drawn != value}, {"label", label}});
+  }
+  return gates;
+}
+
+ordered_json chart(const DeckInput& in, const std::string& id, const std::string& title, const std::string& unit,
+                   const std::string& tier, ordered_json bars) {
+  double largest = 0;
+  for (const auto& b : bars) largest = std::max(largest, b[1].get<double>());
+  ordered_json axis = unit == "%" ? fixed_percent_axis() : data_axis(largest);
+  ordered_json c;
+  c["id"] = id;
+  c["title"] = title;
+  c["unit"] = unit;
+  c["scale"] = unit == "%" ? "fixed" : "data";
+  c["axis"] = axis;
+  c["gate_tier"] = tier;  // the gate_matrix tier this chart shows; "gates": the configured ones
+  c["gates"] = chart_gates(in, tier, axis);
+  c["bars"] = std::move(bars);
+  return c;
+}
+
+std::string rank_label(const metrics::RankMetrics& r) { return r.rank ? std::to_string(*r.rank) : "?"; }
+
+inline constexpr const char* kNoStepsNote =
+    "No per-step charts: the traces have no ProfilerStep annotations.";
+
+// Per-rank series when there are at least two ranks; ratios as percentages here.
+ordered_json rank_series(const DeckInput& in) {
+  ordered_json series = ordered_json::array();
+  if (!in.result || in.result->per_rank.size() < 2) return series;
+  struct Series {
+    const char* group;
+    const char* name;
+    const char* unit;
+    double (*value)(const metrics::RankMetrics&);
+  };
+  const Series kSeries[] = {
+      {"Time", "iteration", "ms", [](const metrics::RankMetrics& r) { return r.total_time_us * 0.001; }},
+      {"Time", "compute", "ms", [](const metrics::RankMetrics& r) { return r.compute_time_us * 0.001; }},
+      {"Time", "comm", "ms", [](const metrics::RankMetrics& r) { return r.comm_time_us * 0.001; }},
+      {"Share of iteration", "compute", "%", [](const metrics::RankMetrics& r) { return r.compute_ratio * 100; }},
+      {"Share of iteration", "comm", "%", [](const metrics::RankMetrics& r) { return r.comm_ratio * 100; }},
+      {"Comm overlap", "overlap", "%", [](const metrics::RankMetrics& r) { return r.overlap_ratio * 100; }}};
+  for (const auto& s : kSeries) {
+    ordered_json points = ordered_json::array();
+    for (const auto& r : in.result->per_rank)
+      if (r.rank) points.push_back({*r.rank, s.value(r)});
+    series.push_back({{"group", s.group}, {"name", s.name}, {"unit", s.unit}, {"x_label", "rank"}, {"points", points}});
+  }
+  return series;
+}
+
+// Per-rank time and shares, when there are two ranks.
+ordered_json rank_charts(const DeckInput& in) {
+  ordered_json charts = ordered_json::array();
+  if (!in.result || in.result->per_rank.size() < 2) return charts;
+  ordered_json time = ordered_json::array(), share = ordered_json::array(), overlap = ordered_json::array();
+  for (const auto& r : in.result->per_rank) {
+    const std::string rank = "rank " + rank_label(r);
+    time.push_back({rank + " iteration", r.total_time_us * 0.001});
+    time.push_back({rank + " compute", r.compute_time_us * 0.001});
+    time.push_back({rank + " comm", r.comm_time_us * 0.001});
+    share.push_back({rank + " compute", r.compute_ratio * 100});
+    share.push_back({rank + " comm", r.comm_ratio * 100});
+    overlap.push_back({rank + " overlap", r.overlap_ratio * 100});
+  }
+  charts.push_back(chart(in, "time", "Time by rank", "ms", "iteration_time", time));
+  charts.push_back(chart(in, "share", "Share of iteration by rank", "%", "compute_ratio", share));
+  charts.push_back(chart(in, "overlap", "Comm overlap by rank", "%", "overlap_ratio", overlap));
+  return charts;
+}
+
+// The per-step time of each rank whose trace has steps: its first kMaxStepRows
+// steps, as in the JSON report; `cut_short` names the ranks that have more.
+ordered_json step_charts(const DeckInput& in, std::string& cut_short) {
+  ordered_json charts = ordered_json::array();
+  if (!in.result) return charts;
+  for (const auto& r : in.result->per_rank) {
+    if (r.steps.empty()) continue;
+    ordered_json bars = ordered_json::array();
+    for (size_t i = 0; i < r.steps.size() && i < kMaxStepRows; ++i)
+      bars.push_back({"step " + std::to_string(r.steps[i].step), r.steps[i].time_ms});
+    if (r.steps.size() > kMaxStepRows)
+      cut_short += fmt::format("{}rank {} has {}", cut_short.empty() ? "" : ", ", rank_label(r), r.steps.size());
+    charts.push_back(chart(in, "steps-rank-" + rank_label(r), "Step time, rank " + rank_label(r), "ms", "step_time", bars));
+  }
+  return charts;
+}
+
+}  // namespace
+
+ordered_json data_axis(double largest) {
+  if (!(largest > 0)) largest = 1;
+  const double raw = largest / 4;
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = 10 * magnitude;
+  for (double m : {1.0, 2.0, 2.5, 5.0})
+    if (m * magnitude >= raw * (1 - 1e-9)) {
+      step = m * magnitude;
+      break;
+    }
+  const int count = std::max(1, static_cast<int>(std::ceil(largest / step - 1e-9)));
+  ordered_json ticks = ordered_json::array();
+  for (int i = 0; i <= count; ++i) ticks.push_back(i * step);
+  return {{"max", count * step}, {"ticks", ticks}};
+}
+
+ordered_json metric_charts_json(const DeckInput& in) {
+  std::string cut_short;
+  ordered_json steps = step_charts(in, cut_short);
+  ordered_json step_note = nullptr;
+  if (in.result && steps.empty()) step_note = kNoStepsNote;
+  if (!cut_short.empty()) step_note = fmt::format("Per-step charts show each rank's first {} steps: {}.", kMaxStepRows, cut_short);
+  return {{"series", rank_series(in)}, {"charts", rank_charts(in)}, {"step_charts", steps}, {"step_note", step_note}};
+}
+
+}  // namespace aorta::report

@@ -1,0 +1,15 @@
+// The Run Deck's charts as JSON (reference §4.6): their axes, the configured gates
+// drawn on them, and the per-rank and per-step bars. The page draws them from here.
+#pragma once
+
+#include "report/run_deck.h"
+
+namespace aorta::report {
+
+// An axis from 0 scaled to the data with round ticks (0, 5, 10, 15 ms).
+ordered_json data_axis(double largest);
+
+// metric_charts: per-rank series, per-rank charts and per-step charts with their note.
+ordered_json metric_charts_json(const DeckInput& in);
+
+}  // namespace aorta::report

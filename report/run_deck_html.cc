@@ -1,0 +1,220 @@
+// aorta_run_deck.html and its stylesheet: the deck's JSON drawn as one page of
+// sections, its charts as inline SVG. Reads only the JSON, so the page shows what the
+// JSON says.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "metrics/threshold_catalogue.h"
+#include "report/report_writer.h"
+#include "report/run_deck.h"
+#include "report/run_deck_charts.h"
+
+namespace aorta::report {
+namespace {
+
+std::string text(const ordered_json& v) {
+  if (v.is_null()) return "n/a";
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_float()) return fmt::format("{:.4g}", v.get<double>());
+  return v.dump();
+}
+
+// Chart geometry: labels left of x = kAxisX, the axis kAxisWidth wide, gate labels
+// above the bars, tick labels below. Tests read these numbers back from the SVG.
+constexpr int kAxisX = 150, kAxisWidth = 400, kTop = 20, kRow = 24;
+
+std::string number(double v) { return fmt::format("{:.2f}", v); }
+
+// Each gate a dashed orange line at its value with its label (not the verdict red:
+// the CSP check counts red pixels to see the stylesheet applied).
+template <typename XOf>
+void svg_gates(const ordered_json& gates, const XOf& x_of, int base, std::ostream& out) {
+  for (const auto& g : gates) {
+    const double x = x_of(g["drawn_at"].get<double>());
+    const bool right_half = x > kAxisX + kAxisWidth / 2;
+    out << fmt::format("<line class=\"gate\" data-threshold=\"{0}\" x1=\"{1}\" y1=\"{2}\" x2=\"{1}\" y2=\"{3}\" "
+                       "stroke=\"#bc4c00\" stroke-width=\"2\" stroke-dasharray=\"4 3\"/>",
+                       escape_xml(g["threshold"]), number(x), kTop - 6, base)
+        << fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"#bc4c00\" text-anchor=\"{}\">{}</text>", number(x),
+                       kTop - 8, right_half ? "end" : "start", escape_xml(g["label"]));
+  }
+}
+
+// Horizontal bars, one per entry, on the chart's axis, as inline SVG: ticks in the
+// chart's unit, the gates as lines.
+void svg_chart(const ordered_json& bars, const std::string& unit, const ordered_json& axis, const ordered_json& gates,
+               std::ostream& out) {
+  const double max = axis["max"].get<double>();
+  const auto x_of = [&](double v) { return kAxisX + kAxisWidth * std::clamp(v, 0.0, max) / max; };
+  const int base = kTop + kRow * static_cast<int>(bars.size());
+  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"640\" height=\"" << base + 22 << "\" role=\"img\">";
+  // Gates first, so that bars and their values paint over a line they cross.
+  svg_gates(gates, x_of, base, out);
+  int y = kTop;
+  for (const auto& b : bars) {
+    const double value = b[1].get<double>();
+    const double w = x_of(value) - kAxisX;
+    out << fmt::format("<text x=\"0\" y=\"{}\" font-size=\"12\">{}</text>", y + 14, escape_xml(b[0]))
+        << fmt::format("<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"18\" fill=\"#4a7bd0\"/>", kAxisX, y,
+                       number(w))
+        << fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\">{} {}</text>", number(kAxisX + w + 6), y + 14,
+                       number(value), escape_xml(unit));
+    y += kRow;
+  }
+  out << fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#888\"/>", kAxisX, base, kAxisX + kAxisWidth,
+                     base);
+  for (const auto& t : axis["ticks"]) {
+    const double x = x_of(t.get<double>());
+    out << fmt::format("<line class=\"tick\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#888\"/>", number(x), base,
+                       base + 4)
+        << fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"10\" text-anchor=\"middle\">{:g} {}</text>", number(x),
+                       base + 16, t.get<double>(), escape_xml(unit));
+  }
+  out << "</svg>\n";
+}
+
+void chart_html(const ordered_json& c, std::ostream& out) {
+  out << "<h3 id=\"chart-" << escape_xml(c["id"]) << "\">" << escape_xml(c["title"]) << "</h3>\n";
+  svg_chart(c["bars"], c["unit"], c["axis"], c["gates"], out);
+}
+
+void run_card_html(const ordered_json& deck, std::ostream& out) {
+  out << "<section id=\"run-card\"><h2>Run card</h2><table>\n";
+  for (const auto& row : deck["run_card_display"]) {
+    std::string value = row[1];
+    out << "<tr><th>" << escape_xml(row[0]) << "</th><td>"
+        << (row[2].get<bool>() && !value.empty() ? "<a href=\"" + escape_xml(value) + "\">" + escape_xml(value) + "</a>"
+                                                 : escape_xml(value))
+        << "</td></tr>\n";
+  }
+  out << "</table></section>\n";
+}
+
+void lifecycle_html(const ordered_json& deck, std::ostream& out) {
+  out << "<section id=\"lifecycle\"><h2>Lifecycle timeline</h2>\n";
+  ordered_json stages = ordered_json::array();
+  double longest = 0;
+  for (const auto& [label, seconds] : deck["lifecycle"].items()) {
+    stages.push_back({label, seconds});
+    longest = std::max(longest, seconds.get<double>());
+  }
+  svg_chart(stages, "s", data_axis(longest), ordered_json::array(), out);
+  out << "</section>\n";
+}
+
+void gates_html(const ordered_json& deck, std::ostream& out) {
+  out << "<section id=\"gates\"><h2>Threshold gates</h2><table>\n<tr><th>Tier</th><th>Metric</th><th>Gate</th>"
+         "<th>Actual</th><th>Status</th><th>Reason</th></tr>\n";
+  for (const auto& [tier, g] : deck["gate_matrix"].items()) {
+    std::string status = g["status"];
+    // The gate in its own unit (60000 ms, not 6e+04), from the catalogue row.
+    const metrics::ThresholdSpec* spec = metrics::find_threshold(g["threshold"].get<std::string>());
+    std::string gate = g["spec"].is_null() || !spec
+                           ? "n/a"
+                           : std::string(g["spec"]["kind"] == "max" ? "≤ " : "≥ ") +
+                                 metrics::format_limit(*spec, g["spec"]["value"].get<double>());
+    // The actual in the gate's unit too: 11.00 ms, 0.7750.
+    std::string actual = g["actual"].is_null() || !spec ? "n/a" : metrics::format_actual(*spec, g["actual"].get<double>());
+    out << "<tr><td>" << tier << "</td><td>" << escape_xml(g["metric"]) << "</td><td>" << escape_xml(gate)
+        << "</td><td>" << escape_xml(actual) << "</td><td class=\"" << status.substr(0, status.find(' '))
+        << "\">" << status << "</td><td>" << escape_xml(g.value("reason", "")) << "</td></tr>\n";
+  }
+  out << "</table></section>\n";
+}
+
+void result_html(const ordered_json& deck, std::ostream& out) {
+  out << "<section id=\"result\"><h2>Benchmark result</h2>\n";
+  if (deck["cells"].empty()) {
+    out << "<p>No parsed metrics.</p>\n";
+  } else {
+    out << "<table>\n";
+    for (const auto& [key, value] : deck["cells"][0]["metrics"].items())
+      out << "<tr><th>" << escape_xml(key) << "</th><td>" << escape_xml(text(value)) << "</td></tr>\n";
+    out << "</table>\n";
+  }
+  out << "</section>\n";
+}
+
+void charts_html(const ordered_json& deck, std::ostream& out) {
+  const auto& charts = deck["metric_charts"];
+  if (!charts["charts"].empty()) {
+    out << "<section id=\"per-rank\"><h2>Per-rank breakdown</h2>\n";
+    for (const auto& c : charts["charts"]) chart_html(c, out);
+    out << "</section>\n";
+  }
+  if (!charts["step_charts"].empty() || !charts["step_note"].is_null()) {
+    out << "<section id=\"per-step\"><h2>Per-step time</h2>\n";
+    for (const auto& c : charts["step_charts"]) chart_html(c, out);
+    if (!charts["step_note"].is_null()) out << "<p>" << escape_xml(charts["step_note"]) << "</p>\n";
+    out << "</section>\n";
+  }
+}
+
+void comparison_html(const ordered_json& c, std::ostream& out) {
+  out << "<section id=\"comparison\"><h2>Against the baseline</h2>\n<p>baseline " << escape_xml(c["baseline"])
+      << "</p>\n<table>\n<tr><th>Metric</th><th>Baseline</th><th>This run</th><th>Change</th><th>Ratio</th>"
+         "<th>Verdict</th></tr>\n";
+  for (const auto& m : c["metrics"])
+    out << "<tr><td>" << escape_xml(m["metric"]) << "</td><td>" << escape_xml(text(m["baseline"])) << "</td><td>"
+        << escape_xml(text(m["candidate"])) << "</td><td>" << escape_xml(text(m["change"])) << "</td><td>"
+        << (m["ratio"].is_null() ? "-" : fmt::format("{:.4f}", m["ratio"].get<double>())) << "</td><td class=\""
+        << (m["verdict"] == "better" ? "pass" : m["verdict"] == "worse" ? "fail" : "na") << "\">"
+        << escape_xml(m["verdict"]) << "</td></tr>\n";
+  out << "</table>\n";
+  if (const auto& st = c["step_times"]; !st.is_null())
+    out << "<p id=\"step-comparison\">Step times: " << st["baseline_samples"].get<size_t>() << " vs "
+        << st["candidate_samples"].get<size_t>() << " steps, median "
+        << fmt::format("{:.3f} vs {:.3f} ms; Mann-Whitney U {}, p {:.4g}: ", st["baseline_median_ms"].get<double>(),
+                       st["candidate_median_ms"].get<double>(), st["mann_whitney_u"].get<double>(),
+                       st["p_value"].get<double>())
+        << escape_xml(st["verdict"]) << "</p>\n";
+  out << "</section>\n";
+}
+
+// The wide table scrolls inside its own box, never past the card.
+void full_results_html(const ordered_json& deck, std::ostream& out) {
+  out << "<section id=\"results\"><h2>Full results</h2><div class=\"scroll\"><table class=\"wide\">\n<tr>";
+  for (const auto& h : deck["results_table"]["headers"]) out << "<th>" << escape_xml(h) << "</th>";
+  out << "</tr>\n";
+  for (const auto& r : deck["results_table"]["rows"]) {
+    out << "<tr>";
+    for (const auto& v : r) out << "<td>" << escape_xml(text(v)) << "</td>";
+    out << "</tr>\n";
+  }
+  out << "</table></div></section>\n";
+}
+
+}  // namespace
+
+std::string run_deck_stylesheet() {
+  return "body{font-family:Helvetica,Arial,sans-serif;font-size:14px;margin:24px;color:#222;max-width:1000px}\n"
+         "section{border:1px solid #ddd;border-radius:6px;padding:12px 16px;margin:16px 0;overflow-x:auto}\n"
+         "table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:3px 8px;text-align:left;"
+         "overflow-wrap:anywhere}\n"
+         "th{background:#eee;overflow-wrap:normal}.pass{color:#1a7f37;font-weight:bold}.fail{color:#cf222e;font-weight:bold}\n"
+         ".record,.na,.not{color:#6e7781;font-weight:bold}\n"
+         // The full results table: as wide as its card, cells wrap, and what still
+         // does not fit scrolls inside the card.
+         ".scroll{overflow-x:auto;max-width:100%}table.wide{width:100%}table.wide th,table.wide td{font-size:12px}\n";
+}
+
+void write_run_deck_html(const ordered_json& deck, std::ostream& out) {
+  // The styles come from a file beside the page: Jenkins' default CSP blocks inline ones.
+  out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Aorta Run Deck</title>\n"
+         "<link rel=\"stylesheet\" href=\"aorta_run_deck.css\">\n</head>\n<body>\n";
+  const auto& report = deck["report"];
+  std::string overall = deck["overall_status"];
+  out << "<h1>" << escape_xml(report["title"]) << "</h1>\n<p>" << escape_xml(report["subtitle"])
+      << " &middot; overall <span id=\"overall-status\" class=\"" << overall << "\">" << overall << "</span></p>\n";
+  run_card_html(deck, out);
+  lifecycle_html(deck, out);
+  gates_html(deck, out);
+  result_html(deck, out);
+  charts_html(deck, out);
+  if (const auto& c = deck["comparison"]; !c.is_null()) comparison_html(c, out);
+  full_results_html(deck, out);
+  out << "<footer>" << escape_xml(report["footer"]) << "</footer>\n</body>\n</html>\n";
+}
+
+}  // namespace aorta::report
