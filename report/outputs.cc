@@ -18,6 +18,7 @@
 #include "report/run_deck.h"
 #include "report/run_summary.h"
 #include "report/text_log_writer.h"
+#include "stages/stage_guard.h"
 #include "report/zip_writer.h"
 #include "common/output_path.h"
 
@@ -265,8 +266,8 @@ bool write_problem_reports(const std::string& suite, const std::string& run_id, 
   stage.name = stage.stage = "test_configuration";
   stage.outcome = job::Outcome::kFailed;
   stage.failures = problems;
-  redact_stage(stage);
-  run.stages.push_back(valid_text(std::move(stage)));
+  stages::clean_texts(stage);  // config problems name values: shown as a stage's texts are
+  run.stages.push_back(std::move(stage));
   ReportFiles files(context.report_dir);
   return write_outputs(run, context, *made, files) && !files.failed();
 }

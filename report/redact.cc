@@ -24,14 +24,6 @@ void redact_json(json& value, std::string_view key) {
 
 }  // namespace
 
-void redact_stage(StageResult& stage) {
-  for (auto& f : stage.failures) f = redact_text(f);
-  for (auto& line : stage.log) line = redact_text(line);
-  stage.skip_reason = redact_text(stage.skip_reason);
-  for (auto& t : stage.subtests) t.message = redact_text(t.message);
-  if (stage.subtest) stage.subtest->message = redact_text(stage.subtest->message);
-}
-
 std::optional<std::string> redacted_json(const std::filesystem::path& file) {
   // The loader's reader: its size and depth limits keep a hostile copy from
   // exhausting memory or the stack here, and it never throws.

@@ -21,10 +21,6 @@ using aorta::looks_like_secret_key;
 using aorta::redact_text;
 using aorta::redact_value;
 
-// The stage's failures, skip reason, notes and sub-test messages through redact_text:
-// the listener's one call for everything the HTML, JUnit, text log and Run Deck show.
-void redact_stage(StageResult& stage);
-
 // The file's JSON with every secret (at any depth) redacted as redact_value does;
 // nullopt when the file cannot be read or is not JSON (the config loader's limits apply).
 std::optional<std::string> redacted_json(const std::filesystem::path& file);

@@ -5,6 +5,7 @@
 
 #include "report/benchmark_report.h"
 #include "tests/temp_dir.h"
+#include "stages/stage_guard.h"
 
 namespace aorta::report {
 namespace {
@@ -50,7 +51,7 @@ TEST(Redact, StageTextGoesThroughRedaction) {
   stage.log = {std::string("env: WANDB_API_KEY=") + kWandb};
   stage.subtests = {{job::SubTestKind::kTraceCollection, "host", "n1", job::Outcome::kFailed, std::string("token ") + kHf}};
   stage.subtest = stage.subtests[0];
-  redact_stage(stage);
+  stages::clean_texts(stage);  // the one cleaning of a stage's texts (lib/stages/stage_guard.h)
   EXPECT_EQ(stage.failures[0], "git clone https://<redacted>@host/r.git: exit 128");
   EXPECT_EQ(stage.log[0], "env: WANDB_API_KEY=<redacted>");
   EXPECT_EQ(stage.subtests[0].message, "token <redacted>");

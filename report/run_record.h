@@ -37,9 +37,4 @@ struct RunRecord {
   int failed_subtests() const;
 };
 
-// The stage with every text (failures, notes, skip reason, sub-test labels and
-// messages) as valid UTF-8: node output and file names are bytes, and one invalid
-// sequence would break every report written from the record.
-StageResult valid_text(StageResult stage);
-
 }  // namespace aorta::report
