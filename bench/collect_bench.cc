@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -105,40 +106,19 @@ Row run_tools(const std::string& name, const std::vector<std::string>& commands,
   return row;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  if (argc < 2 || std::string(argv[1]) == "--help") {
-    std::printf("usage: collect_bench SOURCE_TRACE [SIZE_MB=1024] [NODES=3] [BASE=/tmp/aorta-tc]\n");
-    return argc < 2 ? 2 : 0;
-  }
-  uint64_t size_mb = argc > 2 ? std::stoull(argv[2]) : 1024;
-  int nodes = argc > 3 ? std::stoi(argv[3]) : 3;
-  fs::path base = argc > 4 ? argv[4] : "/tmp/aorta-tc";
-  std::string ssh = "ssh -F " + shell_quote((base / "ssh_config").string());
-  fs::path work = base / "collect_bench";
-  fs::remove_all(work);
-  fs::create_directories(work);
-
-  auto source = aorta::bench::load_source(argv[1]);
+// One bench run: where the cluster's files are, the nodes' originals, and where the
+// copies of each method go.
+struct Bench {
+  fs::path base;
+  fs::path work;
+  int nodes = 0;
   std::vector<fs::path> originals;
-  uint64_t total = 0;
-  for (int i = 1; i <= nodes; ++i) {
-    fs::path original = base / fmt::format("node{}", i) / "local" / kTracePath;
-    fs::create_directories(original.parent_path());
-    total += aorta::bench::write_trace(source, original, size_mb << 20, i - 1);
-    originals.push_back(original);
-  }
-  double gb = total / 1e9;
-  std::printf("%d nodes, %.2f GB of trace (%.0f MB each), page cache warm for every method\n\n", nodes, gb,
-              total / 1e6 / nodes);
-  // Read each once so that no method pays for the first read from disk.
-  for (const auto& o : originals) shell("cat " + shell_quote(o.string()) + " > /dev/null");
+  uint64_t total = 0;  // bytes of trace, every node's
 
-  std::vector<Row> rows;
-  auto node_file = [&](int) { return std::string(kNodeLocal) + "/" + kTracePath; };
-  auto copy_of = [&](const std::string& method, int i) { return work / method / fmt::format("node{}.json", i); };
-  auto cmp_all = [&](const std::string& method, const std::string& decompress) {
+  std::string node_file(int) const { return std::string(kNodeLocal) + "/" + kTracePath; }
+  fs::path copy_of(const std::string& method, int i) const { return work / method / fmt::format("node{}.json", i); }
+  // Every node's copy by `method` (through `decompress` when given) against its original.
+  bool cmp_all(const std::string& method, const std::string& decompress) const {
     bool same = true;
     for (int i = 1; i <= nodes; ++i) {
       std::string copy = shell_quote(copy_of(method, i).string());
@@ -146,76 +126,94 @@ int main(int argc, char** argv) {
       same = same && shell("cmp " + from + " " + shell_quote(originals[i - 1].string())) == 0;
     }
     return same;
-  };
-
-  // aorta_suite: the collection stage itself, through the SSH transport; then its
-  // plain path (trace_compression none: SFTP).
-  for (std::string compression : {"auto", "none"}) {
-    aorta::config::Variant v;
-    v.trace_compression = compression;
-    const bool zstd = compression == "auto";
-    v.aorta_path = kNodeLocal;
-    v.container.runtime = aorta::config::RuntimeKind::kNone;
-    aorta::config::Cluster c;
-    c.username = "root";
-    for (int i = 1; i <= nodes; ++i) c.nodes.push_back({node_ip(i), node_ip(i), ""});
-    aorta::cluster::SshOptions o;
-    o.user = "root";
-    o.private_key = base / "id_ed25519";
-    o.known_hosts = base / "known_hosts";
-    auto transport = aorta::cluster::SshTransport::create(o);
-    if (!transport) {
-      std::printf("ssh: %s\n", transport.error().describe().c_str());
-      return 1;
-    }
-    aorta::job::NodeExec exec(**transport, v, c);
-    exec.in_containers("true", std::chrono::seconds(30));  // connect first: the handshakes are not the copy
-    aorta::job::RunState state;
-    state.run_id = "bench";
-    state.output_root = work / "aorta";
-    double cpu_before = cpu(RUSAGE_SELF);
-    uint64_t wire_before = wire_bytes(nodes);
-    auto begin = Clock::now();
-    auto notes = aorta::job::collect_traces(exec, state, true, [](const std::string& line) {
-      std::printf("  %s\n", line.c_str());
-    });
-    Row row{zstd ? "aorta_suite (zstd -1 on the node)" : "aorta_suite (plain, SFTP)", std::chrono::duration<double>(Clock::now() - begin).count(),
-            wire_bytes(nodes) - wire_before, cpu(RUSAGE_SELF) - cpu_before, state.collection_errors.empty()};
-    for (const auto& [host, error] : state.collection_errors) std::printf("  %s: %s\n", host.c_str(), error.c_str());
-    // Its copies, decompressed, against the originals.
-    fs::create_directories(work / "aorta_check");
-    for (int i = 1; i <= nodes; ++i) {
-      std::error_code ec;  // a missing copy fails cmp below
-      fs::rename(work / "aorta" / "combined_traces" / fmt::format("node_{}", i - 1) / (zstd ? "bench/out/torch_profiler/rank0/t.pt.trace.json.zst" : "bench/out/torch_profiler/rank0/t.pt.trace.json"),
-                 copy_of("aorta_check", i), ec);
-    }
-    row.same = row.same && cmp_all("aorta_check", zstd ? "zstd -dc" : "");
-    rows.push_back(row);
-    fs::remove_all(work / "aorta");
-    fs::remove_all(work / "aorta_check");
   }
+};
 
+// A trace of size_mb for each node, in its node-local storage.
+void write_originals(Bench& b, const char* source_path, uint64_t size_mb) {
+  auto source = aorta::bench::load_source(source_path);
+  for (int i = 1; i <= b.nodes; ++i) {
+    fs::path original = b.base / fmt::format("node{}", i) / "local" / kTracePath;
+    fs::create_directories(original.parent_path());
+    b.total += aorta::bench::write_trace(source, original, size_mb << 20, i - 1);
+    b.originals.push_back(original);
+  }
+}
+
+// aorta_suite's collection stage itself, through the SSH transport, with the
+// variant's trace_compression `compression`; nullopt when there is no transport.
+std::optional<Row> run_aorta(const Bench& b, const std::string& compression) {
+  aorta::config::Variant v;
+  v.trace_compression = compression;
+  const bool zstd = compression == "auto";
+  v.aorta_path = kNodeLocal;
+  v.container.runtime = aorta::config::RuntimeKind::kNone;
+  aorta::config::Cluster c;
+  c.username = "root";
+  for (int i = 1; i <= b.nodes; ++i) c.nodes.push_back({node_ip(i), node_ip(i), ""});
+  aorta::cluster::SshOptions o;
+  o.user = "root";
+  o.private_key = b.base / "id_ed25519";
+  o.known_hosts = b.base / "known_hosts";
+  auto transport = aorta::cluster::SshTransport::create(o);
+  if (!transport) {
+    std::printf("ssh: %s\n", transport.error().describe().c_str());
+    return std::nullopt;
+  }
+  aorta::job::NodeExec exec(**transport, v, c);
+  exec.in_containers("true", std::chrono::seconds(30));  // connect first: the handshakes are not the copy
+  aorta::job::RunState state;
+  state.run_id = "bench";
+  state.output_root = b.work / "aorta";
+  double cpu_before = cpu(RUSAGE_SELF);
+  uint64_t wire_before = wire_bytes(b.nodes);
+  auto begin = Clock::now();
+  auto notes = aorta::job::collect_traces(exec, state, true, [](const std::string& line) {
+    std::printf("  %s\n", line.c_str());
+  });
+  Row row{zstd ? "aorta_suite (zstd -1 on the node)" : "aorta_suite (plain, SFTP)", std::chrono::duration<double>(Clock::now() - begin).count(),
+          wire_bytes(b.nodes) - wire_before, cpu(RUSAGE_SELF) - cpu_before, state.collection_errors.empty()};
+  for (const auto& [host, error] : state.collection_errors) std::printf("  %s: %s\n", host.c_str(), error.c_str());
+  // Its copies, decompressed, against the originals.
+  fs::create_directories(b.work / "aorta_check");
+  for (int i = 1; i <= b.nodes; ++i) {
+    std::error_code ec;  // a missing copy fails cmp below
+    fs::rename(b.work / "aorta" / "combined_traces" / fmt::format("node_{}", i - 1) / (zstd ? "bench/out/torch_profiler/rank0/t.pt.trace.json.zst" : "bench/out/torch_profiler/rank0/t.pt.trace.json"),
+               b.copy_of("aorta_check", i), ec);
+  }
+  row.same = row.same && b.cmp_all("aorta_check", zstd ? "zstd -dc" : "");
+  fs::remove_all(b.work / "aorta");
+  fs::remove_all(b.work / "aorta_check");
+  return row;
+}
+
+// scp, rsync -z and ssh | zstd, each reading every node at once.
+void run_other_tools(const Bench& b, std::vector<Row>& rows) {
   auto tool = [&](const std::string& name, const std::string& method, const std::string& decompress,
                   auto command_for) {
-    fs::create_directories(work / method);
+    fs::create_directories(b.work / method);
     std::vector<std::string> commands;
-    for (int i = 1; i <= nodes; ++i) commands.push_back(command_for(i, shell_quote(copy_of(method, i).string())));
-    Row row = run_tools(name, commands, nodes);
-    row.same = row.same && cmp_all(method, decompress);
+    for (int i = 1; i <= b.nodes; ++i) commands.push_back(command_for(i, shell_quote(b.copy_of(method, i).string())));
+    Row row = run_tools(name, commands, b.nodes);
+    row.same = row.same && b.cmp_all(method, decompress);
     rows.push_back(row);
-    fs::remove_all(work / method);
+    fs::remove_all(b.work / method);
   };
+  std::string ssh = "ssh -F " + shell_quote((b.base / "ssh_config").string());
   std::string sshcmd = ssh + " -o Compression=no";
   tool("scp", "scp", "", [&](int i, const std::string& dest) {
-    return "scp -q -F " + shell_quote((base / "ssh_config").string()) + " " + node_ip(i) + ":" + node_file(i) + " " + dest;
+    return "scp -q -F " + shell_quote((b.base / "ssh_config").string()) + " " + node_ip(i) + ":" + b.node_file(i) + " " + dest;
   });
   tool("rsync -z", "rsync", "", [&](int i, const std::string& dest) {
-    return "rsync -z -e " + shell_quote(sshcmd) + " " + node_ip(i) + ":" + node_file(i) + " " + dest;
+    return "rsync -z -e " + shell_quote(sshcmd) + " " + node_ip(i) + ":" + b.node_file(i) + " " + dest;
   });
   tool("ssh node 'zstd -1 -c F' | zstd -d", "sshzstd", "", [&](int i, const std::string& dest) {
-    return sshcmd + " " + node_ip(i) + " " + shell_quote("zstd -1 -q -c -- " + node_file(i)) + " | zstd -d -q -c > " + dest;
+    return sshcmd + " " + node_ip(i) + " " + shell_quote("zstd -1 -q -c -- " + b.node_file(i)) + " | zstd -d -q -c > " + dest;
   });
+}
 
+void print_table(const std::vector<Row>& rows, uint64_t total) {
+  const double gb = total / 1e9;
   std::printf("\n%-36s %9s %12s %14s %8s %6s\n", "method (all nodes at once)", "wall s", "wire MB", "client CPU-s/GB",
               "MB/s", "cmp");
   for (const auto& r : rows)
@@ -227,8 +225,41 @@ int main(int argc, char** argv) {
     std::printf("  %-34s speed %.2fx, wire bytes 1/%.1f, client CPU %.2fx\n", rows[k].name.c_str(),
                 rows[k].seconds / ours.seconds, static_cast<double>(rows[k].wire) / std::max<uint64_t>(ours.wire, 1),
                 ours.cpu_seconds / std::max(rows[k].cpu_seconds, 1e-9));
-  for (const auto& o : originals) fs::remove(o);
-  fs::remove_all(work);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::string(argv[1]) == "--help") {
+    std::printf("usage: collect_bench SOURCE_TRACE [SIZE_MB=1024] [NODES=3] [BASE=/tmp/aorta-tc]\n");
+    return argc < 2 ? 2 : 0;
+  }
+  uint64_t size_mb = argc > 2 ? std::stoull(argv[2]) : 1024;
+  Bench b;
+  b.nodes = argc > 3 ? std::stoi(argv[3]) : 3;
+  b.base = argc > 4 ? argv[4] : "/tmp/aorta-tc";
+  b.work = b.base / "collect_bench";
+  fs::remove_all(b.work);
+  fs::create_directories(b.work);
+
+  write_originals(b, argv[1], size_mb);
+  std::printf("%d nodes, %.2f GB of trace (%.0f MB each), page cache warm for every method\n\n", b.nodes, b.total / 1e9,
+              b.total / 1e6 / b.nodes);
+  // Read each once so that no method pays for the first read from disk.
+  for (const auto& o : b.originals) shell("cat " + shell_quote(o.string()) + " > /dev/null");
+
+  std::vector<Row> rows;
+  // aorta_suite: the collection stage itself, through the SSH transport; then its
+  // plain path (trace_compression none: SFTP).
+  for (std::string compression : {"auto", "none"}) {
+    auto row = run_aorta(b, compression);
+    if (!row) return 1;
+    rows.push_back(*row);
+  }
+  run_other_tools(b, rows);
+  print_table(rows, b.total);
+  for (const auto& o : b.originals) fs::remove(o);
+  fs::remove_all(b.work);
   bool all_same = true;
   for (const auto& r : rows) all_same = all_same && r.same;
   return all_same ? 0 : 1;

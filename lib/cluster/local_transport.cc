@@ -1,9 +1,5 @@
 #include "cluster/local_transport.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -12,6 +8,8 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/process.hpp>
+
+#include "common/regular_file.h"
 
 namespace aorta::cluster {
 namespace bp = boost::process;
@@ -134,30 +132,27 @@ Result<StreamResult> LocalTransport::stream(const std::string& host, const std::
 
 Status LocalTransport::download(const std::string& host, const std::string& remote_path,
                                 const std::filesystem::path& local_path, uint64_t max_bytes) {
-  // O_NONBLOCK: a FIFO at the path must not hang the copy; it is refused below.
-  const int fd = ::open(remote_path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0 && errno == ENOENT) return Error{ErrorCode::kNotFound, "no such file: " + remote_path, host};
-  if (fd < 0) return Error{ErrorCode::kIo, "cannot open " + remote_path + ": " + std::strerror(errno), host};
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+  // Opened without waiting: a FIFO at the path must not hang the copy; it is refused below.
+  RegularFileReader in(remote_path, true);
+  if (in.open_error() == ENOENT) return Error{ErrorCode::kNotFound, "no such file: " + remote_path, host};
+  if (in.open_error() != 0)
+    return Error{ErrorCode::kIo, "cannot open " + remote_path + ": " + std::strerror(in.open_error()), host};
+  if (in.status() != FileText::Status::kRead)
     return Error{ErrorCode::kNotFound, "not a regular file: " + remote_path, host};
   std::ofstream out(local_path, std::ios::binary | std::ios::trunc);
   if (!out) return Error{ErrorCode::kIo, "cannot write " + local_path.string(), host};
   std::vector<char> buffer(1 << 20);
   uint64_t copied = 0;
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Error{ErrorCode::kIo, "copy of " + remote_path + " failed: " + std::strerror(errno), host};
-    if (n == 0) break;
-    if (static_cast<uint64_t>(n) > max_bytes - copied) return copy_over_limit(host, local_path, max_bytes);
-    out.write(buffer.data(), n);
-    copied += static_cast<uint64_t>(n);
-  }
+  bool over = false;
+  const int error = in.read_all(buffer, [&](const char* bytes, size_t size) {
+    over = size > max_bytes - copied;
+    if (over) return false;
+    out.write(bytes, static_cast<std::streamsize>(size));
+    copied += size;
+    return true;
+  });
+  if (error != 0) return Error{ErrorCode::kIo, "copy of " + remote_path + " failed: " + std::strerror(error), host};
+  if (over) return copy_over_limit(host, local_path, max_bytes);
   out.close();
   if (!out) return Error{ErrorCode::kIo, "writing " + local_path.string() + " failed (disk full?)", host};
   return ok_status();

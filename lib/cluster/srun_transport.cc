@@ -5,16 +5,22 @@
 
 namespace aorta::cluster {
 
+namespace {
+// `script` run with bash as one task on `host`, beside the job's other steps.
+std::string srun_bash(const std::string& job_id, const std::string& host, const std::string& script) {
+  return "srun --jobid=" + shell_quote(job_id) + " --nodes=1 --ntasks=1 --nodelist=" + shell_quote(host) +
+         " --overlap --quiet --kill-on-bad-exit=1 bash -c " + shell_quote(script);
+}
+}  // namespace
+
 std::string srun_command(const std::string& job_id, const std::string& host, const std::string& command,
                          std::chrono::seconds timeout) {
-  return "srun --jobid=" + shell_quote(job_id) + " --nodes=1 --ntasks=1 --nodelist=" + shell_quote(host) +
-         " --overlap --quiet --kill-on-bad-exit=1 bash -c " + shell_quote(ssh_remote_command(command, timeout));
+  return srun_bash(job_id, host, ssh_remote_command(command, timeout));
 }
 
 std::string srun_stream_command(const std::string& job_id, const std::string& host, const std::string& command,
                                 std::chrono::seconds timeout) {
-  return "srun --jobid=" + shell_quote(job_id) + " --nodes=1 --ntasks=1 --nodelist=" + shell_quote(host) +
-         " --overlap --quiet --kill-on-bad-exit=1 bash -c " + shell_quote(ssh_stream_command(command, timeout));
+  return srun_bash(job_id, host, ssh_stream_command(command, timeout));
 }
 
 Result<StreamResult> SrunTransport::stream(const std::string& host, const std::string& command,

@@ -6,6 +6,7 @@
 
 #include "cluster/ssh_transport.h"
 #include "common/shell_quote.h"
+#include "tests/ssh_transport_fixture.h"
 #include "tests/sshd_server.h"
 
 namespace aorta::cluster {
@@ -32,20 +33,11 @@ class SshJumpTest : public ::testing::Test {
     bastion_.authorize(target_.client_key().string() + ".pub");
   }
   SshOptions options() const {
-    SshOptions o;
-    o.user = "root";
-    o.private_key = target_.client_key();
-    o.port = target_.port();
-    o.known_hosts = target_.known_hosts();
-    o.connect_timeout = seconds(10);
+    SshOptions o = root_options(target_);
     o.jump = SshJumpOptions{"127.0.0.1", bastion_.port(), "root", target_.client_key(), bastion_.known_hosts(), ""};
     return o;
   }
-  std::unique_ptr<SshTransport> transport(const SshOptions& o) {
-    auto t = SshTransport::create(o);
-    if (!t.ok()) ADD_FAILURE() << t.error().describe();
-    return t.ok() ? std::move(*t) : nullptr;
-  }
+  std::unique_ptr<SshTransport> transport(const SshOptions& o) { return created_transport(o); }
   // A known_hosts file giving `address`:port some other key.
   std::filesystem::path wrong_known_hosts(const std::string& address, int port) {
     aorta::testing::run_or_throw("ssh-keygen -q -t ed25519 -N '' -f " + (dir_.path() / "other").string());
@@ -89,9 +81,7 @@ TEST_F(SshJumpTest, SftpDownloadThroughTheJumpIsByteExact) {
   auto got = t->download("127.0.0.2", remote.string(), dir_.path() / "local.bin", kNoByteLimit);
   ASSERT_TRUE(got.ok()) << got.error().describe();
   EXPECT_EQ(aorta::testing::slurp(dir_.path() / "local.bin"), aorta::testing::slurp(remote));
-  auto after = t->run("127.0.0.2", "echo after", seconds(10));
-  ASSERT_TRUE(after.ok()) << after.error().describe();
-  EXPECT_EQ(after->output, "after\n");
+  expect_serves_commands(*t, "127.0.0.2");
   EXPECT_NE(bastion_.log().find("target 127.0.0.2 port " + std::to_string(target_.port())), std::string::npos);
 }
 

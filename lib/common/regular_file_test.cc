@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include <cerrno>
+
 #include <gtest/gtest.h>
 
 #include "tests/temp_dir.h"
@@ -31,6 +33,26 @@ TEST(RegularFile, ReadsOnlyARegularFileWithinItsLimit) {
   read = read_regular_file(dir.path() / "missing", 100, true);
   EXPECT_EQ(read.status, FileText::Status::kCannotOpen);
   EXPECT_EQ(read.detail, "No such file or directory");
+}
+
+// The reader a copy uses: the open's errno kept, the bytes handed on until the taker
+// says stop.
+TEST(RegularFile, ReaderHandsOnChunksUntilTold) {
+  testing::TempDir dir;
+  auto file = dir.write("r.txt", "abcdefgh");
+  RegularFileReader reader(file, false);
+  ASSERT_EQ(reader.status(), FileText::Status::kRead);
+  EXPECT_EQ(reader.size(), 8u);
+  char buffer[3];
+  std::string got;
+  EXPECT_EQ(reader.read_all(buffer, [&](const char* bytes, size_t size) {
+    got.append(bytes, size);
+    return got.size() < 6;
+  }), 0);
+  EXPECT_EQ(got, "abcdef");
+  RegularFileReader missing(dir.path() / "missing", true);
+  EXPECT_EQ(missing.status(), FileText::Status::kCannotOpen);
+  EXPECT_EQ(missing.open_error(), ENOENT);
 }
 
 }  // namespace

@@ -135,6 +135,32 @@ struct HeadStream {
   static std::string shown(const std::string& line) { return printable(utf8_prefix(line, kMaxLine)); }
 };
 
+// One poll's command per node: the phase's exit code once the wrapper has written it,
+// after node 0's new log bytes when head is given; kLogGone when the log is gone.
+std::vector<std::string> poll_commands(const config::Variant& v, const std::string& run_id, size_t nodes,
+                                       const std::string& label, const HeadStream* head) {
+  std::vector<std::string> reads;
+  for (size_t i = 0; i < nodes; ++i) {
+    std::string log = shell_quote(file_in(v, run_id, i, label + ".log"));
+    // The exit file, not the log: a few bytes a poll however long the log grows, and
+    // only the wrapper writes it.
+    std::string exit_file = shell_quote(file_in(v, run_id, i, label + ".exit"));
+    reads.push_back("if [ -f " + log + " ]; then " + (i == 0 && head ? head->read_command(log) : "") + "cat " +
+                    exit_file + " 2>/dev/null; true; else echo " + kLogGone + "; fi");
+  }
+  return reads;
+}
+
+// ok when every node's phase exited 0, else the nodes and codes that did not.
+Status all_exited_zero(const std::vector<std::string>& hosts, const std::vector<int>& codes) {
+  std::string failed;
+  for (size_t i = 0; i < hosts.size(); ++i)
+    if (codes[i] != 0) failed += (failed.empty() ? "" : ", ") + hosts[i] + ": " + std::to_string(codes[i]);
+  if (!failed.empty())
+    return Error{ErrorCode::kCommandFailed, "Aorta command failed on nodes: {" + failed + "}", ""};
+  return ok_status();
+}
+
 }  // namespace
 
 Status wait_for_phase(NodeExec& exec, RunState& state, const std::string& label, std::chrono::seconds timeout,
@@ -151,16 +177,8 @@ Status wait_for_phase(NodeExec& exec, RunState& state, const std::string& label,
   size_t last_done = static_cast<size_t>(-1);
   int drains = 0;
   for (;;) {
-    std::vector<std::string> reads;
-    for (size_t i = 0; i < hosts.size(); ++i) {
-      std::string log = shell_quote(file_in(v, state.run_id, i, label + ".log"));
-      // The exit file, not the log: a few bytes a poll however long the log grows, and
-      // only the wrapper writes it.
-      std::string exit_file = shell_quote(file_in(v, state.run_id, i, label + ".exit"));
-      reads.push_back("if [ -f " + log + " ]; then " + (i == 0 && head_output ? head.read_command(log) : "") +
-                      "cat " + exit_file + " 2>/dev/null; true; else echo " + kLogGone + "; fi");
-    }
-    auto results = exec.in_containers_each(reads, std::chrono::seconds(60));
+    auto results = exec.in_containers_each(poll_commands(v, state.run_id, hosts.size(), label, head_output ? &head : nullptr),
+                                           std::chrono::seconds(60));
     if (head_output && !results.empty() && results[0].result.ok())
       results[0].result->output = head.take(results[0].result->output, head_output);
     size_t done = 0;
@@ -218,12 +236,7 @@ Status wait_for_phase(NodeExec& exec, RunState& state, const std::string& label,
     interval = std::min(interval * 2, std::chrono::seconds(10));
   }
   if (head_output && !head.partial.empty() && !head.cutting) head_output(HeadStream::shown(head.partial));  // no newline
-  std::string failed;
-  for (size_t i = 0; i < hosts.size(); ++i)
-    if (codes[i] != 0) failed += (failed.empty() ? "" : ", ") + hosts[i] + ": " + std::to_string(codes[i]);
-  if (!failed.empty())
-    return Error{ErrorCode::kCommandFailed, "Aorta command failed on nodes: {" + failed + "}", ""};
-  return ok_status();
+  return all_exited_zero(hosts, codes);
 }
 
 std::vector<std::string> phase_log_tails(NodeExec& exec, const RunState& state, const std::string& label, int lines) {
