@@ -106,7 +106,7 @@ class FiguresReader : public nlohmann::json_sax<ordered_json> {
     if (frames_.size() == limits_.max_depth)
       return refuse("nests deeper than " + std::to_string(limits_.max_depth) +
                     " levels of arrays and objects (a report nests 5)");
-    frames_.push_back({place});
+    frames_.push_back(Frame{place, Place::kOther, {}});
     return value();
   }
   bool close() {
