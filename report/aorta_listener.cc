@@ -44,6 +44,8 @@ void AortaListener::OnTestEnd(const ::testing::TestInfo& info) {
         result.Failed() ? job::Outcome::kFailed : result.Skipped() ? job::Outcome::kSkipped : job::Outcome::kPassed;
     auto written = std::find_if(record_.stages.rbegin(), record_.stages.rend(),
                                 [&](const StageResult& r) { return r.name == info.name(); });
+    // One clock for every test, gtest's, as its console shows it.
+    if (written != record_.stages.rend()) written->seconds = result.elapsed_time() / 1000.0;
     if (written != record_.stages.rend() && written->outcome == verdict) return;
     // A test the fixture never wrote (a broken fixture, say), or one that gtest saw
     // fail after the fixture wrote it: recorded with gtest's own texts, cleaned as a
