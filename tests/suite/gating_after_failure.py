@@ -109,6 +109,12 @@ with tempfile.TemporaryDirectory() as work:
     expect(p.returncode == 2 and "aorta_distributed requires at least two nodes" in p.stderr, "node count", p)
     p = subprocess.run([binary, "--no-such-flag"], capture_output=True, text=True)
     expect(p.returncode == 2 and "unknown argument: --no-such-flag" in p.stderr, "usage error", p)
+    # The error and one line naming the help, not the whole help after it (issue 31).
+    expect(p.stderr.splitlines() == ["aorta_suite: unknown argument: --no-such-flag (see --help)",
+                                     "Run 'aorta_suite run --help' for usage."], "usage error in two lines", p)
+    p = subprocess.run([binary, "list", "no_such_suite"], capture_output=True, text=True)
+    expect(p.returncode == 2 and p.stderr.splitlines()[-1] == "Run 'aorta_suite list --help' for usage."
+           and len(p.stderr.splitlines()) == 2, "list usage error in two lines", p)
     p = subprocess.run([binary, "list", "aorta_distributed"], capture_output=True, text=True)
     lines = [l.split(". ")[1] for l in p.stdout.splitlines()[1:]]
     expect(p.returncode == 0 and lines[2] == "test_setup_rdma" and lines[-1] == "test_teardown" and len(lines) == 11,
