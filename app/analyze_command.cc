@@ -9,6 +9,7 @@
 #include "common/output_path.h"
 #include "common/utf8.h"
 #include "metrics/trace_set.h"
+#include "report/diagnosis_json.h"
 #include "report/metrics_json.h"
 #include "report/summary_table.h"
 
@@ -52,7 +53,10 @@ int analyze(const cli::Options& o) {
       }
       doc["performance"] = report::performance_json(*run);
       doc["per_rank_summary"] = report::per_rank_json(*run);
+      doc["diagnosis"] = report::diagnosis_json(*run);
       report::write_summary_table(*run, table);
+      table << "Diagnosis\n";
+      for (const std::string& line : report::diagnosis_lines(*run)) table << "  " << printable(line) << "\n";
     }
     // Every string in doc is valid UTF-8 already (TraceSet's contract); json_text's
     // replacement is the second guard, so a byte that slips through never costs the output.

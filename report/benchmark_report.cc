@@ -3,6 +3,7 @@
 #include "common/utf8.h"
 #include "common/version.h"
 #include "job/launch.h"
+#include "report/diagnosis_json.h"
 #include "report/redact.h"
 
 namespace aorta::report {
@@ -25,9 +26,11 @@ ordered_json benchmark_report(const job::RunState& state, const config::Variant&
   if (state.result) {
     r["performance"] = performance_json(*state.result);
     r["per_rank_summary"] = per_rank_json(*state.result);
+    r["diagnosis"] = diagnosis_json(*state.result);
   } else {
     r["performance"] = nullptr;
     r["per_rank_summary"] = ordered_json::array();
+    r["diagnosis"] = nullptr;
   }
   r["parse"] = state.parse ? parse_json(*state.parse) : ordered_json(nullptr);
   ordered_json matches = ordered_json::array();  // dmesg lines: any bytes a driver printed

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "metrics/metric_catalogue.h"
+#include "report/diagnosis_json.h"
 #include "report/summary_table.h"
 
 namespace aorta::report {
@@ -32,7 +33,11 @@ std::string run_summary(const RunRecord& run, const metrics::RunMetrics* result)
   std::string out = fmt::format("== {} {}: {} passed, {} failed, {} skipped of {} tests; run {}, {:.1f} s\n", run.suite,
                                 failed ? "FAILED" : "PASSED", run.count(job::Outcome::kPassed), failed,
                                 run.count(job::Outcome::kSkipped), run.stages.size(), run.run_id, run.seconds);
-  if (result && !result->per_rank.empty()) rank_table(*result, out);
+  if (result && !result->per_rank.empty()) {
+    rank_table(*result, out);
+    out += "Diagnosis\n";
+    for (const std::string& line : diagnosis_lines(*result)) out += "  " + line + "\n";
+  }
   for (const auto& s : run.stages)
     if (!s.is_subtest())  // a sub-test's own record repeats its stage's
       for (const auto& t : s.subtests) out += t.line() + "\n";

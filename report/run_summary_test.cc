@@ -71,6 +71,8 @@ TEST(RunSummary, VerdictRankTableRunLineSubTestsAndFailures) {
             "run: avg iteration 834.850 ms (min 834.100, max 835.600), time variance ratio 0.0013; avg compute 0.1149, "
             "comm 0.6114, exposed comm -, overlap 0.1117\n"
             "steps: none (no ProfilerStep annotations in the traces)\n"
+            "Diagnosis\n"
+            "  no outlier test: 2 rank(s), at least 3 needed for a median and MAD\n"
             "SUBFAIL [threshold] (metric=max_avg_iteration_ms): failed (actual 834.85 ms, max 800 ms) - Average "
             "iteration time 834.85ms exceeds threshold 800ms\n"
             "FAILED test_validate_thresholds: Average iteration time 834.85ms exceeds threshold 800ms\n");
@@ -93,6 +95,25 @@ TEST(RunSummary, StepsLineNamesTheStragglerOrWhyThereIsNone) {
   m.steps->worst = metrics::StepStraggler{3, 1, 24.5};
   EXPECT_EQ(steps_line(m), "steps: 4 (4 rank-steps), mean 209.256 ms, median 208.916, p95 232.000, max 235.770, "
                            "cv 0.0891; worst straggler step 3 on rank 1, +24.500 ms over the fastest\n");
+}
+
+// At most five diagnosis lines, worst first, each naming the rank, its value and the median.
+TEST(RunSummary, DiagnosisLinesWorstFirstAtMostFive) {
+  auto m = two_ranks();
+  m.per_rank.push_back(m.per_rank[0]);
+  for (int r = 0; r < 7; ++r)
+    m.outliers.push_back({r, "x", "gemm mean kernel time", "us", 115.0 - r, 100, 3, 1.15 - r / 100.0, "slow GEMM"});
+  const std::string out = run_summary(failed_run(), &m);
+  const std::string block = out.substr(out.find("Diagnosis\n"));
+  EXPECT_EQ(block.substr(0, block.find("SUBFAIL")),
+            "Diagnosis\n"
+            "  rank 0: slow GEMM (115 us vs median 100)\n"
+            "  rank 1: slow GEMM (114 us vs median 100)\n"
+            "  rank 2: slow GEMM (113 us vs median 100)\n"
+            "  rank 3: slow GEMM (112 us vs median 100)\n"
+            "  rank 4: slow GEMM (111 us vs median 100)\n");
+  m.outliers.clear();
+  EXPECT_NE(run_summary(failed_run(), &m).find("Diagnosis\n  no outlier among 3 ranks\n"), std::string::npos);
 }
 
 TEST(RunSummary, WithoutMetricsNoTable) {

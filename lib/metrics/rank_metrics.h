@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "metrics/diagnosis.h"
 #include "metrics/step_metrics.h"
 
 #include "trace/timeline.h"
@@ -45,6 +46,7 @@ struct RankMetrics {
   // trace has no memory events (profile_memory off).
   std::optional<double> peak_memory_gb;
   std::vector<StepMetrics> steps;  // empty: the trace has no ProfilerStep annotations
+  std::optional<RankDiagnosis> diagnosis;  // the GPU timeline path only
 };
 
 // Timeline path. Overlap is |COMP ∩ COMM| / |COMM| (HTA's comp_comm_overlap): the

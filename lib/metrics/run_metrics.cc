@@ -114,6 +114,7 @@ Result<RunMetrics> aggregate(std::vector<RankMetrics> per_rank) {
       return Error{ErrorCode::kInvalidInput, fmt::format("{} = {} is outside 0..1", name, value), ""};
   }
   run.steps = summarize_steps(per_rank);
+  run.outliers = find_outliers(per_rank);
   run.per_rank = std::move(per_rank);
   return run;
 }

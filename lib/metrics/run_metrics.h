@@ -7,6 +7,7 @@
 
 #include "common/result.h"
 #include "config/variant.h"
+#include "metrics/outliers.h"
 #include "metrics/rank_metrics.h"
 #include "metrics/threshold_catalogue.h"
 
@@ -31,6 +32,7 @@ struct RunMetrics {
   // annotations. avg_iteration_time_* above is the whole profiled window, kept as the
   // original reports it.
   std::optional<StepSummary> steps;
+  std::vector<Finding> outliers;  // worst first; empty: no outlier (or fewer than kMinRanks ranks)
 };
 
 // Fails on an empty list or an average ratio outside 0..1.

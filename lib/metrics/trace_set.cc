@@ -69,6 +69,10 @@ Status check_finite(const RankMetrics& m, const std::string& name) {
                    "the event times overflow: ts and dur sum past the largest number a double holds, so this "
                    "trace's metrics are not finite",
                    name};
+  if (m.diagnosis)
+    for (const auto& c : m.diagnosis->classes)
+      if (!std::isfinite(c.time_us))
+        return Error{ErrorCode::kInvalidInput, fmt::format("the {} kernels' summed time is not finite", c.name), name};
   for (const auto& st : m.steps)
     for (double v : {st.time_ms, st.compute_ms.value_or(0), st.comm_ms.value_or(0), st.exposed_comm_ms.value_or(0),
                      st.overlap_ms.value_or(0)})
@@ -113,14 +117,16 @@ Result<RankMetrics> analyze_trace_file(const fs::path& file, const AnalyzeOption
   // the file was read on two.
   trace::Breakdown breakdown;
   std::vector<StepMetrics> steps;
-  run_both([&] { breakdown = trace::breakdown_of(*data, trace::selected_indices(selected)); },
-           [&] { steps = step_metrics(*data, selected); }, options.file_threads);
+  const std::vector<uint32_t> indices = trace::selected_indices(selected);
+  run_both([&] { breakdown = trace::breakdown_of(*data, indices); }, [&] { steps = step_metrics(*data, selected); },
+           options.file_threads);
   RankMetrics m;
   const std::optional<int> file_rank = data->rank;
   const std::optional<double> peak_allocated = data->peak_allocated_bytes;
   if (breakdown.selected_events > 0 && breakdown.total_time > 0) {
     m = from_timeline(breakdown);
     m.steps = std::move(steps);
+    m.diagnosis = diagnose(*data, indices, breakdown.total_time);
     for (const std::string& line : dropped_step_warnings(*data)) warnings.push_back(name + ": " + line);
   } else {
     // The first read's records are freed first: the budget is for one read at a time.

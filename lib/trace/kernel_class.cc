@@ -1,5 +1,7 @@
 #include "trace/kernel_class.h"
 
+#include <initializer_list>
+
 namespace aorta::trace {
 namespace {
 
@@ -65,6 +67,23 @@ GpuClass classify_gpu_event(std::string_view cat, std::string_view name) {
   if (contains_lower(name, "nccl") || contains_lower(name, "rccl") || contains_lower(name, "cross_device_reduce"))
     return GpuClass::kCommunication;
   return GpuClass::kComputation;
+}
+
+KernelKind classify_kernel_kind(std::string_view cat, std::string_view name) {
+  switch (classify_gpu_event(cat, name)) {
+    case GpuClass::kCommunication: return KernelKind::kCollective;
+    case GpuClass::kMemcpy: return KernelKind::kMemcpy;
+    case GpuClass::kComputation: break;
+  }
+  if (cat == "gpu_memset" || (cat == "kernel" && is_rocm_fill_kernel(name))) return KernelKind::kMemset;
+  auto any_of = [&](std::initializer_list<std::string_view> needles) {
+    for (std::string_view n : needles)
+      if (contains_lower(name, n)) return true;
+    return false;
+  };
+  if (any_of({"flash", "fmha", "attention", "attn", "sdpa"})) return KernelKind::kAttention;
+  if (any_of({"gemm", "nvjet", "cutlass", "cublas", "xmma", "cijk_"})) return KernelKind::kGemm;
+  return KernelKind::kOtherCompute;
 }
 
 BasicClass classify_basic(std::string_view cat, std::string_view name) {

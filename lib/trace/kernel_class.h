@@ -26,6 +26,14 @@ BasicClass classify_basic(std::string_view cat, std::string_view name);
 enum class CpuClass : unsigned char { kNone, kOperator, kCommunication, kStep };
 CpuClass classify_cpu_event(std::string_view cat, std::string_view name);
 
+// The diagnosis's kernel classes (metrics/diagnosis.h), for GPU events: TraceLens's
+// communication and memcpy classes, memset (cat gpu_memset or a ROCm fill kernel), and
+// compute split by name: attention (flash, fmha, attention, attn, sdpa; before GEMM, as
+// flash kernels are built on CUTLASS), GEMM (gemm, nvjet, cutlass, cublas, xmma, and
+// Tensile's Cijk_ on ROCm), other.
+enum class KernelKind : unsigned char { kGemm, kAttention, kOtherCompute, kCollective, kMemcpy, kMemset };
+KernelKind classify_kernel_kind(std::string_view cat, std::string_view name);
+
 // Case-insensitive substring search; needle must be lower case.
 bool contains_lower(std::string_view haystack, std::string_view lower_needle);
 

@@ -21,6 +21,21 @@ TEST(KernelClass, TraceLensRules) {
   EXPECT_EQ(classify_gpu_event("kernel", "Cijk_Alik_Bljk_HHS_BH"), GpuClass::kComputation);
 }
 
+TEST(KernelClass, DiagnosisKinds) {
+  EXPECT_EQ(classify_kernel_kind("kernel", "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT"), KernelKind::kGemm);
+  EXPECT_EQ(classify_kernel_kind("kernel", "Cijk_Alik_Bljk_HHS_BH"), KernelKind::kGemm);
+  EXPECT_EQ(classify_kernel_kind("kernel", "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm>"), KernelKind::kGemm);
+  // Flash attention is written with CUTLASS: attention wins.
+  EXPECT_EQ(classify_kernel_kind("kernel", "void flash::flash_fwd_kernel<cutlass::half_t>"), KernelKind::kAttention);
+  EXPECT_EQ(classify_kernel_kind("kernel", "cudnn_generated_fort_native_sdpa_sm90_flash_bprop"), KernelKind::kAttention);
+  EXPECT_EQ(classify_kernel_kind("kernel", "void at::native::vectorized_elementwise_kernel<8>"),
+            KernelKind::kOtherCompute);
+  EXPECT_EQ(classify_kernel_kind("kernel", "ncclDevKernel_AllGather_RING_LL"), KernelKind::kCollective);
+  EXPECT_EQ(classify_kernel_kind("gpu_memcpy", "Memcpy HtoD (Pinned -> Device)"), KernelKind::kMemcpy);
+  EXPECT_EQ(classify_kernel_kind("gpu_memset", "Memset (Device)"), KernelKind::kMemset);
+  EXPECT_EQ(classify_kernel_kind("kernel", "__amd_rocclr_fillBufferAligned.kd"), KernelKind::kMemset);
+}
+
 TEST(KernelClass, BasicScanRules) {
   EXPECT_EQ(classify_basic("", "c10d::allreduce_"), BasicClass::kCommunication);
   EXPECT_EQ(classify_basic("cpu_op", "nccl:all_reduce"), BasicClass::kCommunication);

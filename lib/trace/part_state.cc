@@ -61,7 +61,13 @@ void add_event(PartState& part, const RawEvent& ev, const NameClasses::Classes& 
   int32_t gpu_index = -1;
   if ((cat == Cat::kKernel || cat == Cat::kMemcpy || cat == Cat::kMemset) && ev.has_ts && ev.has_dur) {
     gpu_index = static_cast<int32_t>(data.gpu_events.size());
-    data.gpu_events.push_back({ev.ts, ev.ts + ev.dur, cls.gpu, ev.correlation});
+    uint32_t collective = kNoCollective;
+    if (ev.has_collective) {
+      collective = part.collectives.intern({std::string(ev.collective_name), std::string(ev.dtype), ev.in_nelems,
+                                            ev.out_nelems, ev.group_size}, data.collectives);
+      if (collective == kCollectivePastLimit) ++data.collectives_over_limit;
+    }
+    data.gpu_events.push_back({ev.ts, ev.ts + ev.dur, cls.gpu, cls.kind, collective, ev.correlation});
     if (!data.cpu_events.empty()) LargeVector<CpuEvent>().swap(data.cpu_events);  // a GPU trace: not needed
   } else if (data.has_basic_scan && cls.cpu != CpuClass::kNone && data.gpu_events.empty() && ev.ph == "X" &&
              ev.has_ts && ev.has_dur && ev.has_pid && ev.has_tid) {
@@ -97,6 +103,20 @@ uint64_t used_bytes(const V& v) {
 
 }  // namespace
 
+uint32_t CollectiveInterner::intern(const CollectiveKey& key, std::vector<CollectiveKey>& keys) {
+  flat_ = key.name;
+  flat_.append(1, '\0').append(key.dtype);
+  for (int64_t n : {key.in_nelems, key.out_nelems, key.group_size})
+    flat_.append(1, '\0').append(std::to_string(n));
+  if (auto it = ids_.find(flat_); it != ids_.end()) return it->second;
+  if (keys.size() >= kMaxCollectiveKeys) return kCollectivePastLimit;
+  const auto id = static_cast<uint32_t>(keys.size());
+  ids_.emplace(flat_, id);
+  keys.push_back(key);
+  bytes_ += 2 * flat_.size() + 160;  // the map's node and the key's copy, about
+  return id;
+}
+
 void keep_by_link_key(TraceData& data, bool by_correlation, LargeVector<UndecidedKeyed>& undecided) {
   for (const auto& u : undecided) {
     int64_t key = by_correlation ? u.correlation : u.external_id;
@@ -113,7 +133,8 @@ void consume_event(PartState& state, const RawEvent& ev, bool basic) {
   }
   if (!basic && !timeline_category(ev.cat)) {
     // Only its link key can matter (the (pid, tid, key) map holds every keyed event).
-    static const NameClasses::Classes kNone{BasicClass::kOther, GpuClass::kComputation, false, CpuClass::kNone};
+    static const NameClasses::Classes kNone{BasicClass::kOther, GpuClass::kComputation, false, CpuClass::kNone,
+                                            KernelKind::kOtherCompute};
     add_event(state, ev, kNone);
     return;
   }
@@ -127,7 +148,8 @@ uint64_t state_bytes(const PartState& state) {
   return used_bytes(data.gpu_events) + used_bytes(data.keyed_events) + used_bytes(data.runtime_launches) +
          used_bytes(data.flow_starts) + used_bytes(data.flow_ends) + used_bytes(state.undecided) +
          data.steps.size() * kStepStateBytes + data.cpu_events.size() * kCpuEventStateBytes +
-         used_bytes(state.interned_flow_starts) + state.interner.bytes() + state.threads.bytes() + state.names.bytes();
+         used_bytes(state.interned_flow_starts) + state.interner.bytes() + state.threads.bytes() + state.names.bytes() +
+         state.collectives.bytes();
 }
 
 }  // namespace aorta::trace::reader

@@ -26,6 +26,7 @@ class NameClasses {
     GpuClass gpu;
     bool launch;  // name contains "launch", any case
     CpuClass cpu;
+    KernelKind kind;
   };
   Classes get(std::string_view cat, std::string_view name) {
     key_.assign(cat);
@@ -34,7 +35,7 @@ class NameClasses {
     auto it = cache_.find(key_);
     if (it != cache_.end()) return it->second;
     Classes c{classify_basic(cat, name), classify_gpu_event(cat, name), contains_lower(name, "launch"),
-              classify_cpu_event(cat, name)};
+              classify_cpu_event(cat, name), classify_kernel_kind(cat, name)};
     if (bytes_ < kMaxBytes) {
       cache_.emplace(key_, c);
       bytes_ += key_.size() + 80;
@@ -85,6 +86,19 @@ class ThreadInterner {
   uint32_t last_id_ = 0;  // the key interned last (when ids_ has any)
 };
 
+// Numbers the distinct CollectiveKeys of one read, at most kMaxCollectiveKeys.
+class CollectiveInterner {
+ public:
+  // The key's index in `keys`, kCollectivePastLimit past the limit.
+  uint32_t intern(const CollectiveKey& key, std::vector<CollectiveKey>& keys);
+  uint64_t bytes() const { return bytes_; }
+
+ private:
+  std::unordered_map<std::string, uint32_t> ids_;
+  std::string flat_;  // the key as one string, reused
+  uint64_t bytes_ = 0;
+};
+
 // Keyed events seen before the link key is decided keep both keys; the first launch
 // decides which one the rest of the trace needs.
 struct UndecidedKeyed {
@@ -109,6 +123,7 @@ struct PartState {
   IdInterner interner;
   NameClasses names;
   ThreadInterner threads;
+  CollectiveInterner collectives;
   LargeVector<UndecidedKeyed> undecided;
   LargeVector<int64_t> interned_flow_starts;  // parts only: "s" ids that were strings
   std::string distributed_info;

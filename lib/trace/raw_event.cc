@@ -70,6 +70,27 @@ simdjson::error_code read_id(simdjson::ondemand::value value, int64_t& out, IdIn
   return simdjson::INCORRECT_TYPE;
 }
 
+// The collective metadata fields (RawEvent); a value of the wrong type is left out.
+void read_collective_arg(simdjson::ondemand::raw_json_string key, simdjson::ondemand::value value, RawEvent& ev) {
+  int64_t* count = nullptr;
+  std::string_view* text = nullptr;
+  switch (key.raw()[0]) {  // one branch for the many args that are none of these
+    case 'C': text = key.unsafe_is_equal("Collective name") ? &ev.collective_name : nullptr; break;
+    case 'd': text = key.unsafe_is_equal("dtype") ? &ev.dtype : nullptr; break;
+    case 'I': count = key.unsafe_is_equal("In msg nelems") ? &ev.in_nelems : nullptr; break;
+    case 'O': count = key.unsafe_is_equal("Out msg nelems") ? &ev.out_nelems : nullptr; break;
+    case 'G': count = key.unsafe_is_equal("Group size") ? &ev.group_size : nullptr; break;
+    default: return;
+  }
+  int64_t n;
+  if (count && value.get_int64().get(n) == simdjson::SUCCESS && n >= 0) {
+    *count = n;
+    ev.has_collective = true;
+  } else if (text && value.get_string().get(*text) == simdjson::SUCCESS) {
+    ev.has_collective = true;
+  }
+}
+
 simdjson::error_code read_args(simdjson::ondemand::value value, RawEvent& ev) {
   simdjson::ondemand::object args;
   if (value.get_object().get(args) != simdjson::SUCCESS) return simdjson::SUCCESS;  // non-object args: ignore
@@ -84,6 +105,8 @@ simdjson::error_code read_args(simdjson::ondemand::value value, RawEvent& ev) {
     } else if (key.unsafe_is_equal("Total Allocated")) {
       double v;
       if (field.value().get_double().get(v) == simdjson::SUCCESS && std::isfinite(v) && v >= 0) ev.total_allocated = v;
+    } else {
+      read_collective_arg(key, field.value(), ev);
     }
   }
   return simdjson::SUCCESS;

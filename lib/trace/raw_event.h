@@ -66,6 +66,10 @@ struct RawEvent {
   int64_t correlation = kNoKey, external_id = kNoKey;
   int64_t step = -1;  // N of a name ProfilerStep#N, else -1
   double total_allocated = -1;  // args."Total Allocated", else -1
+  // A collective kernel's args (CollectiveKey); has_collective when any is present.
+  bool has_collective = false;
+  std::string_view collective_name, dtype;
+  int64_t in_nelems = -1, out_nelems = -1, group_size = -1;
 };
 
 // Whether the gpu_timeline can use an event of this category at all.

@@ -66,13 +66,29 @@ void add_totals(TraceData& data, const Parts& parts) {
   }
 }
 
+// A later part's collective keys in the first part's numbering (which the merged
+// data kept), for its GPU events from `first` on.
+void renumber_collectives(TraceData& data, size_t first, const TraceData& part, CollectiveInterner& merged) {
+  std::vector<uint32_t> id;
+  for (const CollectiveKey& key : part.collectives) id.push_back(merged.intern(key, data.collectives));
+  data.collectives_over_limit += part.collectives_over_limit;
+  for (size_t e = first; e < data.gpu_events.size(); ++e) {
+    uint32_t& c = data.gpu_events[e].collective;
+    if (c == kNoCollective || c == kCollectivePastLimit) continue;  // the latter counted in the part's total
+    c = id[c];
+    if (c == kCollectivePastLimit) ++data.collectives_over_limit;
+  }
+}
+
 void append_gpu_and_launches(TraceData& data, Parts& parts, const Renumbering& r) {
   data.gpu_events.reserve(r.gpu);
   data.runtime_launches.reserve(r.launches);
   for (size_t i = 1; i < parts.size(); ++i) {
     TraceData& p = parts[i]->data;
+    const size_t first = data.gpu_events.size();
     data.gpu_events.insert(data.gpu_events.end(), p.gpu_events.begin(), p.gpu_events.end());
     LargeVector<GpuEvent>().swap(p.gpu_events);
+    renumber_collectives(data, first, p, parts.front()->collectives);
     data.runtime_launches.insert(data.runtime_launches.end(), p.runtime_launches.begin(), p.runtime_launches.end());
     LargeVector<RuntimeLaunch>().swap(p.runtime_launches);
   }

@@ -18,14 +18,20 @@ namespace aorta::trace {
 
 constexpr int64_t kNoKey = INT64_MIN;
 
+constexpr uint32_t kNoCollective = UINT32_MAX;  // a GPU event without collective metadata
+constexpr uint32_t kCollectivePastLimit = UINT32_MAX - 1;  // with metadata, past kMaxCollectiveKeys
+
 struct GpuEvent {
   double ts = 0;
   double end = 0;  // ts + dur in double, the only rounding step (reference B.5)
   GpuClass cls = GpuClass::kComputation;
+  KernelKind kind = KernelKind::kOtherCompute;  // the diagnosis's class (fills padding: no memory)
+  uint32_t collective = kNoCollective;          // index into TraceData::collectives
   // args.correlation: the runtime launch it came from, whose CPU time places it in a
   // profiler step (step_metrics.h).
   int64_t correlation = kNoKey;
 };
+static_assert(sizeof(GpuEvent) == 32, "the diagnosis's fields live in padding: a 1 GB trace holds millions");
 
 // An event with a pid, tid and a link key in its args: the candidates of the
 // (pid, tid, key) -> event map that links flows to kernels. `key` is the correlation
@@ -83,6 +89,18 @@ struct FlowEnd {
   bool interned = false;  // while a part of a split file is read: id is a string's part-local number
 };
 
+// What PyTorch's profiler copies from record_param_comms into a collective's GPU
+// kernel args: "Collective name", "dtype", "In msg nelems", "Out msg nelems",
+// "Group size". A field the kernel lacks stays empty or -1.
+struct CollectiveKey {
+  std::string name, dtype;
+  int64_t in_nelems = -1, out_nelems = -1, group_size = -1;
+  bool operator==(const CollectiveKey&) const = default;
+};
+// Distinct keys kept per trace; a kernel past them gets kCollectivePastLimit and counts
+// in TraceData::collectives_over_limit (memory stays bounded on a hostile trace).
+constexpr size_t kMaxCollectiveKeys = 4096;
+
 // The original's raw scan (reference §3.5), summed while reading.
 struct BasicScan {
   double total = 0;
@@ -122,6 +140,8 @@ struct TraceData {
   LargeVector<int64_t> flow_starts;  // ids of "s" flow events, sorted and unique
   LargeVector<FlowEnd> flow_ends;    // the last "f" per id (TraceLens: last wins), sorted by id
   BasicScan basic;
+  std::vector<CollectiveKey> collectives;  // distinct keys, first seen first
+  uint64_t collectives_over_limit = 0;      // kernels with metadata past kMaxCollectiveKeys
   unsigned parts = 1;  // how many parts the file was read in (TraceSplit)
 };
 

@@ -3,6 +3,8 @@
 // trace_split_test.cc the read split across threads).
 #include "trace/trace_reader.h"
 
+#include <map>
+
 #include <gtest/gtest.h>
 
 #include "tests/gunzip.h"
@@ -31,6 +33,46 @@ TEST(TraceReader, RealH200KinetoTraceStreamsAcrossChunks) {
   auto rank1 = read_trace(kData / "h200-aorta-overlap_rank1.pt.trace.json.gz");
   ASSERT_TRUE(rank1.ok());
   EXPECT_EQ(*rank1->rank, 1);
+}
+
+// Counts by Python's json.load: the kernels whose args hold "Collective name", by
+// (name, dtype, In msg nelems, Out msg nelems, Group size).
+TEST(TraceReader, CollectiveKernelsKeepTheirMetadata) {
+  auto data = read_trace(kData / "h200-aorta-overlap_rank0.pt.trace.json.gz", BasicScanMode::kSkip);
+  ASSERT_TRUE(data.ok()) << data.error().describe();
+  std::map<std::string, int> count;
+  int gemm = 0;
+  for (const GpuEvent& e : data->gpu_events) {
+    gemm += e.kind == KernelKind::kGemm;
+    if (e.collective == kNoCollective) continue;
+    const CollectiveKey& k = data->collectives.at(e.collective);
+    ++count[k.name + " " + k.dtype + " " + std::to_string(k.in_nelems) + " " + std::to_string(k.out_nelems) + " " +
+            std::to_string(k.group_size)];
+  }
+  const std::map<std::string, int> expected{{"_allgather_base Float 6298112 12596224 2", 96},
+                                            {"_allgather_base Float 30980097 61960194 2", 4},
+                                            {"_reduce_scatter_base Float 12596224 6298112 2", 48},
+                                            {"_reduce_scatter_base Float 61960194 30980097 2", 4},
+                                            {"allreduce Float 1048576 1048576 2", 36},
+                                            {"allreduce Float 1 1 2", 4}};
+  EXPECT_EQ(count, expected);
+  EXPECT_EQ(data->collectives.size(), 6u);
+  EXPECT_EQ(gemm, 628);  // 616 nvjet_ (cuBLAS, sm90), 8 cublasLt splitKreduce, 4 cutlass gemm
+}
+
+TEST(TraceReader, CollectiveFieldsAKernelLacksStayUnknown) {
+  aorta::testing::TempDir dir;
+  auto file = dir.write("t.json", R"({"traceEvents": [
+{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce","pid":0,"tid":7,"ts":10,"dur":5,
+ "args":{"Collective name":"allreduce","In msg nelems":"many","Group size":4}},
+{"ph":"X","cat":"kernel","name":"ncclDevKernel_AllReduce","pid":0,"tid":7,"ts":20,"dur":5,"args":{}}]})");
+  auto data = read_trace(file, BasicScanMode::kSkip);
+  ASSERT_TRUE(data.ok()) << data.error().describe();
+  ASSERT_EQ(data->gpu_events.size(), 2u);
+  EXPECT_EQ(data->gpu_events[0].collective, 0u);
+  EXPECT_EQ(data->gpu_events[1].collective, kNoCollective);
+  ASSERT_EQ(data->collectives.size(), 1u);
+  EXPECT_EQ(data->collectives[0], (CollectiveKey{"allreduce", "", -1, -1, 4}));
 }
 
 TEST(TraceReader, PlainAndGzipReadTheSame) {

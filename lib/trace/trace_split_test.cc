@@ -53,7 +53,10 @@ void expect_same(const Read& a, const Read& b, const std::string& what) {
     EXPECT_EQ(a.data.gpu_events[i].ts, b.data.gpu_events[i].ts);
     EXPECT_EQ(a.data.gpu_events[i].end, b.data.gpu_events[i].end);
     EXPECT_EQ(a.data.gpu_events[i].cls, b.data.gpu_events[i].cls);
+    EXPECT_EQ(a.data.gpu_events[i].kind, b.data.gpu_events[i].kind);
+    EXPECT_EQ(a.data.gpu_events[i].collective, b.data.gpu_events[i].collective);
   }
+  EXPECT_EQ(a.data.collectives, b.data.collectives) << what;
   ASSERT_EQ(a.data.keyed_events.size(), b.data.keyed_events.size()) << what;
   for (size_t i = 0; i < a.data.keyed_events.size(); ++i) {
     EXPECT_EQ(a.data.keyed_events[i].thread, b.data.keyed_events[i].thread);

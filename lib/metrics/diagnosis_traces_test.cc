@@ -1,0 +1,168 @@
+// The diagnosis on the shipped real H200 traces, every number against
+// tools/independent_diagnosis.py; and on copies perturbed by tools/perturb_trace.py,
+// where exactly the injected rank and cause must be named, and nothing in an
+// unperturbed set.
+#include <cstdio>
+#include <map>
+
+#include <gtest/gtest.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "metrics/run_metrics.h"
+#include "metrics/trace_set.h"
+#include "tests/temp_dir.h"
+
+namespace aorta::metrics {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kData = AORTA_TEST_DATA_DIR;
+const fs::path kTools = fs::path(AORTA_SOURCE_DIR) / "tools";
+
+std::string output_of(const std::string& command) {
+  std::string out;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) return out;
+  char buffer[65536];
+  for (size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
+  EXPECT_EQ(::pclose(pipe), 0) << command;
+  return out;
+}
+
+nlohmann::json independent(const std::vector<fs::path>& files) {
+  std::string command = "/usr/bin/python3 " + (kTools / "independent_diagnosis.py").string();
+  for (const auto& f : files) command += " " + f.string();
+  return nlohmann::json::parse(output_of(command));
+}
+
+RankMetrics analyzed(const fs::path& file) {
+  std::vector<std::string> warnings;
+  auto m = analyze_trace_file(file, AnalyzeOptions{}, warnings);
+  EXPECT_TRUE(m.ok()) << file;
+  return m.ok() ? *m : RankMetrics{};
+}
+
+void expect_equal(const RankMetrics& m, const nlohmann::json& py) {
+  ASSERT_TRUE(m.diagnosis.has_value());
+  const RankDiagnosis& d = *m.diagnosis;
+  EXPECT_EQ(d.window_us, py["window_us"].get<double>());
+  EXPECT_EQ(*m.idle_time_us, py["idle_time_us"].get<double>());
+  ASSERT_EQ(d.classes.size(), py["classes"].size());
+  for (size_t i = 0; i < d.classes.size(); ++i) {
+    const auto& c = py["classes"][i];
+    EXPECT_EQ(d.classes[i].name, c["name"].get<std::string>());
+    EXPECT_EQ(d.classes[i].kernels, c["kernels"].get<uint64_t>()) << d.classes[i].name;
+    EXPECT_EQ(d.classes[i].time_us, c["time_us"].get<double>()) << d.classes[i].name;
+    EXPECT_EQ(d.classes[i].share, c["share"].get<double>()) << d.classes[i].name;
+  }
+  ASSERT_EQ(d.collectives.size(), py["collectives"].size());
+  for (size_t i = 0; i < d.collectives.size(); ++i) {
+    const auto& c = py["collectives"][i];
+    const CollectiveBandwidth& b = d.collectives[i];
+    EXPECT_EQ(b.collective, c["collective"].get<std::string>());
+    EXPECT_EQ(b.dtype, c["dtype"].get<std::string>());
+    EXPECT_EQ(b.group_size, c["group_size"].get<int64_t>());
+    EXPECT_EQ(b.bytes, c["bytes"].get<uint64_t>());
+    EXPECT_EQ(b.count, c["count"].get<uint64_t>());
+    EXPECT_EQ(b.time_us, c["time_us"].get<double>());
+    EXPECT_EQ(b.algbw_gbps, c["algbw_gbps"].get<double>());
+    EXPECT_EQ(*b.busbw_gbps, c["busbw_gbps"].get<double>());
+  }
+  EXPECT_TRUE(d.missing.empty());
+  // Every record_param_comms but the waits has its kernel: the link the kernels' args carry.
+  std::map<std::string, uint64_t> kernels;
+  for (const auto& b : d.collectives) kernels[b.collective] += b.count;
+  for (const auto& [name, count] : py["record_param_comms"].items()) {
+    if (name != "wait") EXPECT_EQ(kernels[name], count.get<uint64_t>()) << name;
+  }
+}
+
+TEST(DiagnosisRealTraces, EveryNumberEqualsTheIndependentChecker) {
+  const std::vector<fs::path> files{kData / "h200-aorta-overlap_rank0.pt.trace.json.gz",
+                                    kData / "h200-aorta-overlap_rank1.pt.trace.json.gz"};
+  const nlohmann::json py = independent(files);
+  for (size_t r = 0; r < files.size(); ++r) expect_equal(analyzed(files[r]), py["ranks"][r]);
+  EXPECT_TRUE(py["findings"].empty());  // two ranks: no median to stand out from
+}
+
+// Six ranks made from rank 1: five scaled as a whole by 1.00, 1.01, 0.99, 1.02, 0.98 (a
+// healthy cluster's spread), and rank 5 perturbed as `kind` and `factor` say.
+class DiagnosisPerturbed : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new aorta::testing::TempDir();
+    const std::vector<double> spread{1.00, 1.01, 0.99, 1.02, 0.98};
+    std::string script;
+    auto perturb = [&](const fs::path& out, const std::string& kind, double factor, int rank) {
+      script += fmt::format("/usr/bin/python3 {} {} {} --kind {} --factor {} --rank {} --world-size 6 &\n",
+                            (kTools / "perturb_trace.py").string(),
+                            (kData / "h200-aorta-overlap_rank1.pt.trace.json.gz").string(), out.string(), kind, factor,
+                            rank);
+    };
+    for (int r = 0; r < 5; ++r) perturb(base() / fmt::format("rank{}.json", r), "all", spread[r], r);
+    for (const char* set : {"none", "gemm", "collective"}) fs::create_directories(dir_->path() / set);
+    perturb(dir_->path() / "none" / "rank5.json", "all", 1.0, 5);
+    perturb(dir_->path() / "gemm" / "rank5.json", "gemm", 1.15, 5);
+    perturb(dir_->path() / "collective" / "rank5.json", "collective", 1.3, 5);
+    output_of("set -e\n" + script + "wait\n");
+    for (const char* set : {"none", "gemm", "collective"})
+      for (int r = 0; r < 5; ++r)
+        fs::create_hard_link(base() / fmt::format("rank{}.json", r), dir_->path() / set / fmt::format("rank{}.json", r));
+  }
+  static void TearDownTestSuite() { delete dir_; }
+  static fs::path base() {
+    fs::create_directories(dir_->path() / "base");
+    return dir_->path() / "base";
+  }
+  static RunMetrics run_of(const std::string& set) {
+    TraceSet traces = analyze_traces(dir_->path() / set, AnalyzeOptions{});
+    EXPECT_EQ(traces.status, ParseStatus::kSuccess) << (traces.errors.empty() ? "" : traces.errors.front());
+    auto run = aggregate(traces.ranks);
+    EXPECT_TRUE(run.ok());
+    return run.ok() ? *run : RunMetrics{};
+  }
+  static aorta::testing::TempDir* dir_;
+};
+aorta::testing::TempDir* DiagnosisPerturbed::dir_ = nullptr;
+
+TEST_F(DiagnosisPerturbed, UnperturbedSetHasNoOutlier) {
+  const RunMetrics run = run_of("none");
+  ASSERT_EQ(run.per_rank.size(), 6u);
+  EXPECT_TRUE(run.outliers.empty()) << run.outliers.front().reason;
+}
+
+TEST_F(DiagnosisPerturbed, LongerGemmsNameThatRankAndGemm) {
+  const RunMetrics run = run_of("gemm");
+  ASSERT_EQ(run.outliers.size(), 1u);
+  const Finding& f = run.outliers[0];
+  EXPECT_EQ(f.rank, 5);
+  EXPECT_EQ(f.measure, "gemm mean kernel time");
+  // 1.15 against the median of 1.00, 1.01, 0.99, 1.02, 0.98, 1.15 (1.005): 1.15 / 1.005,
+  // up to the timeline's rounding of each span, (ts + dur) - ts at ts ~ 5e12 us.
+  EXPECT_NEAR(f.ratio, 1.15 / 1.005, 1e-5);
+  EXPECT_NE(f.reason.find("suspect this GPU"), std::string::npos) << f.reason;
+  // The independent checker names the same rank, measure and ratio.
+  std::vector<fs::path> files;
+  for (int r = 0; r < 6; ++r) files.push_back(dir_->path() / "gemm" / fmt::format("rank{}.json", r));
+  const nlohmann::json py = independent(files)["findings"];
+  ASSERT_EQ(py.size(), 1u);
+  EXPECT_EQ(py[0]["rank"].get<int>(), 5);
+  EXPECT_EQ(py[0]["measure"].get<std::string>(), f.measure);
+  EXPECT_DOUBLE_EQ(py[0]["ratio"].get<double>(), f.ratio);
+}
+
+TEST_F(DiagnosisPerturbed, LongerCollectivesNameThatRankAndItsBandwidth) {
+  const RunMetrics run = run_of("collective");
+  ASSERT_FALSE(run.outliers.empty());
+  for (const Finding& f : run.outliers) {
+    EXPECT_EQ(f.rank, 5) << f.reason;
+    EXPECT_NE(f.measure.find("bus bandwidth"), std::string::npos) << f.reason;
+    EXPECT_NE(f.reason.find("its compute is normal"), std::string::npos) << f.reason;
+  }
+  // Each of rank 1's six collective shapes is 1 / 1.3 of its own speed.
+  EXPECT_EQ(run.outliers.size(), 6u);
+}
+
+}  // namespace
+}  // namespace aorta::metrics

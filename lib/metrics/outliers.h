@@ -1,0 +1,38 @@
+// Outlier ranks across a run, by robust statistics (median and MAD): slow compute
+// kernels, low collective bus bandwidth, idle time out of line, each with a reason.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "metrics/rank_metrics.h"
+
+namespace aorta::metrics {
+
+struct Finding {
+  std::optional<int> rank;
+  std::string source;   // the rank's trace file
+  std::string measure;  // e.g. "gemm mean kernel time", "allreduce 4194304 B Float bus bandwidth"
+  std::string unit;     // us | GB/s
+  double value = 0;
+  double median = 0;    // of every rank that has the measure
+  size_t ranks = 0;     // how many have it
+  double ratio = 0;     // value / median
+  std::string reason;   // one plain sentence
+};
+
+// A rank is an outlier on a measure when at least kMinRanks ranks have it, it lies more
+// than 3.5 robust standard deviations (1.4826 MAD) from the median (Iglewicz and
+// Hoaglin's cut), and differs from it by at least the measure's share: compute 5%,
+// bandwidth and idle 10% (run-to-run noise on a healthy cluster stays below).
+// Compute is compared per kernel (class time over kernels, the same work on every
+// rank); bus bandwidth per collective type, message size and dtype, lower only; idle
+// both ways. Worst first (the largest |ratio - 1|).
+constexpr size_t kMinRanks = 3;
+std::vector<Finding> find_outliers(const std::vector<RankMetrics>& ranks);
+
+// The median of `values` (the mean of the middle two for an even count); 0 when empty.
+double median_of(std::vector<double> values);
+
+}  // namespace aorta::metrics

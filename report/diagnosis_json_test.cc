@@ -1,0 +1,58 @@
+// The diagnosis object of the JSON reports: its fields, and that it passes the
+// schema (tests/suite/json_schema.py, the checker the suite tests use).
+#include "report/diagnosis_json.h"
+
+#include <cstdio>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "tests/rank_fixture.h"
+#include "tests/temp_dir.h"
+
+namespace aorta::report {
+namespace {
+
+metrics::RunMetrics diagnosed_run() {
+  metrics::RunMetrics run;
+  for (int r = 0; r < 3; ++r) {
+    metrics::RankMetrics m = aorta::testing::rank_metrics(r, 1000, 600, 300);
+    m.diagnosis = metrics::RankDiagnosis{1000,
+                                         {{"gemm", 10, 400, 0.4}, {"collective:allreduce", 2, 300, 0.3}},
+                                         {{"allreduce", "Float", 8, 4194304, 2, 300, 27.96, 48.93},
+                                          {"barrier", "Byte", 8, 0, 1, 5, 0, std::nullopt}},
+                                         {{"no dtype", 1, 7}}};
+    run.per_rank.push_back(m);
+  }
+  run.outliers.push_back({2, "rank2.json", "gemm mean kernel time", "us", 46, 40, 3, 1.15, "gemm 15.0% slower"});
+  return run;
+}
+
+TEST(DiagnosisJson, FieldsOfARankAndAnOutlier) {
+  const ordered_json d = diagnosis_json(diagnosed_run());
+  ASSERT_EQ(d["ranks"].size(), 3u);
+  const ordered_json& r = d["ranks"][0];
+  EXPECT_EQ(r["window_us"], 1000);
+  EXPECT_EQ(r["kernel_classes"][0]["class"], "gemm");
+  EXPECT_EQ(r["kernel_classes"][0]["share_of_window"], 0.4);
+  EXPECT_EQ(r["collectives"][0]["message_bytes"], 4194304);
+  EXPECT_EQ(r["collectives"][0]["busbw_gbps"], 48.93);
+  EXPECT_TRUE(r["collectives"][1]["busbw_gbps"].is_null());
+  EXPECT_EQ(r["missing_metadata"][0]["reason"], "no dtype");
+  EXPECT_EQ(d["outliers"][0]["rank"], 2);
+  EXPECT_EQ(d["outliers"][0]["ratio_to_median"], 1.15);
+}
+
+TEST(DiagnosisJson, PassesTheReportSchema) {
+  aorta::testing::TempDir dir;
+  const auto file = dir.write("d.json", json_text(diagnosis_json(diagnosed_run())));
+  const std::string source = AORTA_SOURCE_DIR;
+  const std::string script =
+      "import json, sys; sys.path.insert(0, '" + source + "/tests/suite'); import json_schema; "
+      "schema = json.load(open('" + source + "/report/benchmark_report.schema.json'))['properties']['diagnosis']; "
+      "e = json_schema.errors(json.load(open('" + file.string() + "')), schema); print(e); sys.exit(1 if e else 0)";
+  EXPECT_EQ(std::system(("/usr/bin/python3 -c \"" + script + "\"").c_str()), 0);
+}
+
+}  // namespace
+}  // namespace aorta::report
