@@ -23,7 +23,7 @@ StageResult collect_traces(StageContext& ctx) {
   out.log = job::collect_traces(ctx.exec, ctx.state, collects_every_node(v, ctx.exec.hosts().size()), ctx.log);
   for (const auto& w : job::collect_logs(ctx.exec, ctx.state)) out.log.push_back(w);
   for (const auto& host : collecting_hosts(v, ctx.exec.hosts())) {
-    job::SubTest t{job::SubTestKind::kTraceCollection, "host", host};
+    job::SubTest t{.kind = job::SubTestKind::kTraceCollection, .key = "host", .value = host};
     for (const auto& [h, message] : ctx.state.collection_errors)
       if (h == host) {
         t.outcome = job::Outcome::kFailed;
@@ -33,8 +33,8 @@ StageResult collect_traces(StageContext& ctx) {
     out.subtests.push_back(t);
   }
   if (!ctx.state.artifacts.count("torch_traces")) {
-    job::SubTest t{job::SubTestKind::kTraceCollection, "artifact", "torch_traces", job::Outcome::kFailed,
-                   "No fresh torch_traces artifact was collected"};
+    job::SubTest t{.kind = job::SubTestKind::kTraceCollection, .key = "artifact", .value = "torch_traces",
+                   .outcome = job::Outcome::kFailed, .message = "No fresh torch_traces artifact was collected"};
     out.failures.push_back(t.message);
     out.subtests.push_back(t);
   }

@@ -10,10 +10,16 @@ constexpr const char* kSkipThresholds = "enforce_thresholds=false; metrics are r
 
 // A threshold check as a sub-test (unit, gate and outcome typed).
 job::SubTest threshold_subtest(const metrics::ThresholdCheck& check) {
-  job::SubTest t{job::SubTestKind::kThreshold, "metric", check.key,
-                 check.passed ? job::Outcome::kPassed : job::Outcome::kFailed, check.message, check.actual, check.limit,
-                 check.kind == metrics::ThresholdKind::kMax ? job::Gate::kMax : job::Gate::kMin};
-  t.unit = check.unit == "fraction" ? "" : check.unit;  // fractions print bare: "actual 0.75, min 0.5"
+  job::SubTest t{.kind = job::SubTestKind::kThreshold,
+                 .key = "metric",
+                 .value = check.key,
+                 .outcome = check.passed ? job::Outcome::kPassed : job::Outcome::kFailed,
+                 .message = check.message,
+                 .actual = check.actual,
+                 .limit = check.limit,
+                 .gate = check.kind == metrics::ThresholdKind::kMax ? job::Gate::kMax : job::Gate::kMin,
+                 // fractions print bare: "actual 0.75, min 0.5"
+                 .unit = check.unit == "fraction" ? "" : check.unit};
   return t;
 }
 
