@@ -303,11 +303,13 @@ std::string problem_suite(const cli::Options& o, const GtestFlags& flags) {
 int run_suite(const cli::Options& o, const char* argv0) {
   auto flags = check_gtest_flags(o.gtest_args, [](const char* name) -> const char* { return std::getenv(name); });
   if (!flags) return usage_error(flags.error().describe(), cli::Command::kRun);
-  // AORTA_JUNIT_PREFIX / AORTA_JUNIT_FAMILY are checked before anything is created.
-  if (auto junit = report::junit_options_from_environment(); !junit) return usage_error(junit.error().describe());
+  // AORTA_JUNIT_PREFIX / AORTA_JUNIT_FAMILY (and --junit-shape with them) are checked
+  // before anything is created.
+  if (auto junit = report::junit_options_from_environment(o.junit_shape); !junit)
+    return usage_error(junit.error().describe());
   // Listing without a config lists both suites; with one, what that config would run.
   const bool configured = !o.config_file.empty() || !o.cluster_file.empty();
-  const ReportRequest request = report_request(o, *flags, [](const char* name) -> const char* { return std::getenv(name); });
+  ReportRequest request = report_request(o, *flags, [](const char* name) -> const char* { return std::getenv(name); });
   // A run that cannot start still leaves the reports asked for, naming why.
   auto refused = [&](int code, const std::vector<std::string>& problems) {
     // A report that cannot be written is named on stderr; the verdict stays the problem's.
@@ -319,6 +321,12 @@ int run_suite(const cli::Options& o, const char* argv0) {
     plan.emplace();
     std::vector<std::string> problems;
     if (int code = load_plan(o, *flags, *plan, problems); code != kExitOk) return refused(code, problems);
+    if (request.junit_shape.empty()) {  // the flag wins over the config's junit_shape
+      if (auto junit = report::junit_options_from_environment(plan->variant.junit_shape); !junit)
+        return refused(usage_error(plan->config_file + ": junit_shape: " + junit.error().describe()),
+                       {plan->config_file + ": junit_shape: " + junit.error().describe()});
+      request.junit_shape = plan->variant.junit_shape;
+    }
   }
   init_gtest(argv0, *flags, flags->filter.value_or("*"));
   // Only the suite that fits the cluster is registered, with a test per threshold

@@ -115,6 +115,14 @@ TEST(VariantLoader, TraceCompressionDefaultsToAutoAndIsChecked) {
                "trace_compression: must be auto, zstd, gzip or none, got 'lz4'");
 }
 
+TEST(VariantLoader, JunitShapeIsGtestOrCvs) {
+  EXPECT_EQ(load_with([](json&) {}).load.variant->junit_shape, "");
+  auto cvs = load_with([](json& v) { v["junit_shape"] = "cvs"; });
+  expect_ok(cvs);
+  EXPECT_EQ(cvs.load.variant->junit_shape, "cvs");
+  expect_error(load_with([](json& v) { v["junit_shape"] = "pytest"; }), "junit_shape: must be gtest or cvs, got 'pytest'");
+}
+
 TEST(VariantLoader, TorchrunModeSettingsAccepted) {
   auto loaded = load_with([](json& v) {
     v["multi_node"] = {{"master_launch_mode", "torchrun"}, {"master_port", 29500}, {"nproc_per_node", 4},
