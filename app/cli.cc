@@ -30,6 +30,8 @@ po::options_description run_options() {
        "write the HTML report here; its <suite>_html/ folder and zip go beside it")
       ("log-file", po::value<std::string>()->value_name("FILE"), "write the text log here")
       ("junitxml", po::value<std::string>()->value_name("FILE"), "also write the JUnit XML here")
+      ("junit-shape", po::value<std::string>()->value_name("gtest|cvs"),
+       "the JUnit file's shape: gtest (default; a testcase per test) or cvs (a testcase per stage, as CVS writes it)")
       ("baseline", po::value<std::string>()->value_name("REPORT"),
        "compare the run with this one in the Run Deck (a report JSON, run folder or trace folder)")
       ("no-html", "write no HTML report (nor its zip)")
@@ -106,6 +108,7 @@ void parse_run(const std::vector<std::string>& args, Options& o) {
   o.log_file = text(p.vm, "log-file");
   o.junitxml = text(p.vm, "junitxml");
   o.baseline = text(p.vm, "baseline");
+  o.junit_shape = text(p.vm, "junit-shape");
   o.no_html = p.vm.count("no-html") > 0;
   o.no_log_file = p.vm.count("no-log-file") > 0;
   for (const auto& a : p.unknown) {
@@ -124,6 +127,8 @@ void parse_run(const std::vector<std::string>& args, Options& o) {
   }
   for (const auto* empty : {"workspace", "html", "log-file", "junitxml", "baseline"})
     if (o.error.empty() && p.vm.count(empty) && text(p.vm, empty).empty()) o.error = std::string("--") + empty + " needs a path";
+  if (o.error.empty() && p.vm.count("junit-shape") && o.junit_shape != "gtest" && o.junit_shape != "cvs")
+    o.error = "--junit-shape must be gtest (the default) or cvs, got '" + o.junit_shape + "'";
   if (o.error.empty() && o.no_html && !o.html_file.empty()) o.error = "--html and --no-html contradict each other";
   if (o.error.empty() && o.no_log_file && !o.log_file.empty()) o.error = "--log-file and --no-log-file contradict each other";
 }
@@ -241,7 +246,7 @@ std::string usage() {
 Usage:
   aorta_suite [run] [SUITE] [--cluster_file FILE] [--config_file FILE] [--output_dir DIR]
               [--workspace DIR] [--html FILE | --no-html] [--log-file FILE | --no-log-file]
-              [--junitxml FILE] [--baseline REPORT] [gtest flags]
+              [--junitxml FILE] [--junit-shape gtest|cvs] [--baseline REPORT] [gtest flags]
       Run a suite. Without --cluster_file the cluster is this machine (no SSH);
       without --config_file the config is the shipped local_cpu_single.json.
       Without SUITE or --gtest_filter the suite follows the node count: aorta_single
@@ -280,7 +285,7 @@ std::string command_help(Command command) {
     case Command::kRun:
       out << "Usage: aorta_suite run [SUITE] [--cluster_file FILE] [--config_file FILE] [--output_dir DIR]\n"
              "                       [--workspace DIR] [--html FILE | --no-html] [--log-file FILE | --no-log-file]\n"
-             "                       [--junitxml FILE] [--baseline REPORT] [gtest flags]\n\n"
+             "                       [--junitxml FILE] [--junit-shape gtest|cvs] [--baseline REPORT] [gtest flags]\n\n"
              "Runs one suite's stages, in order, as one session (one run id, one folder of reports).\n"
              "run is the default command: the word may be left out. SUITE (aorta_single or\n"
              "aorta_distributed) picks the suite, as `cvs run SUITE` does; --gtest_filter may narrow it.\n"

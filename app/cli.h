@@ -25,6 +25,7 @@ struct Options {
   bool no_html = false;
   bool no_log_file = false;
   std::string junitxml;
+  std::string junit_shape;  // --junit-shape: gtest | cvs (empty: the config's, else gtest)
   std::string workspace;
   std::string baseline;  // --baseline: a report to compare the run with in the Run Deck
   // run: the suite named as CVS names it (run aorta_single); list: the suite to list

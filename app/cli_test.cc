@@ -46,6 +46,14 @@ TEST(Cli, CvsCommandFormAndReportFlags) {
   }
 }
 
+// Issue 32 (1): the JUnit file in CVS's shape on request.
+TEST(Cli, JunitShapeIsGtestOrCvs) {
+  EXPECT_EQ(parse({"--junit-shape", "cvs"}).junit_shape, "cvs");
+  EXPECT_EQ(parse({"--junit-shape=gtest"}).junit_shape, "gtest");
+  EXPECT_EQ(parse({}).junit_shape, "");
+  EXPECT_EQ(parse({"--junit-shape", "pytest"}).error, "--junit-shape must be gtest (the default) or cvs, got 'pytest'");
+}
+
 TEST(Cli, VersionAnywhere) {
   EXPECT_EQ(parse({"--version"}).command, Command::kVersion);
   EXPECT_EQ(parse({"--gtest_filter=*", "--version"}).command, Command::kVersion);

@@ -46,8 +46,12 @@ int run_main(int argc, char** argv) {
     case cli::Command::kList:
       return list_suites(o.suite);
     case cli::Command::kConfigList:
-      for (const auto& n : config::shipped_config_names()) std::cout << n << "\n";
-      return kExitOk;
+      if (auto names = config::shipped_config_names(); !names) {
+        return usage_error(names.error().message);
+      } else {
+        for (const auto& n : *names) std::cout << n << "\n";
+        return kExitOk;
+      }
     case cli::Command::kConfigCopy:
       if (Status s = config::copy_shipped_config(o.config_name, o.output); !s) return usage_error(s.error().message);
       std::cout << "copied " << o.config_name << " to " << o.output << "\n";

@@ -40,6 +40,7 @@ ReportRequest report_request(const cli::Options& o, const GtestFlags& flags, con
   r.log_file = absolute_or_empty(o.log_file);
   if (!o.junitxml.empty()) r.junit_files.push_back(fs::absolute(o.junitxml));
   r.gtest_junit = flags.junit;
+  r.junit_shape = o.junit_shape;
   for (const auto& name : report::default_outputs()) {
     if (o.no_html && (name == "html" || name == "bundle")) continue;
     if (o.no_log_file && name == "log") continue;
@@ -55,7 +56,7 @@ report::ReportContext report_context(const ReportRequest& request, const std::st
   context.html_file = request.html_file;
   context.log_file = request.log_file;
   context.extra_junit_paths = request.junit_paths(suite);
-  context.junit = report::junit_options_from_environment().value();  // checked before the run starts
+  context.junit = report::junit_options_from_environment(request.junit_shape).value();  // checked before the run starts
   return context;
 }
 

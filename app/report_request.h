@@ -21,6 +21,7 @@ struct ReportRequest {
   std::filesystem::path log_file;
   std::vector<std::filesystem::path> junit_files;  // asked for by name; the suite fills a gtest folder
   std::optional<JunitOutput> gtest_junit;
+  std::string junit_shape;  // --junit-shape, else the config's junit_shape (empty: gtest)
   std::vector<std::string> outputs;  // report/outputs.h names, less what --no-html/--no-log-file drop
 
   bool wants(const std::string& output) const;

@@ -27,6 +27,7 @@
 #include "config/variant_loader.h"
 #include "fixtures/lifecycle.h"
 #include "fixtures/session.h"
+#include "job/kernel_log.h"
 #include "job/launch.h"
 #include "report/aorta_listener.h"
 #include "report/console_printer.h"
@@ -298,16 +299,33 @@ std::string problem_suite(const cli::Options& o, const GtestFlags& flags) {
   return matched.size() == 1 ? matched.front() : "aorta_suite";
 }
 
+// The variables read before anything is created: AORTA_JUNIT_PREFIX and
+// AORTA_JUNIT_FAMILY (with --junit-shape), and CVS_DMESG_PARSER. The first problem.
+std::optional<std::string> environment_problem(const cli::Options& o) {
+  if (auto junit = report::junit_options_from_environment(o.junit_shape); !junit) return junit.error().describe();
+  if (auto dmesg = job::kernel_log_backend(std::getenv("CVS_DMESG_PARSER")); !dmesg) return dmesg.error().describe();
+  return std::nullopt;
+}
+
+// Without --junit-shape the config's junit_shape is the JUnit file's; the problem, if
+// it cannot be (the cvs shape with AORTA_JUNIT_FAMILY=xunit2), naming the config.
+std::optional<std::string> take_config_junit_shape(const Plan& plan, ReportRequest& request) {
+  if (!request.junit_shape.empty()) return std::nullopt;
+  if (auto junit = report::junit_options_from_environment(plan.variant.junit_shape); !junit)
+    return plan.config_file + ": junit_shape: " + junit.error().describe();
+  request.junit_shape = plan.variant.junit_shape;
+  return std::nullopt;
+}
+
 }  // namespace
 
 int run_suite(const cli::Options& o, const char* argv0) {
   auto flags = check_gtest_flags(o.gtest_args, [](const char* name) -> const char* { return std::getenv(name); });
   if (!flags) return usage_error(flags.error().describe(), cli::Command::kRun);
-  // AORTA_JUNIT_PREFIX / AORTA_JUNIT_FAMILY are checked before anything is created.
-  if (auto junit = report::junit_options_from_environment(); !junit) return usage_error(junit.error().describe());
+  if (auto problem = environment_problem(o)) return usage_error(*problem);
   // Listing without a config lists both suites; with one, what that config would run.
   const bool configured = !o.config_file.empty() || !o.cluster_file.empty();
-  const ReportRequest request = report_request(o, *flags, [](const char* name) -> const char* { return std::getenv(name); });
+  ReportRequest request = report_request(o, *flags, [](const char* name) -> const char* { return std::getenv(name); });
   // A run that cannot start still leaves the reports asked for, naming why.
   auto refused = [&](int code, const std::vector<std::string>& problems) {
     // A report that cannot be written is named on stderr; the verdict stays the problem's.
@@ -319,6 +337,7 @@ int run_suite(const cli::Options& o, const char* argv0) {
     plan.emplace();
     std::vector<std::string> problems;
     if (int code = load_plan(o, *flags, *plan, problems); code != kExitOk) return refused(code, problems);
+    if (auto problem = take_config_junit_shape(*plan, request)) return refused(usage_error(*problem), {*problem});
   }
   init_gtest(argv0, *flags, flags->filter.value_or("*"));
   // Only the suite that fits the cluster is registered, with a test per threshold
@@ -335,6 +354,7 @@ int run_suite(const cli::Options& o, const char* argv0) {
   const std::string suite = plan->suite->name;
   auto session = std::make_unique<fixtures::Session>(*plan->suite, plan->variant, plan->cluster,
                                                      std::move(*transport), output_dir);
+  session->state().kernel_log_backend = job::kernel_log_backend(std::getenv("CVS_DMESG_PARSER")).value();  // checked
   const auto report_dir = request.report_dir(session->state().run_id, session->state().output_root);
   std::vector<std::pair<std::string, std::filesystem::path>> folders = {{"output_dir", session->state().output_root}};
   if (report_dir != session->state().output_root) folders.emplace_back("the workspace", report_dir);

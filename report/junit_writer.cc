@@ -41,11 +41,37 @@ void property(pugi::xml_node properties, const std::string& name, const std::str
   attr(p, "value", value);
 }
 
-void counts(pugi::xml_node node, const RunRecord& run) {
-  attr(node, "tests", std::to_string(run.stages.size()));
-  attr(node, "failures", std::to_string(run.count(job::Outcome::kFailed)));
+struct Counts {
+  size_t tests = 0, failures = 0, skipped = 0;
+};
+
+// A sub-test CVS makes: with enforce_thresholds=false it records thresholds without any.
+bool cvs_subtest(const job::SubTest& t) { return t.outcome != job::Outcome::kSkipped; }
+
+// What the testcases say: gtest's tests one each; in CVS's shape a stage and each of
+// its sub-tests one each, and every <failure> one failure.
+Counts counted(const RunRecord& run, JunitShape shape) {
+  Counts c;
+  for (const auto& test : run.stages) {
+    if (shape == JunitShape::kCvs && test.is_subtest()) continue;
+    ++c.tests;
+    c.failures += test.outcome == job::Outcome::kFailed;
+    c.skipped += test.outcome == job::Outcome::kSkipped;
+    if (shape != JunitShape::kCvs) continue;
+    for (const auto& t : test.subtests) {
+      c.tests += cvs_subtest(t);
+      c.failures += t.outcome == job::Outcome::kFailed;
+    }
+  }
+  return c;
+}
+
+void counts(pugi::xml_node node, const RunRecord& run, JunitShape shape) {
+  const Counts c = counted(run, shape);
+  attr(node, "tests", std::to_string(c.tests));
+  attr(node, "failures", std::to_string(c.failures));
   attr(node, "errors", "0");
-  attr(node, "skipped", std::to_string(run.count(job::Outcome::kSkipped)));
+  attr(node, "skipped", std::to_string(c.skipped));
   attr(node, "time", seconds(run.seconds));
 }
 
@@ -58,11 +84,43 @@ void subtest_properties(pugi::xml_node properties, const job::SubTest& t) {
   if (!t.unit.empty()) property(properties, "unit", t.unit);
 }
 
-void write_testcase(const JunitOptions& options, const RunRecord& run, const StageResult& test, pugi::xml_node suite) {
+void failure(pugi::xml_node tc, const std::string& message, const std::string& text) {
+  auto f = tc.append_child("failure");
+  attr(f, "message", message);
+  attr(f, "type", "failure");
+  f.text().set(xml_text(text).c_str());
+}
+
+// A test's own verdict: one <failure> holding all its failures (consumers show only
+// the first), or <skipped> with its reason.
+void verdict(pugi::xml_node tc, const StageResult& test) {
+  if (test.outcome == job::Outcome::kFailed) {
+    std::string all;
+    for (const auto& f : test.failures) all += (all.empty() ? "" : "\n") + f;
+    failure(tc, test.failures.empty() ? "stage failed" : test.failures.front(), all);
+  } else if (test.outcome == job::Outcome::kSkipped) {
+    attr(tc.append_child("skipped"), "message", test.skip_reason);
+  }
+}
+
+// A sub-test's line is the one its stage's log gives it; a stage's is its notes.
+void system_out(pugi::xml_node tc, const StageResult& test) {
+  std::string out;
+  if (test.is_subtest()) out = test.subtest->line() + "\n";
+  for (const auto& line : test.log) out += line + "\n";
+  if (!out.empty()) tc.append_child("system-out").text().set(xml_text(out).c_str());
+}
+
+pugi::xml_node testcase(const JunitOptions& options, const RunRecord& run, const StageResult& test, pugi::xml_node suite) {
   auto tc = suite.append_child("testcase");
   attr(tc, "name", junit_testcase_name(test));
   attr(tc, "classname", junit_classname(options, run, test));
   attr(tc, "time", seconds(test.seconds));
+  return tc;
+}
+
+void write_testcase(const JunitOptions& options, const RunRecord& run, const StageResult& test, pugi::xml_node suite) {
+  auto tc = testcase(options, run, test, suite);
   if (options.family == JunitFamily::kLegacy) {
     if (test.is_subtest()) {
       subtest_properties(tc.append_child("properties"), *test.subtest);
@@ -71,22 +129,24 @@ void write_testcase(const JunitOptions& options, const RunRecord& run, const Sta
       for (const auto& t : test.subtests) property(properties, "cvs_aorta_subtest", t.summary());
     }
   }
-  // One <failure> per failed testcase: consumers show only the first.
-  if (test.outcome == job::Outcome::kFailed) {
-    std::string all;
-    for (const auto& f : test.failures) all += (all.empty() ? "" : "\n") + f;
-    auto failure = tc.append_child("failure");
-    attr(failure, "message", test.failures.empty() ? "stage failed" : test.failures.front());
-    attr(failure, "type", "failure");
-    failure.text().set(xml_text(all).c_str());
-  } else if (test.outcome == job::Outcome::kSkipped) {
-    attr(tc.append_child("skipped"), "message", test.skip_reason);
+  verdict(tc, test);
+  system_out(tc, test);
+}
+
+// CVS's shape: a stage and, inside it, its sub-tests' properties and failures.
+void write_cvs_testcase(const JunitOptions& options, const RunRecord& run, const StageResult& test, pugi::xml_node suite) {
+  if (test.is_subtest()) return;
+  auto tc = testcase(options, run, test, suite);
+  pugi::xml_node properties;
+  for (const auto& t : test.subtests) {
+    if (!cvs_subtest(t)) continue;
+    if (!properties) properties = tc.append_child("properties");
+    property(properties, "cvs_aorta_subtest", t.summary());
   }
-  // A sub-test's line is the one its stage's log gives it; a stage's is its notes.
-  std::string out;
-  if (test.is_subtest()) out = test.subtest->line() + "\n";
-  for (const auto& line : test.log) out += line + "\n";
-  if (!out.empty()) tc.append_child("system-out").text().set(xml_text(out).c_str());
+  for (const auto& t : test.subtests)
+    if (t.outcome == job::Outcome::kFailed) failure(tc, t.message.empty() ? t.summary() : t.message, t.summary());
+  verdict(tc, test);
+  system_out(tc, test);
 }
 
 }  // namespace
@@ -110,7 +170,7 @@ std::string junit_prefix_error(std::string_view prefix) {
   return "";
 }
 
-Result<JunitOptions> junit_options(const char* prefix, const char* family) {
+Result<JunitOptions> junit_options(const char* prefix, const char* family, std::string_view shape) {
   JunitOptions options;
   if (prefix) {
     if (std::string e = junit_prefix_error(prefix); !e.empty()) return Error{ErrorCode::kInvalidInput, e, ""};
@@ -122,11 +182,20 @@ Result<JunitOptions> junit_options(const char* prefix, const char* family) {
   else if (!f.empty() && f != "legacy" && f != "xunit1")
     return Error{ErrorCode::kInvalidInput,
                  "AORTA_JUNIT_FAMILY=\"" + xml_text(f) + "\": unknown JUnit family; use legacy (the default) or xunit2", ""};
+  if (shape == "cvs")
+    options.shape = JunitShape::kCvs;
+  else if (!shape.empty() && shape != "gtest")
+    return Error{ErrorCode::kInvalidInput,
+                 "JUnit shape \"" + xml_text(std::string(shape)) + "\": use gtest (the default) or cvs", ""};
+  if (options.shape == JunitShape::kCvs && options.family == JunitFamily::kXunit2)
+    return Error{ErrorCode::kInvalidInput,
+                 "the cvs JUnit shape keeps sub-tests as testcase properties, which AORTA_JUNIT_FAMILY=xunit2 forbids; "
+                 "unset AORTA_JUNIT_FAMILY or use the gtest shape", ""};
   return options;
 }
 
-Result<JunitOptions> junit_options_from_environment() {
-  return junit_options(std::getenv("AORTA_JUNIT_PREFIX"), std::getenv("AORTA_JUNIT_FAMILY"));
+Result<JunitOptions> junit_options_from_environment(std::string_view shape) {
+  return junit_options(std::getenv("AORTA_JUNIT_PREFIX"), std::getenv("AORTA_JUNIT_FAMILY"), shape);
 }
 
 std::string junit_classname(const JunitOptions& options, const RunRecord& run, const StageResult& test) {
@@ -153,17 +222,22 @@ void JunitWriter::write(const RunRecord& run, std::ostream& out) const {
   // tests there without one counts every skipped test as passed (test-results-parser
   // does): so xunit2 gives <testsuites> no counts at all, as pytest does, and
   // consumers add up the <testsuite>'s.
-  if (!strict) counts(suites, run);
+  if (!strict) counts(suites, run, options_.shape);
   auto suite = suites.append_child("testsuite");
   attr(suite, "name", options_.prefix.empty() ? run.suite : options_.prefix + "." + run.suite);
-  counts(suite, run);
+  counts(suite, run, options_.shape);
   attr(suite, "timestamp", run.timestamp);
   attr(suite, "hostname", run.hostname);
   auto properties = suite.append_child("properties");
   property(properties, "run_id", run.run_id);
   property(properties, "aorta_suite_version", run.version);
   property(properties, "aorta_suite_commit", run.commit);
-  for (const auto& test : run.stages) write_testcase(options_, run, test, suite);
+  for (const auto& test : run.stages) {
+    if (options_.shape == JunitShape::kCvs)
+      write_cvs_testcase(options_, run, test, suite);
+    else
+      write_testcase(options_, run, test, suite);
+  }
   doc.save(out, "  ", pugi::format_default, pugi::encoding_utf8);
 }
 

@@ -16,6 +16,13 @@
 // pytest's junit_family=xunit2) drops what the strict xUnit schema forbids:
 // properties on testcases, and the counts on <testsuites>, which may not include a
 // skipped count there (report/junit_xunit2.xsd); the <testsuite> keeps all counts.
+//
+// Shapes: gtest (the default) is all of the above; cvs (--junit-shape cvs, or the
+// config's junit_shape) is the file CVS writes, for dashboards keyed on it: one
+// <testcase> per stage, each passed or failed sub-test a cvs_aorta_subtest property of
+// its stage and one more in the tests count, and a failed sub-test's own <failure> in
+// its stage before the stage's (pytest logs a sub-test's report during the call, the
+// stage's after it). A recorded-only threshold is no sub-test there, as in CVS.
 #pragma once
 
 #include <string>
@@ -27,21 +34,25 @@
 namespace aorta::report {
 
 enum class JunitFamily { kLegacy, kXunit2 };
+enum class JunitShape { kGtest, kCvs };
 
 struct JunitOptions {
   std::string prefix;  // AORTA_JUNIT_PREFIX: first part of every classname; empty for none
   JunitFamily family = JunitFamily::kLegacy;  // AORTA_JUNIT_FAMILY: legacy | xunit2
+  JunitShape shape = JunitShape::kGtest;      // --junit-shape or the config's junit_shape: gtest | cvs
 };
 
 // Empty when prefix can start a classname, else why not (naming AORTA_JUNIT_PREFIX):
 // letters, digits, '_' and '-' in parts joined by single dots, at most 128 characters.
 std::string junit_prefix_error(std::string_view prefix);
 
-// Options from the two variables' values (nullptr: unset), or an error naming the
-// variable and what it may be.
-Result<JunitOptions> junit_options(const char* prefix, const char* family);
+// Options from the two variables' values (nullptr: unset) and the shape asked for
+// (empty: gtest), or an error naming the variable or shape and what it may be. The
+// cvs shape's testcase properties are what the xunit2 family exists to drop, so the
+// two together are refused.
+Result<JunitOptions> junit_options(const char* prefix, const char* family, std::string_view shape = "");
 // The same from this process's environment.
-Result<JunitOptions> junit_options_from_environment();
+Result<JunitOptions> junit_options_from_environment(std::string_view shape = "");
 
 // The classname and name a test gets (see above).
 std::string junit_classname(const JunitOptions& options, const RunRecord& run, const StageResult& test);

@@ -67,19 +67,24 @@ pugi::xml_document parsed(const std::string& xml) {
   return doc;
 }
 
+// The counts at <testsuites> and <testsuite>, of sample()'s 12.5 s run.
+void expect_header_counts(const pugi::xml_document& doc, const char* tests, const char* failures, const char* skipped) {
+  for (const char* level : {"/testsuites", "/testsuites/testsuite"}) {
+    auto node = doc.select_node(level).node();
+    EXPECT_STREQ(node.attribute("tests").value(), tests) << level;
+    EXPECT_STREQ(node.attribute("failures").value(), failures) << level;
+    EXPECT_STREQ(node.attribute("errors").value(), "0") << level;
+    EXPECT_STREQ(node.attribute("skipped").value(), skipped) << level;
+    EXPECT_STREQ(node.attribute("time").value(), "12.500") << level;
+  }
+}
+
 TEST(JunitWriter, EveryTestIsOneTestcaseAndTheHeaderCountsThem) {
   std::ostringstream out;
   JunitWriter().write(sample(), out);
   auto doc = parsed(out.str());
   // 3 stages + 3 sub-test tests; failed: the stage and its failed sub-test; skipped: test_analyze.
-  for (const char* level : {"/testsuites", "/testsuites/testsuite"}) {
-    auto node = doc.select_node(level).node();
-    EXPECT_STREQ(node.attribute("tests").value(), "6") << level;
-    EXPECT_STREQ(node.attribute("failures").value(), "2") << level;
-    EXPECT_STREQ(node.attribute("errors").value(), "0") << level;
-    EXPECT_STREQ(node.attribute("skipped").value(), "1") << level;
-    EXPECT_STREQ(node.attribute("time").value(), "12.500") << level;
-  }
+  expect_header_counts(doc, "6", "2", "1");
   EXPECT_EQ(doc.select_nodes("//testcase").size(), 6u);
   EXPECT_EQ(doc.select_nodes("//testcase/failure").size(), 2u);
   EXPECT_EQ(doc.select_nodes("//testcase[count(failure) > 1]").size(), 0u) << "one <failure> per failed testcase";
@@ -119,6 +124,53 @@ TEST(JunitWriter, SubTestsAreTestsOfTheirStageAsAClassWithTheirValuesAsPropertie
   EXPECT_STREQ(host.attribute("classname").value(), "mi300x.nightly.aorta_single.test_collect_traces");
   EXPECT_STREQ(doc.select_node("//testcase[@name='test_collect_traces']/@classname").attribute().value(),
                "mi300x.nightly.aorta_single");
+}
+
+// CVS's shape (the guide's JUnit paragraph, reference 4.4): one testcase per stage; each
+// sub-test a cvs_aorta_subtest property of its stage and one more in the tests total;
+// a failed sub-test's own <failure> in its stage, before the stage's (pytest logs a
+// sub-test's report during the call, the stage's after it).
+TEST(JunitWriter, CvsShapeIsOneTestcasePerStageWithSubTestsAsPropertiesAndFailures) {
+  std::ostringstream out;
+  JunitWriter({"", JunitFamily::kLegacy, JunitShape::kCvs}).write(sample(), out);
+  auto doc = parsed(out.str());
+  // 3 stages + 3 sub-tests; failures: the stage and its failed sub-test; skipped: test_analyze.
+  expect_header_counts(doc, "6", "2", "1");
+  auto cases = doc.select_nodes("//testcase");
+  ASSERT_EQ(cases.size(), 3u);
+  EXPECT_STREQ(cases[0].node().attribute("name").value(), "test_collect_traces");
+  EXPECT_STREQ(cases[1].node().attribute("name").value(), "test_validate_thresholds");
+  EXPECT_STREQ(cases[2].node().attribute("name").value(), "test_analyze");
+  EXPECT_STREQ(cases[0].node().attribute("classname").value(), "aorta_single");
+  EXPECT_STREQ(cases[0].node().select_node("properties/property[@name='cvs_aorta_subtest']/@value").attribute().value(),
+               "[trace collection] (host=node-a): passed");
+  auto gate = cases[1].node();
+  EXPECT_EQ(gate.select_nodes("properties/property[@name='cvs_aorta_subtest']").size(), 2u);
+  EXPECT_STREQ(gate.select_node("properties/property[2]/@value").attribute().value(),
+               "[threshold] (metric=min_compute_ratio): passed (actual 0.775, min 0.01)");
+  auto failures = gate.select_nodes("failure");
+  ASSERT_EQ(failures.size(), 2u);
+  EXPECT_STREQ(failures[0].node().attribute("message").value(), "Average iteration time 11.00ms exceeds threshold 1ms");
+  EXPECT_EQ(std::string(failures[0].node().child_value()).rfind("[threshold] (metric=max_avg_iteration_ms): failed", 0), 0u)
+      << failures[0].node().child_value();
+  EXPECT_STREQ(failures[1].node().child_value(), "Average iteration time 11.00ms exceeds threshold 1ms");
+  EXPECT_STREQ(cases[2].node().select_node("skipped/@message").attribute().value(),
+               "Optional TraceLens/GEMM analysis is disabled");
+}
+
+// enforce_thresholds=false: CVS makes no sub-tests, so a recorded threshold is neither
+// a property nor counted in the CVS shape.
+TEST(JunitWriter, CvsShapeLeavesOutRecordedThresholds) {
+  RunRecord run = sample();
+  run.stages[2].outcome = Outcome::kSkipped;
+  run.stages[2].failures.clear();
+  for (auto& t : run.stages[2].subtests) t.outcome = Outcome::kSkipped;
+  std::ostringstream out;
+  JunitWriter({"", JunitFamily::kLegacy, JunitShape::kCvs}).write(run, out);
+  auto doc = parsed(out.str());
+  // 3 stages + the one host sub-test; skipped: the two stages.
+  expect_header_counts(doc, "4", "0", "2");
+  EXPECT_EQ(doc.select_nodes("//testcase[@name='test_validate_thresholds']/properties").size(), 0u);
 }
 
 TEST(JunitWriter, Xunit2DropsTestcasePropertiesAndTheTopLevelCounts) {
@@ -167,6 +219,17 @@ TEST(JunitOptions, PrefixAndFamilyAreCheckedWithTheVariableNamed) {
   EXPECT_EQ(junit_options(nullptr, "xunit3").error().message,
             "AORTA_JUNIT_FAMILY=\"xunit3\": unknown JUnit family; use legacy (the default) or xunit2");
   EXPECT_FALSE(junit_options("bad prefix", nullptr).ok());
+}
+
+TEST(JunitOptions, ShapeIsGtestOrCvsAndCvsRefusesTheXunit2Family) {
+  EXPECT_EQ(junit_options(nullptr, nullptr)->shape, JunitShape::kGtest);
+  EXPECT_EQ(junit_options(nullptr, nullptr, "gtest")->shape, JunitShape::kGtest);
+  EXPECT_EQ(junit_options(nullptr, "legacy", "cvs")->shape, JunitShape::kCvs);
+  EXPECT_EQ(junit_options(nullptr, nullptr, "pytest").error().message,
+            "JUnit shape \"pytest\": use gtest (the default) or cvs");
+  EXPECT_EQ(junit_options(nullptr, "xunit2", "cvs").error().message,
+            "the cvs JUnit shape keeps sub-tests as testcase properties, which AORTA_JUNIT_FAMILY=xunit2 forbids; "
+            "unset AORTA_JUNIT_FAMILY or use the gtest shape");
 }
 
 // Node output and file names are bytes: the record holds them as valid UTF-8, so the

@@ -28,10 +28,10 @@ Result<fs::path> shipped_data_dir() {
   return Error{ErrorCode::kNotFound, "shipped configs not found (looked in:" + looked + "); set AORTA_SUITE_DATA", ""};
 }
 
-std::vector<std::string> shipped_config_names() {
+Result<std::vector<std::string>> shipped_config_names() {
   std::vector<std::string> names;
   auto dir = shipped_data_dir();
-  if (!dir) return names;
+  if (!dir) return dir.error();
   std::error_code ec;
   for (fs::directory_iterator it(*dir / "config", ec), end; !ec && it != end; it.increment(ec))
     if (it->path().extension() == ".json") names.push_back(it->path().filename().string());
@@ -47,7 +47,8 @@ Result<fs::path> shipped_config(const std::string& name) {
   std::error_code ec;  // a name the OS cannot take is not a shipped config, not an exception
   if (base.empty() || !fs::is_regular_file(file, ec)) {
     std::string known;
-    for (const auto& n : shipped_config_names()) known += "\n  " + n;
+    auto names = shipped_config_names();  // the folder was found above
+    for (const auto& n : names.value()) known += "\n  " + n;
     return Error{ErrorCode::kNotFound, "no shipped config named '" + name + "'; shipped configs:" + known, ""};
   }
   return file;

@@ -15,8 +15,9 @@ namespace aorta::config {
 // The data directory, or an error naming the places looked at.
 Result<std::filesystem::path> shipped_data_dir();
 
-// Names of the shipped config and threshold files, sorted.
-std::vector<std::string> shipped_config_names();
+// Names of the shipped config and threshold files, sorted, or the data folder's
+// error (naming where it looked).
+Result<std::vector<std::string>> shipped_config_names();
 
 // The shipped file called `name` (a path prefix such as benchmark/aorta/ is ignored,
 // as in `cvs config copy benchmark/aorta/<name>`).

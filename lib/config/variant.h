@@ -103,6 +103,8 @@ struct Variant {
   // How traces travel home and stay there: "auto" (zstd -1 where the node has it,
   // else gzip -1, else as they are), "zstd", "gzip", or "none" (plain copies).
   std::string trace_compression = "auto";
+  // The JUnit file's shape: "gtest", "cvs", or empty (gtest unless --junit-shape says).
+  std::string junit_shape;
   Analysis analysis;
   MultiNode multi_node;
   std::vector<Threshold> thresholds;

@@ -77,6 +77,16 @@ void read_container(const json& doc, Container& c, json& raw_args, ConfigErrors&
   read_string(raw_args, "registry", p, a.registry, errors);
 }
 
+// Each element is one argument, quoted (CVS inserted them raw into the command): one
+// holding whitespace was meant as several, so the user learns it before any node runs.
+void refuse_whitespace(const std::vector<std::string>& args, const std::string& key, ConfigErrors& errors) {
+  for (size_t i = 0; i < args.size(); ++i)
+    if (args[i].find_first_of(" \t\n\r\v\f") != std::string::npos)
+      errors.add(key + "[" + std::to_string(i) + "]",
+                 "element " + shown(json(args[i])) +
+                     " holds whitespace, but each element is passed as one argument; split it into separate elements");
+}
+
 void read_multi_node(const json& doc, MultiNode& m, ConfigErrors& errors) {
   const std::string p = "multi_node";
   const json& mj = block(doc, "multi_node", "", errors);
@@ -95,7 +105,9 @@ void read_multi_node(const json& doc, MultiNode& m, ConfigErrors& errors) {
       errors.add(join_key(p, key), "Extra launch arguments must be strings");
       continue;
     }
-    read_string_list(mj, key, p, std::string(key) == "extra_torchrun_args" ? m.extra_torchrun_args : m.extra_train_args, errors);
+    auto& args = std::string(key) == "extra_torchrun_args" ? m.extra_torchrun_args : m.extra_train_args;
+    read_string_list(mj, key, p, args, errors);
+    refuse_whitespace(args, join_key(p, key), errors);
   }
   read_key_values(mj, "extra_env", p, m.extra_env, errors);
   read_bool(mj, "collect_traces", p, m.collect_traces, errors);
@@ -106,7 +118,8 @@ void read_variant_fields(const json& doc, Variant& v, json& raw_args, ConfigErro
                       {"schema_version", "threshold_json", "enforce_thresholds", "paths", "model", "container",
                        "aorta_path", "trust_aorta_path", "container_mount_path", "aorta_auto_clone", "aorta_clone_url", "base_config",
                        "build_script", "experiment_script", "rccl", "training_overrides", "gpus_per_node",
-                       "timeout_seconds", "skip_rccl_build", "output_dir", "trace_compression", "analysis", "multi_node"},
+                       "timeout_seconds", "skip_rccl_build", "output_dir", "trace_compression", "junit_shape", "analysis",
+                       "multi_node"},
                       errors);
   for (const char* key : {"schema_version", "paths", "model", "aorta_path", "gpus_per_node"}) require(doc, key, "", errors);
   read_int(doc, "schema_version", "", v.schema_version, errors);
@@ -152,6 +165,9 @@ void read_variant_fields(const json& doc, Variant& v, json& raw_args, ConfigErro
   if (v.trace_compression != "auto" && v.trace_compression != "zstd" && v.trace_compression != "gzip" &&
       v.trace_compression != "none")
     errors.add("trace_compression", "must be auto, zstd, gzip or none, got '" + v.trace_compression + "'");
+  read_string(doc, "junit_shape", "", v.junit_shape, errors);
+  if (!v.junit_shape.empty() && v.junit_shape != "gtest" && v.junit_shape != "cvs")
+    errors.add("junit_shape", "must be gtest or cvs, got '" + v.junit_shape + "'");
 
   const json& an = block(doc, "analysis", "", errors);
   reject_unknown_keys(an, "analysis",

@@ -115,6 +115,25 @@ TEST(VariantLoader, TraceCompressionDefaultsToAutoAndIsChecked) {
                "trace_compression: must be auto, zstd, gzip or none, got 'lz4'");
 }
 
+TEST(VariantLoader, JunitShapeIsGtestOrCvs) {
+  EXPECT_EQ(load_with([](json&) {}).load.variant->junit_shape, "");
+  auto cvs = load_with([](json& v) { v["junit_shape"] = "cvs"; });
+  expect_ok(cvs);
+  EXPECT_EQ(cvs.load.variant->junit_shape, "cvs");
+  expect_error(load_with([](json& v) { v["junit_shape"] = "pytest"; }), "junit_shape: must be gtest or cvs, got 'pytest'");
+}
+
+// Issue 32 (5): each element is one argument, quoted; CVS inserted them raw, so an
+// element with whitespace was meant as several. Refused before any node is touched.
+TEST(VariantLoader, ExtraLaunchArgumentWithWhitespaceRefusedNamingKeyAndElement) {
+  expect_ok(load_with([](json& v) { v["multi_node"]["extra_train_args"] = {"--foo", "bar", "--x=1"}; }));
+  expect_error(load_with([](json& v) { v["multi_node"]["extra_train_args"] = {"--seed", "--foo bar"}; }),
+               "multi_node.extra_train_args[1]: element \"--foo bar\" holds whitespace, but each element is passed as "
+               "one argument; split it into separate elements");
+  expect_error(load_with([](json& v) { v["multi_node"]["extra_torchrun_args"] = {"--rdzv_conf\tx=1"}; }),
+               "multi_node.extra_torchrun_args[0]: element \"--rdzv_conf\\tx=1\" holds whitespace");
+}
+
 TEST(VariantLoader, TorchrunModeSettingsAccepted) {
   auto loaded = load_with([](json& v) {
     v["multi_node"] = {{"master_launch_mode", "torchrun"}, {"master_port", 29500}, {"nproc_per_node", 4},

@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "common/result.h"
 #include "job/node_exec.h"
+#include "job/run_state.h"
 
 namespace aorta::job {
 
@@ -37,5 +39,22 @@ struct KernelScan {
 
 // Runs the scan on every host for the window.
 KernelScan scan_nodes(NodeExec& exec, double start, double end);
+
+// CVS_DMESG_PARSER's value (nullptr or empty: unset). The original's default,
+// node-scraper, is replaced by our own scan with the same patterns (kIso); legacy, cvs,
+// 0, false, off and no (any case) select the original's legacy scan; anything else is
+// an error naming the variable.
+Result<KernelLogBackend> kernel_log_backend(const char* value);
+
+// Legacy scan (kernel_log_legacy.cc), as the original ran it: the head node's
+// `date +'%a %b %e %H:%M:%S'` at start and end, cut to the minute, bound an awk range
+// over `dmesg -T` on every node.
+inline constexpr const char* kLegacyDateCommand = "date +'%a %b %e %H:%M:%S'";
+// "Wed Sep 23 12:00" from "Wed Sep 23 12:00:05", or nothing for any other text.
+std::optional<std::string> legacy_minute(const std::string& date_output);
+std::string legacy_dmesg_command(const std::string& start_minute, const std::string& end_minute);
+// Every line of the window that matches a category, per host; a host whose scan
+// failed (exit 1 with no output is grep finding no line: clean) is named.
+KernelScan scan_nodes_legacy(NodeExec& exec, const std::string& start_minute, const std::string& end_minute);
 
 }  // namespace aorta::job

@@ -1,6 +1,10 @@
 #include "job/kernel_log.h"
 
+#include <cstdio>
+
 #include <gtest/gtest.h>
+
+#include "common/shell_quote.h"
 
 namespace aorta::job {
 namespace {
@@ -38,6 +42,48 @@ TEST(KernelLog, IsoTimesAndTheWindow) {
   ASSERT_EQ(matches.size(), 1u);
   EXPECT_EQ(matches[0].host, "node-b");
   EXPECT_EQ(matches[0].category, "gpu_reset");
+}
+
+// Issue 32 (6): CVS_DMESG_PARSER as the original reads it (reference 1.7): its default
+// node-scraper is our ISO-time scan with the same patterns; legacy and its aliases select
+// the dmesg -T minute window; anything else is refused, naming the variable.
+TEST(KernelLog, BackendFromCvsDmesgParser) {
+  for (const char* iso : {"", "node-scraper"}) EXPECT_EQ(*kernel_log_backend(iso), KernelLogBackend::kIso) << iso;
+  EXPECT_EQ(*kernel_log_backend(nullptr), KernelLogBackend::kIso);
+  for (const char* legacy : {"legacy", "cvs", "0", "false", "off", "no", "Legacy"})
+    EXPECT_EQ(*kernel_log_backend(legacy), KernelLogBackend::kLegacy) << legacy;
+  EXPECT_EQ(kernel_log_backend("journalctl").error().message,
+            "CVS_DMESG_PARSER=\"journalctl\": unknown kernel-log parser; use node-scraper (the default: aorta_suite's "
+            "own scan of dmesg --time-format iso with the original's patterns) or legacy (dmesg -T over the run's "
+            "minutes; cvs, 0, false, off and no mean legacy too)");
+}
+
+TEST(KernelLog, LegacyMinuteOfTheNodesDate) {
+  EXPECT_EQ(legacy_minute("Wed Sep 23 12:00:59\n"), "Wed Sep 23 12:00");
+  EXPECT_EQ(legacy_minute("Thu Oct  1 09:05:00"), "Thu Oct  1 09:05");  // %e pads the day with a space
+  EXPECT_FALSE(legacy_minute("Wed Sep 23 12:00").has_value());
+  EXPECT_FALSE(legacy_minute("Wed/Sep 23 12:00:01'; rm -rf /").has_value());
+  EXPECT_FALSE(legacy_minute("").has_value());
+}
+
+// The legacy command run for real by bash, dmesg and sudo stood in for by functions:
+// awk prints from the first line of the start minute to the first of the end minute,
+// and the ALLOWED/DENIED lines are dropped.
+TEST(KernelLog, LegacyCommandPrintsTheMinuteWindow) {
+  const std::string command = legacy_dmesg_command("Wed Sep 23 12:00", "Wed Sep 23 12:01");
+  EXPECT_NE(command.find("sudo -n dmesg -T; fi | awk '/Wed Sep 23 12:00.*/,/Wed Sep 23 12:01.*/'"), std::string::npos)
+      << command;
+  const std::string fake =
+      "dmesg() { printf '%s\\n' '[Wed Sep 23 11:59:58 2026] before' '[Wed Sep 23 12:00:03 2026] GPU reset begin' "
+      "'[Wed Sep 23 12:00:30 2026] apparmor=\"DENIED\" x' '[Wed Sep 23 12:01:10 2026] last' "
+      "'[Wed Sep 23 12:02:00 2026] after'; }; sudo() { shift; \"$@\"; }; ";
+  FILE* pipe = popen(("bash -c " + shell_quote(fake + command)).c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string out;
+  char buffer[256];
+  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
+  EXPECT_EQ(pclose(pipe), 0);
+  EXPECT_EQ(out, "[Wed Sep 23 12:00:03 2026] GPU reset begin\n[Wed Sep 23 12:01:10 2026] last\n");
 }
 
 }  // namespace

@@ -29,6 +29,11 @@ inline const char* run_status_name(RunStatus status) {
   return "failed";
 }
 
+// The kernel-log scan CVS_DMESG_PARSER picks (job/kernel_log.h): our scan of
+// `dmesg --time-format iso` over the run's seconds, or the original's legacy
+// `dmesg -T` over its minutes.
+enum class KernelLogBackend { kIso, kLegacy };
+
 struct RunState {
   std::string run_id;                   // 32 hex digits, new per invocation
   std::filesystem::path output_root;    // <output_dir>/<run-id>
@@ -52,6 +57,8 @@ struct RunState {
   // files are an earlier run's, even inside the clock-skew margin of trace_floor.
   std::map<std::string, std::map<std::string, double>> traces_before;
   std::optional<double> kernel_window_start;       // head node clock, epoch seconds
+  KernelLogBackend kernel_log_backend = KernelLogBackend::kIso;
+  std::optional<std::string> kernel_window_start_minute;  // legacy: the head's "Wed Sep 23 12:00"
   std::vector<std::string> kernel_log_matches;
 
   std::map<std::string, std::vector<std::string>> trace_trees;     // host -> trees collected

@@ -60,23 +60,47 @@ std::optional<std::vector<std::string>> launch_commands(StageContext& ctx, const
   return commands;
 }
 
+// The head node's local minute, "Wed Sep 23 12:00" (legacy window), or nothing.
+std::optional<std::string> head_minute(StageContext& ctx) {
+  auto head = ctx.exec.on_hosts(job::kLegacyDateCommand, seconds(60)).front();
+  if (!head.result.ok() || head.result->exit_code != 0) return std::nullopt;
+  return job::legacy_minute(head.result->output);
+}
+
+// The original's legacy scan: the head's minutes at start and now bound `dmesg -T`.
+job::KernelScan scan_kernel_logs_legacy(StageContext& ctx, StageResult& out) {
+  auto end = head_minute(ctx);
+  if (!ctx.state.kernel_window_start_minute || !end) {
+    out.failures.push_back("Dmesg scan incomplete: could not read the head node's clock");
+    return {};
+  }
+  return job::scan_nodes_legacy(ctx.exec, *ctx.state.kernel_window_start_minute, *end);
+}
+
 // The kernel logs of every node over the run's window: errors fail the stage,
-// degraded-GPU warnings are notes.
+// degraded-GPU warnings are notes. Legacy errors keep the original's words (typo too).
 void scan_kernel_logs(StageContext& ctx, StageResult& out) {
   auto& state = ctx.state;
-  auto end_clock = ctx.exec.on_hosts("date +%s.%N", seconds(60));
-  auto window_end = parse_clock(end_clock.front());
-  if (!state.kernel_window_start || !window_end) {
-    out.failures.push_back("Dmesg scan incomplete: could not read the head node's clock");
-    return;
+  const bool legacy = state.kernel_log_backend == job::KernelLogBackend::kLegacy;
+  job::KernelScan scan;
+  if (legacy) {
+    scan = scan_kernel_logs_legacy(ctx, out);
+  } else {
+    auto end_clock = ctx.exec.on_hosts("date +%s.%N", seconds(60));
+    auto window_end = parse_clock(end_clock.front());
+    if (!state.kernel_window_start || !window_end) {
+      out.failures.push_back("Dmesg scan incomplete: could not read the head node's clock");
+      return;
+    }
+    scan = job::scan_nodes(ctx.exec, *state.kernel_window_start - 1, *window_end + 1);
   }
-  job::KernelScan scan = job::scan_nodes(ctx.exec, *state.kernel_window_start - 1, *window_end + 1);
   if (!scan.failed_hosts.empty())
     out.failures.push_back("Dmesg scan incomplete: failed hosts [" + fmt::format("{}", fmt::join(scan.failed_hosts, ", ")) +
                            "]. Give the job user passwordless `sudo dmesg` on those nodes.");
   for (const auto& m : scan.matches) {
     std::string text = m.warn_only ? fmt::format("WARN - GPU in degraded state ({}) on {}: {} -- perf numbers from this run "
                                                  "may not be trustworthy", m.category, m.host, m.line)
+                       : legacy    ? fmt::format("ERROR - Failue pattern ** {} ** seen in Dmesg", m.line)
                                    : fmt::format("ERROR - Failure pattern *** {} *** seen in Dmesg on node {}", m.line, m.host);
     state.kernel_log_matches.push_back(text);
     (m.warn_only ? out.log : out.failures).push_back(text);
@@ -87,6 +111,7 @@ void scan_kernel_logs(StageContext& ctx, StageResult& out) {
 void read_start_clocks(StageContext& ctx) {
   auto head_clock = ctx.exec.on_hosts("date +%s.%N", seconds(60));
   ctx.state.kernel_window_start = parse_clock(head_clock.front());
+  if (ctx.state.kernel_log_backend == job::KernelLogBackend::kLegacy) ctx.state.kernel_window_start_minute = head_minute(ctx);
   // Files older than the node's clock at start, less a minute for clock skew between
   // the node and shared storage, are stale traces from earlier runs.
   for (const auto& r : ctx.exec.in_containers("date +%s.%N", seconds(60)))

@@ -51,6 +51,35 @@ TEST(StageBodies, BenchmarkUsesTheHeadsPortAndScansEveryNode) {
   EXPECT_TRUE(h.fake.commands_with("n2", "import socket").empty());  // audit J3: only the head picks the port
 }
 
+// Issue 32 (6), reference 5.4's legacy scan: the head's `date +'%a %b %e %H:%M:%S'`
+// at start and end bound the window to the minute, every node runs `dmesg -T | awk`
+// over it, and a match is the original's message, typo and all. A node whose scan
+// exits 1 with nothing printed (grep found no line) is clean, not failed.
+TEST(StageBodies, LegacyKernelScanUsesTheMinuteWindowAndTheOriginalsMessage) {
+  Harness h;
+  h.v.container.runtime = config::RuntimeKind::kNone;
+  h.v.multi_node.master_port = 0;
+  h.state.kernel_log_backend = KernelLogBackend::kLegacy;
+  h.fake.on("n1", "import socket", 0, "29512\n");
+  h.fake.on(kAny, "date +%s.%N", 0, "1700000000.25\n");
+  h.fake.on(kAny, "date +'%a %b %e %H:%M:%S'", 0, "Wed Sep 23 12:00:05\n");
+  h.fake.on("n2", "date +'%a %b %e %H:%M:%S'", 0, "Wed Sep 23 14:00:05\n");  // only the head's counts
+  h.fake.on(kAny, "CVS_AORTA_PID=", 0, "CVS_AORTA_PID=555\n");
+  h.fake.on(kAny, "2>/dev/null; true; else", 0, "0\n");  // the exit file
+  h.fake.on("n1", "dmesg -T", 0, "[Wed Sep 23 12:00:07 2026] amdgpu: GPU reset begin!\n");
+  h.fake.on("n2", "dmesg -T", 1, "");
+  StageResult out = h.run(stages::kRunBenchmark);
+  for (const char* host : {"n1", "n2"}) {
+    auto scans = h.fake.commands_with(host, "dmesg -T");
+    ASSERT_EQ(scans.size(), 1u) << host;
+    EXPECT_TRUE(contains(scans[0], "awk '/Wed Sep 23 12:00.*/,/Wed Sep 23 12:00.*/'")) << scans[0];
+    EXPECT_TRUE(h.fake.commands_with(host, "--time-format iso").empty()) << host;
+  }
+  EXPECT_EQ(out.failures, (std::vector<std::string>{"ERROR - Failue pattern ** [Wed Sep 23 12:00:07 2026] amdgpu: GPU "
+                                                    "reset begin! ** seen in Dmesg"}));
+  EXPECT_EQ(h.state.kernel_log_matches.size(), 1u);
+}
+
 // Issue 16: each node's training log tail is in the stage's log, a node whose log
 // cannot be read says why.
 TEST(StageBodies, BenchmarkLogKeepsEachNodesTrainingTail) {

@@ -6,6 +6,7 @@ Usage: config_hostile.py AORTA_SUITE
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -92,6 +93,12 @@ def variant_cases():
            "cfg", "training_overrides." + "k" * 100 + "...", "Invalid training override key")
     yield ("a config of 2 MiB", dict(variant_text=lambda t: "{" + " " * (2 << 20) + t[1:]),
            "cfg", "", "is larger than 1 MiB")
+    # Issue 32 (5): an element is one argument; one holding a space was meant as two.
+    yield ("an extra train argument holding a space",
+           dict(edit_variant=lambda d: d["multi_node"].update(extra_train_args=["--seed", "--foo bar"])),
+           "cfg", "multi_node.extra_train_args[1]", 'element "--foo bar" holds whitespace')
+    yield ("an unknown junit_shape", dict(edit_variant=lambda d: d.update(junit_shape="pytest")),
+           "cfg", "junit_shape", "must be gtest or cvs, got 'pytest'")
 
 
 with tempfile.TemporaryDirectory() as top:
@@ -147,5 +154,28 @@ with tempfile.TemporaryDirectory() as top:
     json.dump(two, open(cluster, "w"))
     case("script mode on two nodes", work, ["--cluster_file", cluster, "--config_file", cfg], cfg,
          "multi_node.master_launch_mode", "master_launch_mode='script' requires one node; use auto or torchrun")
+
+# Issue 32 (6): a CVS_DMESG_PARSER value the original does not know is refused before
+# anything runs, naming the variable.
+with tempfile.TemporaryDirectory() as work:
+    p = subprocess.run([binary, "--output_dir", os.path.join(work, "out")], cwd=work, capture_output=True, text=True,
+                       timeout=60, env=dict(os.environ, CVS_DMESG_PARSER="journalctl"))
+    expect(p.returncode == 2 and 'CVS_DMESG_PARSER="journalctl": unknown kernel-log parser' in p.stderr,
+           f"CVS_DMESG_PARSER=journalctl: exit {p.returncode}, stderr {p.stderr[-1500:]}")
+    expect(not os.path.exists(os.path.join(work, "out")), "CVS_DMESG_PARSER=journalctl: a run folder was made")
+    print("ok: CVS_DMESG_PARSER=journalctl is refused at start")
+
+# Issue 32 (8): `config list` from a binary away from its share/aorta_suite names where
+# it looked and exits 2 (it printed nothing and exited 0).
+with tempfile.TemporaryDirectory() as work:
+    alone = os.path.join(work, "bin", "aorta_suite")
+    os.makedirs(os.path.dirname(alone))
+    shutil.copy(binary, alone)
+    env = {k: v for k, v in os.environ.items() if k != "AORTA_SUITE_DATA"}
+    p = subprocess.run([alone, "config", "list"], capture_output=True, text=True, timeout=60, env=env)
+    looked = os.path.join(work, "bin", "share", "aorta_suite")
+    expect(p.returncode == 2 and p.stdout == "" and looked in p.stderr and "AORTA_SUITE_DATA" in p.stderr,
+           f"config list with no shipped folder: exit {p.returncode}, stdout {p.stdout!r}, stderr {p.stderr!r}")
+    print("ok: config list with no shipped folder: " + p.stderr.strip())
 
 print("ok: every hostile file is an exit-2 configuration error naming its file and key; nothing ran")

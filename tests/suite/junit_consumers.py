@@ -5,7 +5,9 @@ would (its own AORTA_JUNIT_PREFIX; the failing one in the strict xunit2 family),
 checks that python3-junitparser, test-results-parser, junit-to-ctrf and xunit-viewer
 each count the same total, passed, failed and skipped tests, and name the same
 failed tests, as gtest's own console summary of that run; then the same for a merge
-of both files (GitLab merges a pipeline's reports), where every count must add up.
+of both files (GitLab merges a pipeline's reports), where every count must add up;
+then the failing run once more in CVS's shape (the config's junit_shape: cvs), read by
+the same consumers as CVS's own file would be.
 Consumers missing is a failure, not a skip: bash ci/setup.sh installs them.
 Usage: junit_consumers.py AORTA_SUITE
 """
@@ -109,6 +111,51 @@ def junitparser_counts(files):
     return counts
 
 
+def junitparser_cvs_view(xml):
+    """junitparser's reading of a CVS-shape file: header counts, and per testcase its
+    name, results and cvs_aorta_subtest values."""
+    suite = next(iter(junitparser.JUnitXml.fromfile(xml)))
+    header = {"total": int(suite.tests), "failed": int(suite.failures), "skipped": int(suite.skipped)}
+    cases = [(case.classname, case.name, [type(r).__name__ for r in case.result],
+              [prop.get("value") for prop in case._elem.iter("property") if prop.get("name") == "cvs_aorta_subtest"])
+             for case in suite]
+    return header, cases
+
+
+def check_cvs_shape(xml, p, prefix):
+    """CVS's shape (issue 32, 1): a testcase per stage holding its sub-tests as
+    cvs_aorta_subtest properties, each failed one with its own <failure>; the header
+    counts every test as gtest's summary does. Consumers that read testcases see the
+    stages; test-results-parser, which reads the header, sees gtest's counts."""
+    g = gtest_summary(p)
+    subs = re.findall(r"^SUB(PASS|FAIL) (.+)$", p.stdout, re.M)  # the console's sub-test lines, in order
+    expect(subs and all(s[1].split(": ", 1)[1].startswith(("passed", "failed")) for s in subs), f"sub-tests {subs}", p)
+    failed_stages = sorted(n.split(".", 1)[1] for n in g["gtest_names"] if "/" not in n)
+    stages = {"total": g["total"] - len(subs), "failed": len(failed_stages), "skipped": g["skipped"]}
+    stages["passed"] = stages["total"] - stages["failed"] - stages["skipped"]
+    header, cases = junitparser_cvs_view(xml)
+    expect(header == {k: g[k] for k in ("total", "failed", "skipped")}, f"cvs shape: header {header}, gtest {g}")
+    expect(len(cases) == stages["total"] and all(c[0] == prefix + ".aorta_single" for c in cases),
+           f"cvs shape: testcases {cases}, expected {stages['total']} stages of class {prefix}.aorta_single")
+    expect([v for c in cases for v in c[3]] == [s[1] for s in subs],
+           f"cvs shape: cvs_aorta_subtest values {[c[3] for c in cases]}, console {subs}")
+    for _, name, results, values in cases:  # a failed stage: each failed sub-test's <failure>, then its own
+        if name in failed_stages:
+            want = ["Failure"] * (sum(": failed" in v for v in values) + 1)
+            expect(results == want, f"cvs shape: {name} has {results}, expected {want}")
+    out = subprocess.run([node, os.path.join(REPO, "tests", "junit", "consumers.mjs"), MODULES, work, xml],
+                         capture_output=True, text=True, timeout=300)
+    expect(out.returncode == 0, f"the npm consumers could not read the cvs shape: {out.stderr[-2000:]}")
+    for consumer, got in json.loads(out.stdout.strip().splitlines()[-1]).items():
+        want = g if consumer == "test-results-parser" else stages
+        for key in ("total", "passed", "failed", "skipped"):
+            expect(got[key] == want[key], f"cvs shape: {consumer} counts {key}={got[key]}, expected {want[key]} ({got})")
+        names = sorted(n.rsplit(".", 1)[-1] for n in got["failed_names"])
+        expect(names == failed_stages, f"cvs shape: {consumer} names the failed tests {names}, expected {failed_stages}")
+    print(f"ok: cvs shape: {stages['total']} stage testcases ({stages['failed']} failed), {len(subs)} sub-test "
+          f"properties, header {header}; junitparser and the npm consumers agree")
+
+
 def check(what, files, expected):
     """Every consumer's view of files equals expected (gtest's)."""
     seen = {"junitparser": junitparser_counts(files)}
@@ -165,3 +212,10 @@ with tempfile.TemporaryDirectory() as work:
     # 3. Both files merged, as GitLab shows a pipeline's reports: counts add up and
     #    no test of one job hides the same-named test of the other.
     check("merge of both runs", [passing_xml, failing_xml], add(passing, failing))
+
+    # 4. The same failing run in CVS's shape, asked for by the config's junit_shape.
+    variant["junit_shape"] = "cvs"
+    json.dump(variant, open(cfg, "w"))
+    p, cvs_xml = run_suite(work, "cvs", "matrix.cpu_cvs", "", cfg)
+    expect(p.returncode == 1, f"the failing run in CVS's shape exited {p.returncode}", p)
+    check_cvs_shape(cvs_xml, p, "matrix.cpu_cvs")

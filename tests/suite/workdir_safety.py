@@ -193,8 +193,9 @@ if want(5):
         def hostile(v):
             v["paths"]["shared_fs"] = os.path.join(work, "fs")
             v["multi_node"]["master_launch_mode"] = "torchrun"
-            v["multi_node"]["extra_torchrun_args"] = ["--max_restarts=0", f"$(touch {canary})"]
-            v["multi_node"]["extra_train_args"] = [f"`touch {canary}`", f"x;touch {canary}"]
+            # ${IFS}, not a space: an element holding whitespace is refused at config time.
+            v["multi_node"]["extra_torchrun_args"] = ["--max_restarts=0", f"$(touch${{IFS}}{canary})"]
+            v["multi_node"]["extra_train_args"] = [f"`touch${{IFS}}{canary}`", f"x;touch${{IFS}}{canary}"]
         cfg = copy_default(work, hostile)
         p, stages, _ = run(binary, work, "--config_file", cfg)
         expect(stages.get("test_run_benchmark", ("missing",))[0] in ("passed", "failed"), str(stages), p)
