@@ -28,7 +28,7 @@ struct DeckInput {
   std::string log_file;
   std::string cluster_file;
   std::string config_file;
-  std::string generated_at;  // empty: now (set by golden-file tests)
+  std::string generated_at{};  // empty: now (set by golden-file tests)
   // A run to compare this one with (--baseline): the deck gains a "comparison" section.
   const metrics::RunFigures* baseline = nullptr;
 };

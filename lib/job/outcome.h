@@ -18,16 +18,17 @@ enum class Gate { kMax, kMin };
 
 // One sub-test of a stage. Each is also a gtest test of its own
 // (<stage>/<test_name_part(value)>), so gtest's printers, filters and listeners see it.
+// Every field has a default, so a designated initializer may name only what it sets.
 struct SubTest {
   SubTestKind kind = SubTestKind::kThreshold;
-  std::string key;    // metric | host | artifact
-  std::string value;  // the metric key, host name or artifact name
+  std::string key{};    // metric | host | artifact
+  std::string value{};  // the metric key, host name or artifact name
   Outcome outcome = Outcome::kPassed;
-  std::string message;            // failure text, or why it was only recorded
-  std::optional<double> actual;   // thresholds: the measured value
-  std::optional<double> limit;    // thresholds: the gate
-  std::optional<Gate> gate;       // thresholds: max | min
-  std::string unit;               // thresholds: ms, or empty for fractions
+  std::string message{};          // failure text, or why it was only recorded
+  std::optional<double> actual{};  // thresholds: the measured value
+  std::optional<double> limit{};   // thresholds: the gate
+  std::optional<Gate> gate{};      // thresholds: max | min
+  std::string unit{};             // thresholds: ms, or empty for fractions
 
   bool passed() const { return outcome != Outcome::kFailed; }
   // "[threshold] (metric=max_avg_iteration_ms)", the original's sub-test label.
