@@ -14,9 +14,13 @@
 namespace aorta::slurm {
 
 struct SlurmJob {
-  std::string id;
-  std::vector<std::string> nodes;    // SLURM_JOB_NODELIST, expanded, in order
-  std::optional<int> gpus_per_node;  // from GRES (SLURM_GPUS_ON_NODE / SLURM_JOB_GPUS); unknown without
+  std::string id = {};
+  std::vector<std::string> nodes = {};  // SLURM_JOB_NODELIST, expanded, in order
+  std::optional<int> gpus_per_node = {};  // from GRES (SLURM_GPUS_ON_NODE / SLURM_JOB_GPUS); unknown without
+  // In a job step (SLURM_STEP_ID set): the step, this task's rank and node name.
+  std::string step = {};
+  int rank = 0;
+  std::string node_name = {};  // SLURMD_NODENAME, else this machine's hostname
 };
 
 using Getenv = std::function<const char*(const char*)>;

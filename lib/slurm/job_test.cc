@@ -43,7 +43,7 @@ TEST(SlurmJob, GpusFromJobGpusOrUnknown) {
 }
 
 TEST(SlurmJob, ClusterFileNodesMustBelongToTheJob) {
-  SlurmJob job{"7", {"n1", "n2"}, std::nullopt};
+  SlurmJob job{.id = "7", .nodes = {"n1", "n2"}};
   config::Cluster file;
   file.file = "/c.json";
   file.nodes = {{"n1", "10.0.0.1", ""}, {"n3", "10.0.0.3", ""}};

@@ -1,0 +1,45 @@
+// Which form a run takes, by CVS's rules for managed compute: the scheduler
+// (CVS_SCHEDULER, else SPUR before Slurm), and whether this process is a job step.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "slurm/job.h"
+
+namespace aorta::slurm {
+
+enum class Scheduler { kBareMetal, kSlurm, kSpur };
+std::string scheduler_name(Scheduler s);
+
+enum class FormKind {
+  kPlain,       // SSH (or this machine): no job, or CVS_SCHEDULER=bare_metal
+  kJobStep,     // a task of a job step: rank 0 runs the suite, every other rank serves an agent
+  kAllocation,  // inside a job but not a step (sbatch script, salloc shell): one agent step is started
+};
+
+struct RunForm {
+  FormKind kind = FormKind::kPlain;
+  Scheduler scheduler = Scheduler::kBareMetal;
+  std::optional<SlurmJob> job;  // set for kJobStep and kAllocation
+  std::string reason;           // the one line printed at start: the decision and why
+};
+
+// Whether a program answers (exit 0), e.g. {"spur", "version"}.
+using Answers = std::function<bool(const std::vector<std::string>& argv)>;
+
+// The scheduler: CVS_SCHEDULER when set (spur, slurm or bare_metal, else an error
+// naming it), else SPUR when `spur version` answers, else Slurm when `scontrol
+// version` does, else bare metal. The second is why, in words.
+Result<std::pair<Scheduler, std::string>> detect_scheduler(const Getenv& getenv, const Answers& answers);
+
+// The run's form. Outside any job nothing is asked of the scheduler's programs.
+// A step (SLURM_JOB_ID, SLURM_STEP_ID and SLURM_PROCID all set; SPUR exports the
+// same names) must have one task per node; its nodes are SPUR_NODES under SPUR, else
+// the step's node list.
+Result<RunForm> decide_run_form(const Getenv& getenv, const Answers& answers);
+
+}  // namespace aorta::slurm

@@ -1,0 +1,135 @@
+#include "slurm/run_form.h"
+
+#include <map>
+
+#include <gtest/gtest.h>
+
+namespace aorta::slurm {
+namespace {
+
+using Vars = std::map<std::string, std::string>;
+
+Getenv env(Vars vars) {
+  return [vars = std::move(vars)](const char* name) -> const char* {
+    auto it = vars.find(name);
+    return it == vars.end() ? nullptr : it->second.c_str();
+  };
+}
+
+// Which programs answer, and which were asked.
+struct Programs {
+  bool spur = false, scontrol = true;
+  std::vector<std::string> asked;
+  Answers answers() {
+    return [this](const std::vector<std::string>& argv) {
+      asked.push_back(argv.front());
+      return argv.front() == "spur" ? spur : argv.front() == "scontrol" && scontrol;
+    };
+  }
+};
+
+const Vars kStep = {{"SLURM_JOB_ID", "42"},       {"SLURM_STEP_ID", "0"},        {"SLURM_PROCID", "1"},
+                    {"SLURM_JOB_NODELIST", "n[1-3]"}, {"SLURM_STEP_NODELIST", "n[1-2]"}, {"SLURM_STEP_NUM_TASKS", "2"},
+                    {"SLURMD_NODENAME", "n2"}};
+
+Vars with(Vars v, const Vars& more) {
+  for (const auto& [k, x] : more) v[k] = x;
+  return v;
+}
+
+TEST(RunForm, OutsideAJobIsPlainAndAsksNoProgram) {
+  Programs p;
+  auto form = decide_run_form(env({{"SLURM_PROCID", "0"}}), p.answers());
+  ASSERT_TRUE(form.ok());
+  EXPECT_EQ(form->kind, FormKind::kPlain);
+  EXPECT_TRUE(p.asked.empty());
+}
+
+TEST(RunForm, AStepTaskIsManagedWithItsRankAndTheStepsNodes) {
+  Programs p;
+  auto form = decide_run_form(env(kStep), p.answers());
+  ASSERT_TRUE(form.ok()) << form.error().describe();
+  EXPECT_EQ(form->kind, FormKind::kJobStep);
+  EXPECT_EQ(form->scheduler, Scheduler::kSlurm);
+  EXPECT_EQ(form->job->id, "42");
+  EXPECT_EQ(form->job->step, "0");
+  EXPECT_EQ(form->job->rank, 1);
+  EXPECT_EQ(form->job->node_name, "n2");
+  EXPECT_EQ(form->job->nodes, (std::vector<std::string>{"n1", "n2"}));  // the step's, not the job's three
+  EXPECT_NE(form->reason.find("rank 1 of 2, serves an agent"), std::string::npos) << form->reason;
+}
+
+TEST(RunForm, AJobWithoutStepOrRankIsNotAStep) {
+  for (const char* missing : {"SLURM_STEP_ID", "SLURM_PROCID"}) {
+    Vars v = kStep;
+    v.erase(missing);
+    Programs p;
+    auto form = decide_run_form(env(v), p.answers());
+    ASSERT_TRUE(form.ok()) << missing;
+    EXPECT_EQ(form->kind, FormKind::kAllocation) << missing;
+    EXPECT_EQ(form->job->nodes.size(), 3u) << "the job's nodes";
+    EXPECT_NE(form->reason.find("not a job step"), std::string::npos);
+  }
+}
+
+TEST(RunForm, BareMetalForcedInsideAStepIsPlain) {
+  Programs p;
+  auto form = decide_run_form(env(with(kStep, {{"CVS_SCHEDULER", "bare_metal"}})), p.answers());
+  ASSERT_TRUE(form.ok());
+  EXPECT_EQ(form->kind, FormKind::kPlain);
+  EXPECT_FALSE(form->job);
+  EXPECT_TRUE(p.asked.empty()) << "CVS_SCHEDULER overrides detection";
+  EXPECT_NE(form->reason.find("CVS_SCHEDULER=bare_metal"), std::string::npos);
+}
+
+TEST(RunForm, AnUnknownSchedulerIsRefusedNamingTheVariable) {
+  Programs p;
+  for (const Vars& v : {with(kStep, {{"CVS_SCHEDULER", "pbs"}}), Vars{{"CVS_SCHEDULER", "Slurm"}}}) {
+    auto form = decide_run_form(env(v), p.answers());
+    ASSERT_FALSE(form.ok());
+    EXPECT_EQ(form.error().context, "CVS_SCHEDULER");
+    EXPECT_NE(form.error().message.find("spur, slurm or bare_metal"), std::string::npos);
+  }
+}
+
+TEST(RunForm, SpurIsDetectedBeforeSlurmAndGivesItsNodes) {
+  Programs p;
+  p.spur = true;
+  auto form = decide_run_form(env(with(kStep, {{"SPUR_NODES", "g[07-08]"}})), p.answers());
+  ASSERT_TRUE(form.ok()) << form.error().describe();
+  EXPECT_EQ(form->scheduler, Scheduler::kSpur);
+  EXPECT_EQ(form->job->nodes, (std::vector<std::string>{"g07", "g08"}));
+  EXPECT_EQ(p.asked, (std::vector<std::string>{"spur"}));
+  auto forced = decide_run_form(env(with(kStep, {{"CVS_SCHEDULER", "spur"}})), Programs{}.answers());
+  ASSERT_FALSE(forced.ok()) << "a SPUR step has SPUR_NODES";
+  EXPECT_EQ(forced.error().context, "SPUR_NODES");
+}
+
+TEST(RunForm, SlurmWhenOnlyScontrolAnswersElseBareMetal) {
+  Programs slurm;
+  auto form = decide_run_form(env(kStep), slurm.answers());
+  EXPECT_EQ(slurm.asked, (std::vector<std::string>{"spur", "scontrol"}));
+  EXPECT_EQ(form->scheduler, Scheduler::kSlurm);
+  Programs none;
+  none.scontrol = false;
+  auto bare = decide_run_form(env(kStep), none.answers());
+  ASSERT_TRUE(bare.ok());
+  EXPECT_EQ(bare->kind, FormKind::kPlain);
+  EXPECT_NE(bare->reason.find("neither `spur version` nor `scontrol version` answers"), std::string::npos);
+}
+
+TEST(RunForm, MoreTasksThanNodesSaysHowToLaunch) {
+  Programs p;
+  auto form = decide_run_form(env(with(kStep, {{"SLURM_STEP_NUM_TASKS", "4"}})), p.answers());
+  ASSERT_FALSE(form.ok());
+  EXPECT_NE(form.error().message.find("has 4 task(s) on 2 node(s); run one task per node: srun -N2 "
+                                      "--ntasks-per-node=1"),
+            std::string::npos)
+      << form.error().message;
+  auto rank = decide_run_form(env(with(kStep, {{"SLURM_PROCID", "x1"}})), p.answers());
+  ASSERT_FALSE(rank.ok());
+  EXPECT_EQ(rank.error().context, "SLURM_PROCID");
+}
+
+}  // namespace
+}  // namespace aorta::slurm
