@@ -89,6 +89,11 @@ class Transport {
   virtual std::vector<Result<CommandResult>> run_batch(const std::vector<std::string>& hosts,
                                                        const std::vector<std::string>& commands,
                                                        std::chrono::seconds timeout);
+  // What the node runs if this run is lost before its teardown (rank 0 killed): stop
+  // the run's training, remove its container, release its lock. Replaces the host's
+  // earlier will. Only agents can keep a will (they outlive a killed rank 0); the
+  // others have no one on the node to run it, so this does nothing.
+  virtual Status set_last_will(const std::string& host, const std::string& command);
   virtual std::string name() const = 0;
 };
 

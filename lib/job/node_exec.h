@@ -46,8 +46,11 @@ class NodeExec {
   void set_docker(const std::string& host, std::string command) { docker_[host] = std::move(command); }
   bool docker_probed() const { return !docker_.empty(); }
 
- private:
+  // The command line that runs `command` inside host's container (itself with the
+  // none runtime).
   std::string wrap(const std::string& host, const std::string& command) const;
+
+ private:
   cluster::Transport& transport_;
   const config::Variant& variant_;
   const config::Cluster& cluster_;

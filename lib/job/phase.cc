@@ -201,8 +201,9 @@ Status wait_for_phase(NodeExec& exec, RunState& state, const std::string& label,
           std::chrono::steady_clock::now() - last_contact[i] >= kLostAfter)
         return Error{ErrorCode::kCommandFailed,
                      fmt::format("lost contact with node {} for {}s while waiting for {} ({}). Check that the node "
-                                 "is up and its sshd answers; its {} processes may still be running there",
-                                 hosts[i], kLostAfter.count(), label, results[i].result.error().message, label),
+                                 "is up and its {} answers; its {} processes may still be running there",
+                                 hosts[i], kLostAfter.count(), label, results[i].result.error().message,
+                                 exec.transport().name() == "agent" ? "agent" : "sshd", label),
                      hosts[i]};
       if (codes[i] >= 0) ++done;
       if (codes[i] > 0 && !warned[i]) {
@@ -264,23 +265,24 @@ std::vector<std::string> phase_log_tails(NodeExec& exec, const RunState& state, 
   return notes;
 }
 
+std::string stop_phase_command(const NodeExec& exec, const RunState& state, size_t node, const std::string& label) {
+  std::string pid_file = shell_quote(file_in(exec.variant(), state.run_id, node, label + ".pid"));
+  std::string fallback;
+  if (auto known = state.phase_pids.find(label); known != state.phase_pids.end())
+    if (auto remembered = known->second.find(exec.hosts()[node]); remembered != known->second.end())
+      fallback = std::to_string(remembered->second);  // the pid file goes with a deleted aorta_path; this does not
+  // pids 0, 1 and non-numbers must never reach kill: -0 and -1 signal far more
+  // than the phase.
+  return "f=" + pid_file + "; pid=" + fallback + "; if [ -f \"$f\" ]; then pid=$(cat \"$f\"); fi; "
+         "case \"$pid\" in ''|*[!0-9]*) ;; *) "
+         "if [ \"$pid\" -gt 1 ]; then kill -TERM -- -\"$pid\" 2>/dev/null || true; "
+         "for i in 1 2 3 4 5 6 7 8 9 10; do kill -0 -- -\"$pid\" 2>/dev/null || break; sleep 0.2; done; "
+         "kill -KILL -- -\"$pid\" 2>/dev/null || true; fi;; esac; rm -f \"$f\"";
+}
+
 Status stop_phase(NodeExec& exec, RunState& state, const std::string& label) {
-  const auto& v = exec.variant();
-  const auto& known = state.phase_pids[label];
   std::vector<std::string> stops;
-  for (size_t i = 0; i < exec.hosts().size(); ++i) {
-    std::string pid_file = shell_quote(file_in(v, state.run_id, i, label + ".pid"));
-    auto remembered = known.find(exec.hosts()[i]);
-    // The pid file goes with a deleted aorta_path; the pid the start printed does not.
-    std::string fallback = remembered == known.end() ? "" : std::to_string(remembered->second);
-    // pids 0, 1 and non-numbers must never reach kill: -0 and -1 signal far more
-    // than the phase.
-    stops.push_back("f=" + pid_file + "; pid=" + fallback + "; if [ -f \"$f\" ]; then pid=$(cat \"$f\"); fi; "
-                    "case \"$pid\" in ''|*[!0-9]*) ;; *) "
-                    "if [ \"$pid\" -gt 1 ]; then kill -TERM -- -\"$pid\" 2>/dev/null || true; "
-                    "for i in 1 2 3 4 5 6 7 8 9 10; do kill -0 -- -\"$pid\" 2>/dev/null || break; sleep 0.2; done; "
-                    "kill -KILL -- -\"$pid\" 2>/dev/null || true; fi;; esac; rm -f \"$f\"");
-  }
+  for (size_t i = 0; i < exec.hosts().size(); ++i) stops.push_back(stop_phase_command(exec, state, i, label));
   auto results = exec.in_containers_each(stops, std::chrono::seconds(60));
   for (const auto& r : results)
     if (r.result.ok() && r.result->exit_code == 0) state.phase_pids[label].erase(r.host);

@@ -52,5 +52,7 @@ std::vector<std::string> phase_log_tails(NodeExec& exec, const RunState& state, 
 
 // TERM, a short grace period, then KILL to each node's phase process group.
 Status stop_phase(NodeExec& exec, RunState& state, const std::string& label);
+// The command that stops the phase on hosts()[node] (to run inside its container).
+std::string stop_phase_command(const NodeExec& exec, const RunState& state, size_t node, const std::string& label);
 
 }  // namespace aorta::job

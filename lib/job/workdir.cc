@@ -54,21 +54,6 @@ std::optional<std::string> line_after(const std::string& output, const std::stri
   return output.substr(at + marker.size(), end == std::string::npos ? std::string::npos : end - at - marker.size());
 }
 
-std::string release_command(const config::Variant& v, const std::string& host, const RunState& state, long pid) {
-  std::string mine = shell_quote("run " + state.run_id + ",");
-  // Only a process whose command line names this run is ended: the pid may have been
-  // reused since, and a lock file may already belong to a later run.
-  return fmt::format(
-      "pid={}; if tr '\\0' ' ' < /proc/$pid/cmdline 2>/dev/null | grep -qF -- {}; then "
-      "kill -TERM -- -$pid 2>/dev/null || true; "
-      // Zombies count as gone: an init that reaps slowly must not hold up teardown.
-      "for i in $(seq 1 25); do ps -o stat= -g $pid 2>/dev/null | grep -q '^[^Z]' || break; sleep 0.2; done; "
-      "kill -KILL -- -$pid 2>/dev/null || true; fi; "
-      "l={}; if grep -qF -- {} \"$l.owner\" 2>/dev/null; then rm -f -- \"$l.owner\"; fi; true",
-      pid, mine, shell_quote(lock_file(v, host)), mine);
-}
-
-// Starts a lock holder on the node, or says who holds the lock (BUSY <owner line>).
 std::string acquire_command(const config::Variant& v, const std::string& host, const std::string& info, long lifetime) {
   std::string l = shell_quote(lock_file(v, host));
   return "umask 077 && mkdir -p -- " + shell_quote(lock_dir(v)) + " || exit 1\n"
@@ -166,7 +151,7 @@ void take_over_abandoned_locks(NodeExec& exec, std::vector<cluster::HostResult>&
     old.run_id = owner->run_id;
     which.push_back(i);
     hosts.push_back(r.host);
-    commands.push_back(release_command(v, r.host, old, owner->holder) + "\n" +
+    commands.push_back(release_lock_command(v, r.host, old, owner->holder) + "\n" +
                        acquire_command(v, r.host, info, lifetime));
     notes.push_back(fmt::format("node {}: took over the aorta_path lock of run {}: its suite (pid {} on this head "
                                 "node) is no longer running; its lock holder (pid {}) was ended",
@@ -179,6 +164,21 @@ void take_over_abandoned_locks(NodeExec& exec, std::vector<cluster::HostResult>&
 
 }  // namespace
 
+std::string release_lock_command(const config::Variant& v, const std::string& host, const RunState& state, long pid) {
+  std::string mine = shell_quote("run " + state.run_id + ",");
+  // Only a process whose command line names this run is ended: the pid may have been
+  // reused since, and a lock file may already belong to a later run.
+  return fmt::format(
+      "pid={}; if tr '\\0' ' ' < /proc/$pid/cmdline 2>/dev/null | grep -qF -- {}; then "
+      "kill -TERM -- -$pid 2>/dev/null || true; "
+      // Zombies count as gone: an init that reaps slowly must not hold up teardown.
+      "for i in $(seq 1 25); do ps -o stat= -g $pid 2>/dev/null | grep -q '^[^Z]' || break; sleep 0.2; done; "
+      "kill -KILL -- -$pid 2>/dev/null || true; fi; "
+      "l={}; if grep -qF -- {} \"$l.owner\" 2>/dev/null; then rm -f -- \"$l.owner\"; fi; true",
+      pid, mine, shell_quote(lock_file(v, host)), mine);
+}
+
+// Starts a lock holder on the node, or says who holds the lock (BUSY <owner line>).
 std::string private_mkdir_command(const std::string& path) {
   return "( umask 077 && mkdir -p -- " + shell_quote(path) + " )";
 }
@@ -296,7 +296,7 @@ Status release_workdir_locks(NodeExec& exec, RunState& state) {
   std::vector<std::string> hosts, commands;
   for (const auto& [host, pid] : state.workdir_locks) {
     hosts.push_back(host);
-    commands.push_back(release_command(exec.variant(), host, state, pid));
+    commands.push_back(release_lock_command(exec.variant(), host, state, pid));
   }
   auto results = cluster::run_on_hosts(exec.transport(), hosts, commands, std::chrono::seconds(60));
   for (const auto& r : results)

@@ -37,5 +37,7 @@ Status acquire_workdir_locks(NodeExec& exec, RunState& state, std::vector<std::s
 
 // Ends this run's lock holders (only processes whose command line names this run).
 Status release_workdir_locks(NodeExec& exec, RunState& state);
+// The command that ends holder `pid` of host's lock, if it is still this run's.
+std::string release_lock_command(const config::Variant& v, const std::string& host, const RunState& state, long pid);
 
 }  // namespace aorta::job

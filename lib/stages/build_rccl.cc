@@ -16,6 +16,7 @@ StageResult build_rccl(StageContext& ctx) {
   std::string cmd = "bash " + shell_quote(v.node_repo_path() + "/" + v.build_script);
   std::vector<std::string> commands(ctx.exec.hosts().size(), cmd);
   Status s = job::start_phase(ctx.exec, ctx.state, "rccl", commands, job::Rendezvous{});
+  keep_last_wills(ctx, out);
   if (s) s = job::wait_for_phase(ctx.exec, ctx.state, "rccl", std::chrono::seconds(v.timeout_seconds), ctx.log);
   Status stopped = job::stop_phase(ctx.exec, ctx.state, "rccl");
   if (!stopped) out.log.push_back("Failed to stop RCCL build process groups: " + stopped.error().message);

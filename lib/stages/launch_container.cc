@@ -96,11 +96,13 @@ StageResult launch_container(StageContext& ctx) {
     out.failures.push_back(s.error().message);
     return out;
   }
+  keep_last_wills(ctx, out);
   if (Status s = job::launch_containers(exec, groups); !s) {
     out.failures.push_back(s.error().message);
     return out;
   }
   ctx.state.container_started = true;
+  keep_last_wills(ctx, out);
   if (Status s = job::verify_containers(exec); !s) out.failures.push_back(s.error().message);
   if (exec.variant().container.runtime == config::RuntimeKind::kNone)
     out.log.push_back("container runtime none: commands run directly on each node");

@@ -1,6 +1,7 @@
 #include "stages/node_checks.h"
 
 #include "common/shell_quote.h"
+#include "job/last_will.h"
 #include "job/launch.h"
 
 namespace aorta::stages {
@@ -22,6 +23,12 @@ std::string entry_check(const std::string& root, const std::vector<std::string>&
   std::string cmd;
   for (const auto& e : entries) cmd += (cmd.empty() ? "" : " && ") + ("test -f " + shell_quote(root + "/" + e));
   return cmd;
+}
+
+void keep_last_wills(StageContext& ctx, StageResult& out) {
+  if (Status s = job::update_last_wills(ctx.exec, ctx.state); !s)
+    out.log.push_back("could not give the nodes their last will (what they run if this process dies): " +
+                      s.error().describe());
 }
 
 }  // namespace aorta::stages

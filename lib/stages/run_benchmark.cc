@@ -144,6 +144,7 @@ StageResult run_benchmark(StageContext& ctx) {
   state.status = job::RunStatus::kRunning;
   state.benchmark_started = true;
   Status run = job::start_phase(exec, state, "benchmark", *commands, rdzv, &run_v);
+  keep_last_wills(ctx, out);
   if (run) run = job::wait_for_phase(exec, state, "benchmark", seconds(v.timeout_seconds), ctx.log, ctx.training_output);
   state.ended_at = std::chrono::system_clock::now();
   if (run) {
