@@ -5,6 +5,7 @@
 #include "app/cli.h"
 #include "app/compare_command.h"
 #include "app/exit_codes.h"
+#include "app/managed_run.h"
 #include "app/run_command.h"
 #include "common/utf8.h"
 #include "common/version.h"
@@ -30,6 +31,8 @@ int list_suites(const std::string& only) {
 }
 
 int run_main(int argc, char** argv) {
+  // A node's agent in a managed run, started by aorta_suite itself (app/managed_run.h).
+  if (argc > 1 && std::string(argv[1]) == "agent") return agent_command(argc, argv);
   cli::Options o = cli::parse(std::vector<std::string>(argv + 1, argv + argc));
   if (!o.error.empty()) return usage_error(o.error, o.command);
   if (o.help) {

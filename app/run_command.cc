@@ -13,6 +13,8 @@
 
 #include "app/exit_codes.h"
 #include "app/gtest_flags.h"
+#include "app/live_log.h"
+#include "app/managed_run.h"
 #include "app/report_request.h"
 #include "app/slurm_preflight.h"
 #include "app/transport_choice.h"
@@ -126,7 +128,7 @@ struct Plan {
   config::Cluster cluster;
   config::Variant variant;
   std::string config_file;
-  std::optional<slurm::SlurmJob> job;
+  slurm::RunForm form;                 // plain, a job step's task, or inside a job's allocation
   const fixtures::SuiteSpec* suite = nullptr;
   std::optional<metrics::RunFigures> baseline;  // --baseline, read before anything runs
 };
@@ -145,6 +147,12 @@ void remember_secrets(const std::vector<std::string>& secrets) {
 // kExitOk with plan filled, or the exit status of errors already reported on stderr
 // and each added to problems (for the reports of a run that could not start).
 int load_plan(const cli::Options& o, const GtestFlags& flags, Plan& plan, std::vector<std::string>& problems) {
+  auto form = run_form_from_environment();
+  if (!form) {
+    problems.push_back(form.error().describe());
+    return usage_error(form.error().describe());
+  }
+  plan.form = std::move(*form);
   auto refuse = [&](const std::string& message) {
     problems.push_back(message);
     return usage_error(message);
@@ -181,11 +189,10 @@ int load_plan(const cli::Options& o, const GtestFlags& flags, Plan& plan, std::v
     }
     return kExitUsage;
   }
-  auto job = slurm::job_from_environment([](const char* name) -> const char* { return std::getenv(name); });
-  if (!job) return refuse(job.error().describe());
-  if (*job) {
-    // Inside a Slurm job: the job's nodes, reached through srun.
-    auto from_job = slurm::cluster_from_job(**job, user, o.cluster_file.empty() ? nullptr : &*cluster);
+  const std::optional<slurm::SlurmJob>& job = plan.form.job;
+  if (job) {
+    // Managed: the job's (or step's) nodes, reached through agents.
+    auto from_job = slurm::cluster_from_job(*job, user, o.cluster_file.empty() ? nullptr : &*cluster);
     if (!from_job) return refuse(from_job.error().describe());
     cluster = *from_job;
   }
@@ -197,7 +204,7 @@ int load_plan(const cli::Options& o, const GtestFlags& flags, Plan& plan, std::v
   if (!misfit.empty()) return kExitUsage;
   std::string error;
   const fixtures::SuiteSpec* suite = pick_suite(o.suite, flags.filter, *variant.variant, host_names(*cluster), error);
-  if (!suite) return refuse(*job ? error + " (Slurm job " + (*job)->id + " has " +
+  if (!suite) return refuse(job ? error + " (Slurm job " + job->id + " has " +
                                            std::to_string(cluster->nodes.size()) + " node(s))"
                                      : error);
   if (!o.baseline.empty()) {
@@ -207,7 +214,6 @@ int load_plan(const cli::Options& o, const GtestFlags& flags, Plan& plan, std::v
   }
   plan.cluster = std::move(*cluster);
   plan.variant = std::move(*variant.variant);
-  plan.job = *job;
   plan.suite = suite;
   // No output may replace what the run reads (--log-file CONFIG).
   for (const auto& input : {plan.config_file, o.cluster_file, plan.variant.threshold_file.string(), o.baseline})
@@ -228,61 +234,6 @@ void init_gtest(const char* argv0, const GtestFlags& flags, const std::string& f
   int argc = static_cast<int>(args.size());
   ::testing::InitGoogleTest(&argc, argv.data());
   GTEST_FLAG_SET(output, "");  // a GTEST_OUTPUT variable is ours too (GtestFlags::junit)
-}
-
-// <suite>.log while the benchmark runs: node 0's training output, line by line, as
-// the original streams it (tail -F follows it). The final log replaces it whole when
-// the run ends; node 0's whole log stays in <suite>_html/node_logs/. A file that
-// cannot be opened loses only this live view: the final write reports the problem.
-std::string live_log_header(const std::string& suite, const std::string& run_id) {
-  return suite + " run " + run_id + ": the training output of node 0 while it runs; the whole report log replaces "
-         "this when the run ends\n";
-}
-
-job::ProgressFn live_log(const std::filesystem::path& path, const std::string& header) {
-  // The descriptor, opened at the first line as the output rules allow (never through
-  // a link, never a device or FIFO): -1 before, -2 once it could not be.
-  auto fd = std::shared_ptr<int>(new int(-1), [](int* f) {
-    if (*f >= 0) ::close(*f);
-    delete f;
-  });
-  auto put = [](int f, const std::string& text) {
-    for (size_t done = 0; done < text.size();) {
-      ssize_t n = ::write(f, text.data() + done, text.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return;
-      done += static_cast<size_t>(n);
-    }
-  };
-  return [fd, path, header, put](const std::string& line) {
-    if (*fd == -1) {
-      auto opened = open_output_for_append(path);
-      if (!opened) {
-        std::cerr << "aorta_suite: no live log: " << opened.error().describe() << "\n";
-        *fd = -2;
-        return;
-      }
-      *fd = *opened;
-      put(*fd, header);
-    }
-    if (*fd >= 0) put(*fd, report::redact_text(line) + "\n");  // the report's rule: no secret in any report file
-  };
-}
-
-// A live log the final one did not replace (a full disk) is not the report and must
-// not look like it: removed, saying so.
-void remove_stale_live_log(const std::filesystem::path& path, const std::string& header) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return;
-  std::string start(header.size(), '\0');
-  in.read(start.data(), static_cast<std::streamsize>(start.size()));
-  start.resize(static_cast<size_t>(in.gcount()));
-  if (!header.starts_with(start)) return;  // the final log (or an empty prefix of the header: also stale)
-  in.close();
-  std::error_code ec;
-  if (std::filesystem::remove(path, ec))
-    std::cerr << "aorta_suite: " << path.string() << ": removed the live training output, since the run's log could "
-              << "not replace it\n";
 }
 
 // The suite named in the reports of a run that could not start: the one named, else
@@ -336,7 +287,9 @@ int run_suite(const cli::Options& o, const char* argv0) {
   if (!flags->list_tests || configured) {
     plan.emplace();
     std::vector<std::string> problems;
-    if (int code = load_plan(o, *flags, *plan, problems); code != kExitOk) return refused(code, problems);
+    if (int code = load_plan(o, *flags, *plan, problems); code != kExitOk)
+      return serves_agent(plan->form) ? code : refused(code, problems);  // rank 0 reports, once
+    if (serves_agent(plan->form)) return serve_step_agent(plan->form, plan->variant);
     if (auto problem = take_config_junit_shape(*plan, request)) return refused(usage_error(*problem), {*problem});
   }
   init_gtest(argv0, *flags, flags->filter.value_or("*"));
@@ -348,7 +301,19 @@ int run_suite(const cli::Options& o, const char* argv0) {
     for (const auto& suite : suites::all()) suites::register_suite_tests(suite, nullptr, {});
   if (flags->list_tests) return RUN_ALL_TESTS() == 0 ? kExitOk : kExitFailed;
 
-  auto transport = make_transport(plan->cluster, plan->job);
+  const auto& job = plan->form.job;
+  if (job || std::getenv("CVS_SCHEDULER")) std::cout << "aorta_suite: " << plan->form.reason << "\n";
+  // Managed: the agents first (the session's transport is theirs); they end with the run.
+  std::unique_ptr<agent::AgentFleet> fleet;
+  if (job) {
+    auto started = start_agents(plan->form, plan->cluster, plan->variant);
+    if (!started) {
+      const std::string problem = "the agents did not start: " + started.error().describe();
+      return refused(usage_error(problem), {problem});
+    }
+    fleet = std::move(*started);
+  }
+  auto transport = fleet ? Result<std::unique_ptr<cluster::Transport>>(fleet->transport()) : make_transport(plan->cluster);
   if (!transport) return refused(usage_error(transport.error().describe()), {transport.error().describe()});
   std::filesystem::path output_dir = o.output_dir.empty() ? plan->variant.output_dir : o.output_dir;
   const std::string suite = plan->suite->name;
@@ -363,8 +328,8 @@ int run_suite(const cli::Options& o, const char* argv0) {
       std::cerr << "aorta_suite: " << what << " cannot be used (nothing was run): " << *problem << "\n";
       return refused(kExitUsage, {what + " cannot be used: " + *problem});
     }
-  if (plan->job)
-    if (auto problem = slurm_job_problem(*plan->job, plan->cluster, plan->variant, plan->config_file)) {
+  if (job)
+    if (auto problem = slurm_job_problem(*job, plan->cluster, plan->variant, plan->config_file, session->transport())) {
       std::error_code ec;
       std::filesystem::remove(session->state().output_root, ec);  // only when empty
       return refused(usage_error(*problem), {*problem});
@@ -384,6 +349,7 @@ int run_suite(const cli::Options& o, const char* argv0) {
   if (logging) remove_stale_live_log(log_path, live_header);
   if (interrupt_signal()) std::cerr << "aorta_suite: interrupted by " << interrupt_name() << "; cleaned up and reported\n";
   if (s->state().report_file) std::cout << "aorta_suite: report " << s->state().report_file->string() << "\n";
+  if (fleet) fleet->finish();  // every agent ends what it started, and exits
   if (listener->write_failed()) return kExitFailed;
   return rc == 0 && !interrupt_signal() ? kExitOk : kExitFailed;
 }

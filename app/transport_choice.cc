@@ -1,14 +1,11 @@
 #include "app/transport_choice.h"
 
 #include "cluster/local_transport.h"
-#include "cluster/srun_transport.h"
 #include "cluster/ssh_transport.h"
 
 namespace aorta::app {
 
-Result<std::unique_ptr<cluster::Transport>> make_transport(const config::Cluster& c,
-                                                           const std::optional<slurm::SlurmJob>& job) {
-  if (job) return std::unique_ptr<cluster::Transport>(new cluster::SrunTransport(job->id));
+Result<std::unique_ptr<cluster::Transport>> make_transport(const config::Cluster& c) {
   if (c.transport == config::TransportKind::kLocal) return std::unique_ptr<cluster::Transport>(new cluster::LocalTransport);
   cluster::SshOptions ssh;
   ssh.user = c.username;

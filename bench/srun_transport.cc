@@ -1,4 +1,4 @@
-#include "cluster/srun_transport.h"
+#include "srun_transport.h"
 
 #include "cluster/ssh_transport.h"
 #include "common/shell_quote.h"

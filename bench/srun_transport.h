@@ -1,6 +1,6 @@
-// Commands on the nodes of the Slurm job this process runs in, through srun: no
-// SSH keys needed, and the scheduler sees every step. Files are read from storage
-// the nodes share with this process, so a download is a local copy.
+// The agents' baseline in bench/agent_bench: every command its own `srun --overlap`
+// job step, as the suite ran managed nodes before the agents (issue 30). Files are
+// read from storage the nodes share with this process, so a download is a local copy.
 #pragma once
 
 #include <string>

@@ -7,6 +7,7 @@ sudo=""
 if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
 packages=(
   cmake g++ make pkg-config git
+  ccache                  # CI's builds reuse the objects of an earlier build (.ci/run)
   libgtest-dev libgmock-dev nlohmann-json3-dev libfmt-dev libpugixml-dev libsimdjson-dev zlib1g-dev libzip-dev
   libzstd-dev libboost1.81-dev libboost-filesystem1.81-dev libboost-program-options1.81-dev libssh2-1-dev
   python3 python3-torch   # the CPU workload: real torchrun with Debian's torch (gloo)

@@ -38,6 +38,17 @@ std::string private_folder_problem(const fs::path& path) {
   return "";
 }
 
+// mkdir -p where each folder made is private from the start (0700): the root is
+// aorta_path's parent, which the clone may not have made yet.
+bool make_private_folders(const fs::path& path) {
+  fs::path sofar;
+  for (const auto& part : path) {
+    sofar /= part;
+    if (::mkdir(sofar.c_str(), 0700) != 0 && errno != EEXIST) return false;
+  }
+  return true;
+}
+
 std::string random_secret() {
   std::ifstream urandom("/dev/urandom", std::ios::binary);
   unsigned char bytes[kSecretBytes] = {};
@@ -92,7 +103,7 @@ Result<Rendezvous> Rendezvous::create(const fs::path& root, const std::string& j
   Rendezvous r;
   r.folder_ = rendezvous_folder(root, job);
   const fs::path parent = r.folder_.parent_path();
-  if (::mkdir(parent.c_str(), 0700) != 0 && errno != EEXIST) return io_error(parent, "cannot create the agents' folder");
+  if (!make_private_folders(parent)) return io_error(parent, "cannot create the agents' folder");
   if (auto problem = private_folder_problem(parent); !problem.empty())
     return Error{ErrorCode::kInvalidInput, "the agents' folder is unsafe: " + problem, parent.string()};
   if (::mkdir(r.folder_.c_str(), 0700) != 0) {

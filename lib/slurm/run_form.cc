@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include "cluster/local_transport.h"
+#include "common/shell_quote.h"
 #include "slurm/hostlist.h"
 
 namespace aorta::slurm {
@@ -57,6 +59,17 @@ Result<SlurmJob> step_task(SlurmJob job, const Getenv& getenv, Scheduler schedul
 }
 
 }  // namespace
+
+Answers program_answers() {
+  return [](const std::vector<std::string>& argv) {
+    std::string command;
+    for (const auto& a : argv) command += (command.empty() ? "" : " ") + shell_quote(a);
+    cluster::LocalTransport local;
+    auto r = local.run("localhost", "command -v " + shell_quote(argv.front()) + " >/dev/null && " + command + " >/dev/null",
+                       std::chrono::seconds(10));
+    return r && r->exit_code == 0;
+  };
+}
 
 std::string scheduler_name(Scheduler s) {
   switch (s) {

@@ -31,6 +31,9 @@ struct RunForm {
 // Whether a program answers (exit 0), e.g. {"spur", "version"}.
 using Answers = std::function<bool(const std::vector<std::string>& argv)>;
 
+// Runs the program on this machine (found on PATH, 10 s at most): whether it exits 0.
+Answers program_answers();
+
 // The scheduler: CVS_SCHEDULER when set (spur, slurm or bare_metal, else an error
 // naming it), else SPUR when `spur version` answers, else Slurm when `scontrol
 // version` does, else bare metal. The second is why, in words.

@@ -131,5 +131,20 @@ TEST(RunForm, MoreTasksThanNodesSaysHowToLaunch) {
   EXPECT_EQ(rank.error().context, "SLURM_PROCID");
 }
 
+// The programs run for real: the `spur` test double on PATH (tests/doubles/spur) is
+// found before Slurm's scontrol; without it on PATH, SPUR is not detected.
+TEST(RunForm, SpurOnPathIsAskedForReal) {
+  const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  const std::string doubles = std::string(AORTA_SOURCE_DIR) + "/tests/doubles/spur";
+  setenv("PATH", (doubles + ":" + path).c_str(), 1);
+  auto with_spur = detect_scheduler(env({}), program_answers());
+  setenv("PATH", path.c_str(), 1);
+  ASSERT_TRUE(with_spur.ok());
+  EXPECT_EQ(with_spur->first, Scheduler::kSpur);
+  EXPECT_EQ(with_spur->second, "`spur version` answers");
+  auto without = detect_scheduler(env({}), program_answers());
+  EXPECT_NE(without->first, Scheduler::kSpur);
+}
+
 }  // namespace
 }  // namespace aorta::slurm

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""aorta_suite launched the CVS way on the test cluster's real Slurm: one job step,
+one task per node (`srun -N<n> --ntasks-per-node=1 aorta_suite ...`). Rank 0 runs
+the suite; every rank serves an agent; there is no SSH and no step per command.
+
+Usage: slurm_agents_e2e.py AORTA_SUITE MODE
+  distributed: aorta_distributed on 3 nodes with containers, green, metrics equal to
+    the independent checker's, and the job's next step id 1 (the suite made one step)
+  single: aorta_single in a one-node step
+  agent_lost: node3's agent killed while the benchmark runs: the run names node3, the
+    survivors' traces are still collected and their containers removed
+  rank0_killed: rank 0 killed (SIGKILL) while the benchmark runs: every agent ends,
+    runs its node's last will, and nothing of the run is left on any node
+  bare_metal: CVS_SCHEDULER=bare_metal inside a step is an SSH run of the cluster file
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "suite"))
+from suite_run import expect, results  # noqa: E402
+from test_cluster import BASE, expect_clean, on_node, passing_stages, write_inputs  # noqa: E402
+
+CHECKER = os.path.join(HERE, "..", "..", "tools", "independent_metrics.py")
+binary, mode = os.path.abspath(sys.argv[1]), sys.argv[2]
+nodes = {"distributed": 3, "agent_lost": 3, "rank0_killed": 2}.get(mode, 1)
+suite = "aorta_single" if nodes == 1 else "aorta_distributed"
+env = dict(os.environ, SLURM_CONF=os.path.join(BASE, "slurm", "slurm.conf"))
+HOSTS = [f"10.211.0.{10 + i}" for i in range(1, 4)]
+
+
+def suite_processes():
+    """pid -> command line of every aorta_suite process on the machine (the nodes share its pids)."""
+    found = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmd = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
+        except OSError:
+            continue
+        if cmd and os.path.basename(cmd[0].decode(errors="replace")) == "aorta_suite":
+            found[int(pid)] = b" ".join(cmd).decode(errors="replace")
+    return found
+
+
+def wait_for(what, check, seconds):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise SystemExit(f"FAIL: {what} within {seconds} s")
+
+
+with tempfile.TemporaryDirectory(dir="/tmp") as work:
+    shared = os.path.join(work, "shared")  # every node sees /tmp: shared storage
+
+    def on_shared_storage(variant):
+        variant["paths"]["shared_fs"] = shared
+    write_inputs(work, edit_variant=on_shared_storage, nodes=1 if mode == "bare_metal" else None)
+    extra = ""
+    if mode == "bare_metal":
+        extra = f"--cluster_file {work}/cluster.json "
+    script = os.path.join(work, "job.sh")
+    with open(script, "w") as f:
+        f.write("#!/bin/bash\n"
+                f"#SBATCH --nodes={nodes}\n#SBATCH --time=30\n#SBATCH --output={work}/slurm-%j.out\n"
+                f"cd {work}\n"
+                + ("export CVS_SCHEDULER=bare_metal\n" if mode == "bare_metal" else "")
+                + f"srun -N{nodes} --ntasks-per-node=1 {binary} {extra}--config_file cpu_docker.json --output_dir out "
+                f"--gtest_output=xml:{work}/gtest.xml --gtest_filter={suite}.*\n"
+                "echo SUITE_EXIT=$?\n"
+                # The next step's id counts the steps the suite made.
+                "srun -N1 --overlap bash -c 'echo NEXT_STEP=$SLURM_STEP_ID'\n")
+    submitted = subprocess.run(["sbatch", "--parsable", script], env=env, capture_output=True, text=True, timeout=60)
+    expect(submitted.returncode == 0, submitted.stderr)
+    job_id = submitted.stdout.strip().split(";")[0]
+    out_file = os.path.join(work, f"slurm-{job_id}.out")
+    output = lambda: open(out_file).read() if os.path.exists(out_file) else ""  # noqa: E731
+    agents_dir = os.path.join(shared, ".aorta_suite_agents", f"{job_id}.0")
+
+    def agent_pid(rank):
+        return json.load(open(os.path.join(agents_dir, f"agent.{rank}")))["pid"]
+
+    if mode in ("agent_lost", "rank0_killed"):
+        # Once the training runs on every node, break one part of the run for real.
+        wait_for("training on every node", lambda: "[benchmark] 0/" in output(), 300)
+        if mode == "agent_lost":
+            os.kill(agent_pid(2), signal.SIGKILL)
+        else:
+            rank0 = int(open(f"/proc/{agent_pid(0)}/stat").read().rsplit(")", 1)[1].split()[1])  # its parent
+            expect("agent" not in suite_processes().get(rank0, "agent"), "rank 0 is not the suite")
+            os.kill(rank0, signal.SIGKILL)
+            # Every agent ends what it started and exits; no container or training is left.
+            wait_for("every agent gone", lambda: not suite_processes(), 60)
+            expect_clean(HOSTS[:nodes])
+            expect(not os.path.exists(agents_dir), f"{agents_dir} left behind")
+    wait_for("the job's end", lambda: subprocess.run(["squeue", "-h", "-j", job_id], env=env, capture_output=True,
+                                                     text=True).stdout.strip() == "", 600)
+    text = output()
+    expect("NEXT_STEP=1" in text, f"the suite made more than one job step:\n{text[-3000:]}")
+    expect(not suite_processes(), f"aorta_suite processes left: {suite_processes()}")
+    if mode == "rank0_killed":
+        print(f"PASS slurm agents {mode}: job {job_id}, rank 0 killed, agents and workload gone")
+        sys.exit(0)
+    stages, report = results(work)
+    outcomes = {k: v[0] for k, v in stages.items()}
+    if mode == "agent_lost":
+        expect("SUITE_EXIT=0" not in text, "a run that lost node3 passed")
+        expect("node3" in stages["test_run_benchmark"][1], f"node3 not named: {stages['test_run_benchmark']}")
+        collected = os.listdir(os.path.join(work, "out"))
+        traces = subprocess.run(["find", os.path.join(work, "out"), "-name", "*.json*", "-path", "*node*"],
+                                capture_output=True, text=True).stdout
+        expect("node1" in traces and "node2" in traces, f"the survivors' traces were not collected: {collected}")
+        expect_clean(HOSTS[:2])
+        on_node(HOSTS[2], "docker rm -f $(docker ps -aq) >/dev/null 2>&1; pkill -f '[t]rain[.]py'; true")
+        print(f"PASS slurm agents {mode}: job {job_id}, node3 named, node1 and node2 collected and clean")
+        sys.exit(0)
+    expect("SUITE_EXIT=0" in text, f"suite failed:\n{text[-4000:]}")
+    if mode == "bare_metal":
+        expect("CVS_SCHEDULER=bare_metal" in text and "commands go through agents" not in text, text[-3000:])
+    else:
+        expect(f"a task of Slurm (`scontrol version` answers) job {job_id} step 0" in text, text[-3000:])
+        expect(f"inside Slurm job {job_id} on {nodes} node(s); commands go through agents" in text, text[-3000:])
+    expect(outcomes == passing_stages(distributed=nodes > 1), f"stages {outcomes}\n{text[-3000:]}")
+    ranks = report["per_rank_summary"]
+    expect(sorted(r["rank"] for r in ranks) == list(range(2 * nodes)), f"ranks {[r['rank'] for r in ranks]}")
+    for r in ranks:
+        ref = json.loads(subprocess.run([sys.executable, CHECKER, r["source"]], check=True, capture_output=True,
+                                        text=True).stdout)
+        expect(abs(r["total_time_us"] - ref["total_time_us"]) <= 1e-9 * max(1, ref["total_time_us"]), f"rank {r}")
+    expect_clean(HOSTS[:nodes])
+    print(f"PASS slurm agents {mode}: job {job_id}, {len(ranks)} ranks on {nodes} node(s), one job step")
