@@ -90,6 +90,9 @@ class Transport {
                                                        const std::vector<std::string>& commands,
                                                        std::chrono::seconds timeout);
   virtual std::string name() const = 0;
+  // "If this run's controller is lost, run `command` on `host`" (e.g. remove the run's
+  // containers); replaces the host's earlier will. Only the agent transport keeps one.
+  virtual Status set_last_will(const std::string& /*host*/, const std::string& /*command*/) { return ok_status(); }
 };
 
 // How copy_batch hands out its jobs: every host's jobs in a queue, taken in order by
