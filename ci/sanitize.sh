@@ -7,6 +7,6 @@ cd "$(dirname "$0")/.."
 CC=clang CXX=clang++ cmake -S . -B build-asan -DAORTA_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
 cmake --build build-asan -j2 --target aorta_unit_tests fuzz_config_loader fuzz_cluster_loader fuzz_trace_reader \
-  fuzz_compare_report fuzz_workbook
+  fuzz_compare_report fuzz_workbook fuzz_agent_protocol
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
 ctest --test-dir build-asan -L 'unit|fuzz' --output-on-failure -j2

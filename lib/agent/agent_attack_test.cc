@@ -1,0 +1,153 @@
+// Issue 30 item 3, each attack as a test against a real agent: a wrong token, a
+// connection from another job, a second rank 0, a huge frame, a slow client, a
+// socket closed mid-stream, and rank 0 killed (the agent ends, nothing left, the will ran).
+#include <sys/wait.h>
+
+#include <gtest/gtest.h>
+
+#include "agent/agent_transport.h"
+#include "agent/protocol.h"
+#include "tests/agent_fixture.h"
+
+namespace aorta::agent {
+namespace {
+
+using aorta::testing::kAgentJob;
+using aorta::testing::kAgentSecret;
+using aorta::testing::RunningAgent;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+TEST(AgentAttack, WrongTokenIsRefused) {
+  aorta::testing::TempDir dir;
+  RunningAgent agent(aorta::testing::agent_options(dir.path()));
+  std::string wrong = kAgentSecret;
+  wrong.back() = 't';  // differs in the last byte only
+  auto r = AgentTransport::connect({agent.endpoint()}, wrong, kAgentJob);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("node1: the agent refused the secret"), std::string::npos) << r.error().message;
+}
+
+TEST(AgentAttack, ConnectionFromAnotherJobIsRefusedNamingBoth) {
+  aorta::testing::TempDir dir;
+  RunningAgent agent(aorta::testing::agent_options(dir.path()));
+  // The other job's rank 0 replays its own (valid for it) hello at this agent.
+  auto r = AgentTransport::connect({agent.endpoint()}, kAgentSecret, "777.0");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("node1: this agent serves job 4242.0, not job 777.0"), std::string::npos)
+      << r.error().message;
+}
+
+TEST(AgentAttack, SecondRankZeroIsRefused) {
+  aorta::testing::TempDir dir;
+  RunningAgent agent(aorta::testing::agent_options(dir.path()));
+  auto first = AgentTransport::connect({agent.endpoint()}, kAgentSecret, kAgentJob);
+  ASSERT_TRUE(first.ok()) << first.error().describe();
+  auto second = AgentTransport::connect({agent.endpoint()}, kAgentSecret, kAgentJob);
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.error().message.find("another rank 0 holds this agent's lease"), std::string::npos);
+}
+
+TEST(AgentAttack, HugeFrameClosesTheConnectionWithoutWaitingForItsBody) {
+  aorta::testing::TempDir dir;
+  RunningAgent agent(aorta::testing::agent_options(dir.path()));  // hello_timeout 5 s
+  const int fd = aorta::testing::raw_connect(agent.server->port());
+  ASSERT_GE(fd, 0);
+  const auto header = encode_header({FrameType::kRequest, 0xfffffff0u});
+  ASSERT_EQ(::send(fd, header.data(), header.size(), MSG_NOSIGNAL), static_cast<ssize_t>(header.size()));
+  // Refused on the header: an agent that allocated and waited for 4 GiB would hold
+  // the connection until the hello timeout.
+  EXPECT_TRUE(aorta::testing::closed_within(fd, milliseconds(1500)));
+  ::close(fd);
+  auto ok = AgentTransport::connect({agent.endpoint()}, kAgentSecret, kAgentJob);
+  EXPECT_TRUE(ok.ok());  // and the agent serves on
+}
+
+TEST(AgentAttack, SlowClientIsDroppedAndBlocksNoOne) {
+  aorta::testing::TempDir dir;
+  auto options = aorta::testing::agent_options(dir.path());
+  options.hello_timeout = milliseconds(1000);
+  RunningAgent agent(options);
+  const int slow = aorta::testing::raw_connect(agent.server->port());
+  ASSERT_GE(slow, 0);
+  ASSERT_EQ(::send(slow, "\x01\0\0", 3, MSG_NOSIGNAL), 3);  // half a header, then nothing
+  auto start = std::chrono::steady_clock::now();
+  auto transport = AgentTransport::connect({agent.endpoint()}, kAgentSecret, kAgentJob);
+  ASSERT_TRUE(transport.ok()) << transport.error().describe();
+  auto r = (*transport)->run("node1", "echo served", seconds(5));
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, milliseconds(800));  // served while the slow one waits
+  EXPECT_TRUE(aorta::testing::closed_within(slow, milliseconds(3000)));
+  ::close(slow);
+}
+
+TEST(AgentAttack, SocketClosedMidStreamKillsTheGroupAndTheAgentServesOn) {
+  aorta::testing::TempDir dir;
+  RunningAgent agent(aorta::testing::agent_options(dir.path()));
+  auto transport = AgentTransport::connect({agent.endpoint()}, kAgentSecret, kAgentJob);
+  ASSERT_TRUE(transport.ok()) << transport.error().describe();
+  const auto pid_file = dir.path() / "sleep.pid";
+  // The client stops reading past max_bytes and closes; `yes` never ends by itself.
+  auto r = (*transport)->stream("node1", "sleep 300 & echo $! > " + pid_file.string() + "; yes", dir.path() / "out",
+                                seconds(120), 1 << 20);
+  ASSERT_FALSE(r.ok());
+  const pid_t sleeper = aorta::testing::wait_for_pid(pid_file);
+  ASSERT_GT(sleeper, 0);
+  EXPECT_TRUE(aorta::testing::gone_within(sleeper, milliseconds(3000)));
+  auto health = (*transport)->health("node1");
+  ASSERT_TRUE(health.ok()) << health.error().describe();
+  EXPECT_EQ(health->running, 0);
+}
+
+// Rank 0 as a process of its own, killed with SIGKILL while its command runs.
+TEST(AgentAttack, RankZeroKilledEndsTheAgentKillsItsCommandsAndRunsTheWill) {
+  aorta::testing::TempDir dir;
+  auto started = AgentServer::start(aorta::testing::agent_options(dir.path()));
+  ASSERT_TRUE(started.ok());
+  const auto pid_file = dir.path() / "sleep.pid";
+  const auto will_file = dir.path() / "will-ran";
+  const AgentEndpoint endpoint{"node1", "127.0.0.1", (*started)->port()};
+  const pid_t rank0 = ::fork();  // before the agent's thread: the child has only this one
+  ASSERT_GE(rank0, 0);
+  if (rank0 == 0) {
+    auto t = AgentTransport::connect({endpoint}, kAgentSecret, kAgentJob);
+    if (t && (*t)->set_last_will("node1", "touch " + will_file.string()))
+      (void)(*t)->run("node1", "sleep 300 & echo $! > " + pid_file.string() + "; wait", seconds(600));
+    ::_exit(1);
+  }
+  auto code = std::async(std::launch::async, [s = started->get()] { return s->serve(); });
+  const pid_t sleeper = aorta::testing::wait_for_pid(pid_file);
+  ::kill(rank0, SIGKILL);
+  ::waitpid(rank0, nullptr, 0);
+  ASSERT_GT(sleeper, 0);
+  ASSERT_EQ(code.wait_for(seconds(15)), std::future_status::ready);
+  EXPECT_EQ(code.get(), kLeaseLost);
+  EXPECT_TRUE(aorta::testing::gone_within(sleeper, milliseconds(3000)));
+  EXPECT_TRUE(std::filesystem::exists(will_file));
+}
+
+TEST(AgentAttack, SilentLeaseIsLost) {
+  aorta::testing::TempDir dir;
+  auto options = aorta::testing::agent_options(dir.path());
+  options.lease_grace = seconds(1);
+  RunningAgent agent(options);
+  const int fd = aorta::testing::raw_connect(agent.server->port());
+  ASSERT_GE(fd, 0);
+  const std::string lease = encode_request({.op = Op::kLease, .token = kAgentSecret, .job = kAgentJob});
+  auto header = encode_header({FrameType::kRequest, static_cast<uint32_t>(lease.size())});
+  const std::string frame = std::string(header.data(), header.size()) + lease;
+  ASSERT_EQ(::send(fd, frame.data(), frame.size(), MSG_NOSIGNAL), static_cast<ssize_t>(frame.size()));
+  EXPECT_EQ(agent.code(seconds(5)), kLeaseLost);  // open, but no beat
+  ::close(fd);
+}
+
+TEST(AgentAttack, NoRankZeroAtAllEndsTheAgent) {
+  aorta::testing::TempDir dir;
+  auto options = aorta::testing::agent_options(dir.path());
+  options.first_contact = seconds(1);
+  RunningAgent agent(options);
+  EXPECT_EQ(agent.code(seconds(5)), kNoFirstContact);
+}
+
+}  // namespace
+}  // namespace aorta::agent

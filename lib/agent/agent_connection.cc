@@ -1,0 +1,96 @@
+// A client connection with deadlines (agent_connection.h): each operation runs on the
+// connection's own io_context until it completes or its deadline passes, and a
+// late operation closes the socket (the agent then kills what it ran for it).
+#include "agent/agent_connection.h"
+
+#include <fcntl.h>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+namespace aorta::agent {
+namespace asio = boost::asio;
+using asio::ip::tcp;
+
+namespace {
+constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
+
+asio::awaitable<boost::system::error_code> connect_to(tcp::socket& socket, tcp::endpoint endpoint) {
+  auto [ec] = co_await socket.async_connect(endpoint, kTuple);
+  co_return ec;
+}
+}  // namespace
+
+AgentConnection::AgentConnection(AgentEndpoint endpoint, std::string secret, std::string job)
+    : endpoint_(std::move(endpoint)), secret_(std::move(secret)), job_(std::move(job)) {}
+
+Error AgentConnection::failed(const std::string& what) const {
+  return Error{ErrorCode::kIo,
+               "agent at " + endpoint_.address + ":" + std::to_string(endpoint_.port) + ": " + what, endpoint_.host};
+}
+
+template <typename T>
+std::optional<T> AgentConnection::complete(asio::awaitable<T> operation, Deadline deadline) {
+  std::optional<T> out;
+  asio::co_spawn(io_, std::move(operation), [&out](std::exception_ptr e, T value) {
+    if (!e) out = std::move(value);
+  });
+  io_.restart();
+  io_.run_until(deadline);
+  if (out) return out;
+  // Too late: closing cancels the operation, which is then let finish, then dropped.
+  boost::system::error_code ignored;
+  socket_.close(ignored);
+  io_.restart();
+  io_.run();
+  return std::nullopt;
+}
+
+Result<std::unique_ptr<AgentConnection>> AgentConnection::open(const AgentEndpoint& endpoint,
+                                                               const std::string& secret, const std::string& job,
+                                                               Deadline deadline) {
+  auto connection = std::make_unique<AgentConnection>(endpoint, secret, job);
+  boost::system::error_code ec;
+  const auto address = asio::ip::make_address(endpoint.address, ec);
+  if (ec) return connection->failed("not an IP address");
+  auto connected = connection->complete(connect_to(connection->socket_, tcp::endpoint(address, endpoint.port)),
+                                        deadline);
+  if (!connected) return connection->failed("no connection within the deadline");
+  if (*connected) return connection->failed("cannot connect: " + connected->message());
+  ::fcntl(connection->socket_.native_handle(), F_SETFD, FD_CLOEXEC);
+  connection->socket_.set_option(tcp::no_delay(true), ec);
+  auto hello = connection->call(Request{.op = Op::kHello}, deadline);
+  if (!hello) return hello.error();
+  return connection;
+}
+
+Status AgentConnection::send(Request request, Deadline deadline) {
+  request.token = secret_;
+  request.job = job_;
+  auto written = complete(write_frame(socket_, FrameType::kRequest, encode_request(request)), deadline);
+  if (!written) return failed("no answer within the deadline");
+  if (!*written) return failed("the connection is closed");
+  return ok_status();
+}
+
+Result<Frame> AgentConnection::receive(Deadline deadline) {
+  auto frame = complete(read_frame(socket_), deadline);
+  if (!frame) return failed("no answer within the deadline");
+  if (frame->problem == "closed") return failed("the agent closed the connection");
+  if (!frame->problem.empty()) return failed(frame->problem);
+  return std::move(*frame);
+}
+
+Result<nlohmann::json> AgentConnection::call(Request request, Deadline deadline) {
+  if (auto sent = send(std::move(request), deadline); !sent) return sent.error();
+  auto frame = receive(deadline);
+  if (!frame) return frame.error();
+  if (frame->header.type != FrameType::kReply) return failed("a data frame where a reply was expected");
+  auto reply = decode_reply(frame->body);
+  if (!reply) return failed(reply.error().message);
+  if (auto error = reply_error(*reply, endpoint_.host)) return *error;
+  return std::move(*reply);
+}
+
+}  // namespace aorta::agent

@@ -1,0 +1,56 @@
+// One client connection to an agent, used by one thread at a time: a request, the
+// data frames it answers with, its reply, each bounded by a deadline (the agent may
+// be gone without a word). Connecting says hello, so a wrong secret or another
+// job's agent is named at once.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <nlohmann/json.hpp>
+
+#include "agent/frame_io.h"
+#include "common/result.h"
+
+namespace aorta::agent {
+
+struct AgentEndpoint {
+  std::string host;     // the name the suite uses for the node
+  std::string address;  // where its agent listens (an IP literal)
+  uint16_t port = 0;
+};
+
+using Deadline = std::chrono::steady_clock::time_point;
+
+class AgentConnection {
+ public:
+  static Result<std::unique_ptr<AgentConnection>> open(const AgentEndpoint& endpoint, const std::string& secret,
+                                                       const std::string& job, Deadline deadline);
+  AgentConnection(AgentEndpoint endpoint, std::string secret, std::string job);
+  // The request (token and job filled in) written; an error names the host.
+  Status send(Request request, Deadline deadline);
+  // The next frame; an error when the agent closed, sent a bad frame or the deadline passed.
+  Result<Frame> receive(Deadline deadline);
+  // send, then the reply; a reply with "error" becomes that Error.
+  Result<nlohmann::json> call(Request request, Deadline deadline);
+  const std::string& host() const { return endpoint_.host; }
+
+ private:
+  template <typename T>
+  std::optional<T> complete(boost::asio::awaitable<T> operation, Deadline deadline);
+  Error failed(const std::string& what) const;
+
+  AgentEndpoint endpoint_;
+  std::string secret_;
+  std::string job_;
+  boost::asio::io_context io_;
+  boost::asio::ip::tcp::socket socket_{io_};
+};
+
+}  // namespace aorta::agent

@@ -1,0 +1,254 @@
+// The agent's connections: accept, the first request within hello_timeout, the
+// token and job checked on every request, the requests dispatched, and the lease
+// whose loss ends the agent (agent_server.h). Everything runs as coroutines on one
+// thread; commands are in agent_commands.cc.
+#include "agent/agent_server.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <iostream>
+#include <optional>
+#include <thread>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "agent/agent_commands.h"
+#include "agent/frame_io.h"
+
+namespace aorta::agent {
+namespace asio = boost::asio;
+using asio::awaitable;
+using asio::ip::tcp;
+using namespace asio::experimental::awaitable_operators;
+
+namespace {
+constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
+constexpr size_t kMaxConnections = 64;
+constexpr auto kWillTimeout = std::chrono::seconds(60);
+
+awaitable<void> sleep_for(std::chrono::steady_clock::duration duration) {
+  asio::steady_timer timer(co_await asio::this_coro::executor, duration);
+  co_await timer.async_wait(kTuple);
+}
+}  // namespace
+
+// Declared before the io_context: the coroutines it destroys unregister from `running`.
+struct AgentServer::State {
+  AgentOptions options;
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  RunningSet running;
+  std::string will;
+  size_t connections = 0;
+  bool lease_taken = false;
+  std::optional<int> exit_code;
+  asio::io_context io;
+  tcp::acceptor acceptor{io};
+  asio::steady_timer first_contact{io};
+
+  void log(const std::string& line) const { std::cerr << "aorta agent (job " << options.job << "): " << line << "\n"; }
+  void end(int code, const std::string& reason) {
+    if (exit_code) return;
+    exit_code = code;
+    log(reason);
+    io.stop();
+  }
+  // An error reply for a request that is not this job's rank 0's, or none.
+  std::optional<nlohmann::json> refusal(const Request& request) const {
+    const bool token_ok = same_secret(request.token, options.secret);  // always compared, in full
+    if (request.job != options.job)
+      return error_reply(ErrorCode::kInvalidInput, "this agent serves job " + options.job + ", not job " +
+                                                       request.job.substr(0, 200) + ": refused");
+    if (!token_ok) return error_reply(ErrorCode::kInvalidInput, "the agent refused the secret");
+    return std::nullopt;
+  }
+  nlohmann::json health() const {
+    const auto uptime = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return {{"pid", ::getpid()}, {"uptime_s", uptime}, {"running", running.size()}};
+  }
+  awaitable<void> accept_loop();
+  awaitable<void> serve_connection(tcp::socket socket);
+  awaitable<bool> dispatch(tcp::socket& socket, const Request& request);
+  awaitable<void> hold_lease(tcp::socket& socket);
+  void run_will();
+};
+
+awaitable<void> AgentServer::State::accept_loop() {
+  for (;;) {
+    auto [ec, socket] = co_await acceptor.async_accept(kTuple);
+    if (ec == asio::error::operation_aborted) co_return;
+    if (ec) {
+      log("accept failed: " + ec.message());
+      co_await sleep_for(std::chrono::milliseconds(100));  // EMFILE and the like: no busy loop
+      continue;
+    }
+    if (connections >= kMaxConnections) {
+      log("refused a connection: " + std::to_string(kMaxConnections) + " already open");
+      continue;
+    }
+    ::fcntl(socket.native_handle(), F_SETFD, FD_CLOEXEC);  // the commands must not hold rank 0's sockets
+    socket.set_option(tcp::no_delay(true), ec);
+    asio::co_spawn(io, serve_connection(std::move(socket)), asio::detached);
+  }
+}
+
+awaitable<void> AgentServer::State::serve_connection(tcp::socket socket) {
+  ++connections;
+  struct Count {
+    size_t& n;
+    ~Count() { --n; }
+  } count{connections};
+  boost::system::error_code ec;
+  const auto peer = socket.remote_endpoint(ec);
+  const std::string from = ec ? "a client" : peer.address().to_string() + ":" + std::to_string(peer.port());
+  // A client that sends no first request in time is dropped; it holds no other up.
+  auto first = co_await (read_frame(socket) || sleep_for(options.hello_timeout));
+  if (first.index() == 1) {
+    log("dropped " + from + ": no request within " + std::to_string(options.hello_timeout.count()) + " ms");
+    co_return;
+  }
+  Frame frame = std::move(std::get<0>(first));
+  for (;;) {
+    if (!frame.problem.empty() || frame.header.type != FrameType::kRequest) {
+      if (frame.problem != "closed")
+        log("closed the connection from " + from + ": " +
+            (frame.problem.empty() ? "a frame that is not a request" : frame.problem));
+      co_return;
+    }
+    auto request = decode_request(frame.body);
+    if (!request) {
+      log("closed the connection from " + from + ": " + request.error().message);
+      co_return;
+    }
+    const auto refused = refusal(*request);
+    if (refused) {
+      log("refused " + from + ": " + (*refused)["message"].get<std::string>());
+      co_await write_reply(socket, *refused);
+      co_return;
+    }
+    const bool keep = co_await dispatch(socket, *request);
+    if (!keep) co_return;
+    frame = co_await read_frame(socket);
+  }
+}
+
+awaitable<bool> AgentServer::State::dispatch(tcp::socket& socket, const Request& request) {
+  // Plain ifs and named results: g++ 12 miscompiles co_await inside a switch's cases.
+  const Op op = request.op;
+  bool keep = false;
+  if (op == Op::kHello || op == Op::kHealth) {
+    keep = co_await write_reply(socket, health());
+  } else if (op == Op::kRun || op == Op::kStream) {
+    keep = co_await run_command(socket, request, op == Op::kRun, running);
+  } else if (op == Op::kDownload) {
+    keep = co_await send_file(socket, request.path, options.allowed_roots);
+  } else if (op == Op::kWill) {
+    will = request.command;
+    keep = co_await write_reply(socket, ok_reply());
+  } else if (op == Op::kLease && lease_taken) {
+    log("refused a second lease: another rank 0 holds this agent");
+    co_await write_reply(socket, error_reply(ErrorCode::kInvalidInput, "another rank 0 holds this agent's lease"));
+  } else if (op == Op::kLease) {
+    lease_taken = true;
+    first_contact.cancel();
+    const bool written = co_await write_reply(socket, ok_reply());
+    if (written) co_await hold_lease(socket);
+    else end(kLeaseLost, "lease lost: rank 0's connection closed as the lease opened");
+  } else {
+    log(std::string("closed a connection: ") + (op == Op::kBeat ? "beat" : "done") + " outside the lease");
+  }
+  co_return keep;
+}
+
+// The lease: beats at least every lease_grace, and done at the end. Anything else
+// (closed, reset, silence, a bad frame) means rank 0 is gone.
+awaitable<void> AgentServer::State::hold_lease(tcp::socket& socket) {
+  for (;;) {
+    auto next = co_await (read_frame(socket) || sleep_for(options.lease_grace));
+    if (next.index() == 1)
+      co_return end(kLeaseLost, "lease lost: no heartbeat from rank 0 for " +
+                                    std::to_string(options.lease_grace.count()) + " s");
+    const Frame& frame = std::get<0>(next);
+    if (!frame.problem.empty())
+      co_return end(kLeaseLost, "lease lost: rank 0's connection ended without done (" + frame.problem + ")");
+    auto request = decode_request(frame.body);
+    if (!request || refusal(*request) || (request->op != Op::kBeat && request->op != Op::kDone))
+      co_return end(kLeaseLost, "lease lost: a frame on the lease that is not a beat or done");
+    if (request->op == Op::kDone) {
+      co_await write_reply(socket, ok_reply());
+      co_return end(0, "rank 0 said done");
+    }
+  }
+}
+
+void AgentServer::State::run_will() {
+  if (will.empty()) return;
+  log("running rank 0's last will");
+  auto child = ChildProcess::start("exec >/dev/null 2>&1\n" + will, true);
+  if (!child) return log("the last will did not start: " + child.error().message);
+  const auto deadline = std::chrono::steady_clock::now() + kWillTimeout;
+  while (!child->poll_exit() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (!child->poll_exit()) log("the last will ran past 60 s: killed");
+  child->kill_and_reap();
+}
+
+AgentServer::AgentServer(std::unique_ptr<State> state) : state_(std::move(state)) {}
+AgentServer::~AgentServer() = default;
+
+uint16_t AgentServer::port() const { return state_->acceptor.local_endpoint().port(); }
+
+Result<std::unique_ptr<AgentServer>> AgentServer::start(AgentOptions options) {
+  if (options.secret.size() < 32)
+    return Error{ErrorCode::kInvalidInput, "the agent's secret is shorter than 32 bytes", "agent"};
+  if (options.job.empty()) return Error{ErrorCode::kInvalidInput, "the agent needs its job's id", "agent"};
+  boost::system::error_code ec;
+  const auto address = asio::ip::make_address(options.bind_address, ec);
+  if (ec)
+    return Error{ErrorCode::kInvalidInput, "not an IP address to bind: \"" + options.bind_address + "\"", "agent"};
+  auto state = std::make_unique<State>();
+  state->options = std::move(options);
+  const tcp::endpoint endpoint(address, state->options.port);
+  state->acceptor.open(endpoint.protocol(), ec);
+  if (!ec) state->acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec) state->acceptor.bind(endpoint, ec);
+  if (!ec) state->acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec)
+    return Error{ErrorCode::kIo, "cannot listen on " + endpoint.address().to_string() + ":" +
+                                     std::to_string(endpoint.port()) + ": " + ec.message(), "agent"};
+  ::fcntl(state->acceptor.native_handle(), F_SETFD, FD_CLOEXEC);
+  return std::unique_ptr<AgentServer>(new AgentServer(std::move(state)));
+}
+
+void AgentServer::stop() {
+  asio::post(state_->io, [s = state_.get()] { s->end(kStopped, "stopped"); });
+}
+
+int AgentServer::serve() {
+  State& s = *state_;
+  ::signal(SIGPIPE, SIG_IGN);  // a write to a closed socket is an error value, never the agent's end
+  asio::co_spawn(s.io, s.accept_loop(), asio::detached);
+  s.first_contact.expires_after(s.options.first_contact);
+  s.first_contact.async_wait([&s](const boost::system::error_code& ec) {
+    if (!ec)
+      s.end(kNoFirstContact, "no rank 0 opened a lease within " + std::to_string(s.options.first_contact.count()) + " s");
+  });
+  try {
+    s.io.run();
+  } catch (const std::exception& e) {
+    s.end(kLeaseLost, std::string("internal error: ") + e.what());
+  }
+  for (ChildProcess* child : s.running) child->kill_and_reap();
+  if (s.exit_code.value_or(kLeaseLost) != 0) s.run_will();
+  return s.exit_code.value_or(kLeaseLost);
+}
+
+}  // namespace aorta::agent

@@ -1,0 +1,112 @@
+// A real agent on 127.0.0.1 serving from a thread, for the agent's tests; and the
+// small checks they share (a process alive, a file's pid awaited, a raw socket).
+#pragma once
+
+#include <signal.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <future>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "agent/agent_server.h"
+#include "agent/agent_transport.h"
+#include "tests/temp_dir.h"
+
+namespace aorta::testing {
+
+inline const std::string kAgentSecret(40, 's');
+inline const std::string kAgentJob = "4242.0";
+
+inline agent::AgentOptions agent_options(const std::filesystem::path& root) {
+  agent::AgentOptions options;
+  options.secret = kAgentSecret;
+  options.job = kAgentJob;
+  options.bind_address = "127.0.0.1";
+  options.allowed_roots = {root};
+  options.first_contact = std::chrono::seconds(60);
+  return options;
+}
+
+// The agent started and served on a thread; serve()'s code in `result`.
+struct RunningAgent {
+  explicit RunningAgent(agent::AgentOptions options) {
+    auto started = agent::AgentServer::start(std::move(options));
+    if (!started) ADD_FAILURE() << started.error().describe();
+    server = std::move(*started);
+    result = std::async(std::launch::async, [s = server.get()] { return s->serve(); });
+  }
+  ~RunningAgent() {
+    if (server) server->stop();
+  }
+  agent::AgentEndpoint endpoint() const { return {"node1", "127.0.0.1", server->port()}; }
+  // serve()'s code, or -1 when it has not returned within `wait`.
+  int code(std::chrono::seconds wait = std::chrono::seconds(15)) {
+    return result.wait_for(wait) == std::future_status::ready ? result.get() : -1;
+  }
+  std::unique_ptr<agent::AgentServer> server;
+  std::future<int> result;
+};
+
+// Alive and not a zombie (a reparented child may wait long for a reaper).
+inline bool process_alive(pid_t pid) {
+  if (::kill(pid, 0) != 0) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  auto close = line.rfind(')');
+  return close == std::string::npos || line.size() < close + 3 || line[close + 2] != 'Z';
+}
+
+inline bool gone_within(pid_t pid, std::chrono::milliseconds wait) {
+  const auto until = std::chrono::steady_clock::now() + wait;
+  while (process_alive(pid) && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  return !process_alive(pid);
+}
+
+// The pid a command wrote to `file`, once it is there (0 after 10 s).
+inline pid_t wait_for_pid(const std::filesystem::path& file) {
+  for (int i = 0; i < 500; ++i) {
+    std::ifstream in(file);
+    pid_t pid = 0;
+    if (in >> pid && pid > 0) return pid;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return 0;
+}
+
+// A plain TCP connection to the agent, for the tests that misbehave as a client.
+inline int raw_connect(uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(port);
+  ::inet_pton(AF_INET, "127.0.0.1", &address.sin_addr);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Whether the agent closed `fd` within `wait` (a read sees the end or a reset).
+inline bool closed_within(int fd, std::chrono::milliseconds wait) {
+  timeval tv{static_cast<time_t>(wait.count() / 1000), static_cast<suseconds_t>(wait.count() % 1000 * 1000)};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  char buffer[256];
+  for (;;) {
+    const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) return true;
+    if (n < 0 && errno != EINTR) return false;
+  }
+}
+
+}  // namespace aorta::testing

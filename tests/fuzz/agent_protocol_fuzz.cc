@@ -1,0 +1,29 @@
+// Any bytes as what a client sends the agent: the first 8 as a frame header, the rest
+// as a request body (and as a reply body, as the client reads one). Decoding never
+// crashes, a header accepted is within its type's bound, and a request accepted
+// encodes back to the same request.
+#include <array>
+#include <cstring>
+
+#include "agent/protocol.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace aorta::agent;
+  if (size >= kHeaderSize) {
+    std::array<char, kHeaderSize> bytes{};
+    std::memcpy(bytes.data(), data, kHeaderSize);
+    auto header = decode_header(bytes);
+    if (header && header->length > (header->type == FrameType::kData ? kMaxDataFrame : kMaxJsonFrame))
+      __builtin_trap();
+    if (header && encode_header(*header) != bytes) __builtin_trap();
+  }
+  const std::string_view body(reinterpret_cast<const char*>(data), size);
+  auto request = decode_request(body);
+  if (request) {
+    auto again = decode_request(encode_request(*request));
+    if (!again || again->op != request->op || again->timeout_s != request->timeout_s) __builtin_trap();
+  }
+  (void)decode_reply(body);
+  (void)same_secret(body, body.substr(size / 2));
+  return 0;
+}
