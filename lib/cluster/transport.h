@@ -95,9 +95,6 @@ class Transport {
   // others have no one on the node to run it, so this does nothing.
   virtual Status set_last_will(const std::string& host, const std::string& command);
   virtual std::string name() const = 0;
-  // "If this run's controller is lost, run `command` on `host`" (e.g. remove the run's
-  // containers); replaces the host's earlier will. Only the agent transport keeps one.
-  virtual Status set_last_will(const std::string& /*host*/, const std::string& /*command*/) { return ok_status(); }
 };
 
 // How copy_batch hands out its jobs: every host's jobs in a queue, taken in order by
