@@ -268,6 +268,16 @@ std::optional<std::string> take_config_junit_shape(const Plan& plan, ReportReque
   return std::nullopt;
 }
 
+// The session's transport: the agents when managed (started here, kept by `fleet`),
+// else SSH or this machine.
+Result<std::unique_ptr<cluster::Transport>> run_transport(const Plan& plan, std::unique_ptr<agent::AgentFleet>& fleet) {
+  if (!plan.form.job) return make_transport(plan.cluster);
+  auto started = start_agents(plan.form, plan.cluster, plan.variant);
+  if (!started) return Error{started.error().code, "the agents did not start: " + started.error().describe(), ""};
+  fleet = std::move(*started);
+  return fleet->transport();
+}
+
 }  // namespace
 
 int run_suite(const cli::Options& o, const char* argv0) {
@@ -305,15 +315,7 @@ int run_suite(const cli::Options& o, const char* argv0) {
   if (job || std::getenv("CVS_SCHEDULER")) std::cout << "aorta_suite: " << plan->form.reason << "\n";
   // Managed: the agents first (the session's transport is theirs); they end with the run.
   std::unique_ptr<agent::AgentFleet> fleet;
-  if (job) {
-    auto started = start_agents(plan->form, plan->cluster, plan->variant);
-    if (!started) {
-      const std::string problem = "the agents did not start: " + started.error().describe();
-      return refused(usage_error(problem), {problem});
-    }
-    fleet = std::move(*started);
-  }
-  auto transport = fleet ? Result<std::unique_ptr<cluster::Transport>>(fleet->transport()) : make_transport(plan->cluster);
+  auto transport = run_transport(*plan, fleet);
   if (!transport) return refused(usage_error(transport.error().describe()), {transport.error().describe()});
   std::filesystem::path output_dir = o.output_dir.empty() ? plan->variant.output_dir : o.output_dir;
   const std::string suite = plan->suite->name;

@@ -1,6 +1,7 @@
 // test_build_rccl: the config's RCCL build script on every node, as a phase that
 // is stopped whatever happens (skip_rccl_build skips it).
 #include "common/shell_quote.h"
+#include "stages/node_checks.h"
 #include "stages/stage.h"
 
 namespace aorta::stages {

@@ -8,6 +8,7 @@
 #include "job/collect.h"
 #include "job/kernel_log.h"
 #include "job/launch.h"
+#include "stages/node_checks.h"
 #include "stages/stage.h"
 
 namespace aorta::stages {
