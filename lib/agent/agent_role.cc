@@ -53,7 +53,11 @@ int serve_as_agent(const AgentRole& role) {
   if (!server) return fail(server.error());
   Published me{role.rank, role.node_name, *address, (*server)->port(), static_cast<long>(::getpid())};
   if (Status s = meeting->publish(me); !s) return fail(s.error());
-  return (*server)->serve();
+  const int status = (*server)->serve();
+  // Rank 0 is gone and cannot clean up: the agent beside it (rank 0's own node's)
+  // removes the rendezvous, secret included.
+  if (status == kLeaseLost && role.rank == 0) meeting->remove();
+  return status;
 }
 
 }  // namespace aorta::agent

@@ -58,7 +58,7 @@ struct AgentServer::State {
   void end(int code, const std::string& reason) {
     if (exit_code) return;
     exit_code = code;
-    log(reason);
+    if (code != 0) log(reason);  // done is the normal end: quiet
     io.stop();
   }
   // An error reply for a request that is not this job's rank 0's, or none.
