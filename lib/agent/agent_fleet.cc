@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <thread>
 
 #include <boost/process.hpp>
 #include <fmt/format.h>
@@ -17,20 +18,25 @@ using Clock = std::chrono::steady_clock;
 struct AgentFleet::Processes {
   std::vector<bp::child> children;  // this node's agent, or the srun step
   std::string what;                 // how to name them in an error
+  bool srun = false;                // the child is srun (an agent step), not an agent
 };
 
 namespace {
 
-// Waits up to `grace` for the child to end on its own, then asks it to (SIGTERM: srun
-// passes it to the step's tasks), then ends it.
-void end_child(bp::child& child, std::chrono::seconds grace) {
+// Waits up to `grace` for the child to end on its own, then ends it: srun by two
+// SIGINTs within a second (srun then ends the step, every task with it; agents
+// outlive one SIGINT or SIGTERM, see agent_role.cc), an agent by SIGKILL.
+void end_child(bp::child& child, std::chrono::seconds grace, bool srun) {
   std::error_code ec;
   if (!child.valid()) return;
   if (grace.count() > 0 && child.wait_for(grace, ec)) return;
-  if (child.running(ec)) {
-    ::kill(child.id(), SIGTERM);
-    if (!child.wait_for(std::chrono::seconds(10), ec)) child.terminate(ec);
+  if (srun && child.running(ec)) {
+    ::kill(child.id(), SIGINT);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    ::kill(child.id(), SIGINT);
+    if (child.wait_for(std::chrono::seconds(15), ec)) return;
   }
+  if (child.running(ec)) child.terminate(ec);
   if (child.running(ec)) child.wait(ec);
 }
 
@@ -103,6 +109,7 @@ Result<std::unique_ptr<AgentFleet>> AgentFleet::start(const FleetPlan& plan, std
                                      "--jobid=" + *plan.slurm_job, plan.program.string()};
     for (auto& a : agent_arguments(plan, std::nullopt)) srun.push_back(std::move(a));
     fleet->processes_->what = "the agent step (srun)";
+    fleet->processes_->srun = true;
     fleet->processes_->children.emplace_back(bp::search_path("srun"), srun, bp::std_in < bp::null, ec);
   } else {
     fleet->processes_->what = "this node's agent";
@@ -147,7 +154,8 @@ void AgentFleet::finish() {
   finished_ = true;
   if (transport_) transport_->shutdown();
   // Told: they end on their own. Never connected: nothing of theirs to wait for.
-  for (auto& child : processes_->children) end_child(child, std::chrono::seconds(transport_ ? 30 : 0));
+  for (auto& child : processes_->children)
+    end_child(child, std::chrono::seconds(transport_ ? 30 : 0), processes_->srun);
   if (meeting_) meeting_->remove();
 }
 

@@ -20,17 +20,17 @@ namespace aorta::agent {
 class AgentTransport;
 
 struct FleetPlan {
-  std::filesystem::path program;      // aorta_suite, whose `agent` command serves a node
-  std::filesystem::path shared_root;  // storage every node sees
-  std::string job;                    // the rendezvous's name
-  std::vector<std::string> nodes;     // the run's nodes, as the job names them
-  std::vector<std::filesystem::path> allowed_roots;
+  std::filesystem::path program = {};      // aorta_suite, whose `agent` command serves a node
+  std::filesystem::path shared_root = {};  // storage every node sees
+  std::string job = {};                    // the rendezvous's name
+  std::vector<std::string> nodes = {};     // the run's nodes, as the job names them
+  std::vector<std::filesystem::path> allowed_roots = {};
   // Set: start one srun step (--overlap, a task per node) in this Slurm job. Unset:
   // the caller is rank 0 of a step whose other tasks already serve; only this node's
   // agent is started, as a child process (it outlives a killed rank 0 long enough to
   // end what it started).
-  std::optional<std::string> slurm_job;
-  std::string own_node;               // this node's name (unset slurm_job)
+  std::optional<std::string> slurm_job = {};
+  std::string own_node = {};               // this node's name (unset slurm_job)
   std::chrono::seconds wait{60};      // for every agent to publish
 };
 

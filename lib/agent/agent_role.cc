@@ -1,6 +1,7 @@
 #include "agent/agent_role.h"
 
 #include <netdb.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <iostream>
@@ -34,7 +35,27 @@ Result<std::string> node_address(const std::string& node_name) {
   return address;
 }
 
+namespace {
+
+void outlive(int) {}
+
+// SIGINT and SIGTERM reach every task of a step (Ctrl-C on srun, scancel): rank 0
+// handles them and still needs its agents for the teardown, so an agent lives on and
+// ends with rank 0 (done, or the lease lost). A handler, not SIG_IGN: the commands
+// the agent starts get the default back at exec.
+void outlive_interrupts() {
+  struct sigaction action {};
+  action.sa_handler = outlive;
+  action.sa_flags = SA_RESTART;
+  sigemptyset(&action.sa_mask);
+  ::sigaction(SIGINT, &action, nullptr);
+  ::sigaction(SIGTERM, &action, nullptr);
+}
+
+}  // namespace
+
 int serve_as_agent(const AgentRole& role) {
+  outlive_interrupts();
   const std::string who = "aorta_suite agent (rank " + std::to_string(role.rank) + ", " + role.node_name + "): ";
   auto fail = [&](const Error& e) {
     std::cerr << who << e.describe() << "\n";

@@ -12,6 +12,9 @@ Usage: slurm_agents_e2e.py AORTA_SUITE MODE
   rank0_killed: rank 0 killed (SIGKILL) while the benchmark runs: every agent ends,
     runs its node's last will, and nothing of the run is left on any node
   bare_metal: CVS_SCHEDULER=bare_metal inside a step is an SSH run of the cluster file
+  interrupted: SIGTERM to every task of the step (as scancel --signal=TERM or a
+    preemption sends it) while the benchmark runs: rank 0 cleans up through the agents,
+    which outlive the signal, and reports
 """
 import json
 import os
@@ -28,7 +31,7 @@ from test_cluster import BASE, expect_clean, on_node, passing_stages, write_inpu
 
 CHECKER = os.path.join(HERE, "..", "..", "tools", "independent_metrics.py")
 binary, mode = os.path.abspath(sys.argv[1]), sys.argv[2]
-nodes = {"distributed": 3, "agent_lost": 3, "rank0_killed": 2}.get(mode, 1)
+nodes = {"distributed": 3, "agent_lost": 3, "rank0_killed": 2, "interrupted": 2}.get(mode, 1)
 suite = "aorta_single" if nodes == 1 else "aorta_distributed"
 env = dict(os.environ, SLURM_CONF=os.path.join(BASE, "slurm", "slurm.conf"))
 HOSTS = [f"10.211.0.{10 + i}" for i in range(1, 4)]
@@ -87,11 +90,14 @@ with tempfile.TemporaryDirectory(dir="/tmp") as work:
     def agent_pid(rank):
         return json.load(open(os.path.join(agents_dir, f"agent.{rank}")))["pid"]
 
-    if mode in ("agent_lost", "rank0_killed"):
+    if mode in ("agent_lost", "rank0_killed", "interrupted"):
         # Once the training runs on every node, break one part of the run for real.
         wait_for("training on every node", lambda: "[benchmark] 0/" in output(), 300)
         if mode == "agent_lost":
             os.kill(agent_pid(2), signal.SIGKILL)
+        elif mode == "interrupted":
+            sent = subprocess.run(["scancel", "--signal=TERM", f"{job_id}.0"], env=env, capture_output=True, text=True)
+            expect(sent.returncode == 0, sent.stderr)
         else:
             rank0 = int(open(f"/proc/{agent_pid(0)}/stat").read().rsplit(")", 1)[1].split()[1])  # its parent
             expect("agent" not in suite_processes().get(rank0, "agent"), "rank 0 is not the suite")
@@ -110,6 +116,12 @@ with tempfile.TemporaryDirectory(dir="/tmp") as work:
         sys.exit(0)
     stages, report = results(work)
     outcomes = {k: v[0] for k, v in stages.items()}
+    if mode == "interrupted":
+        expect("interrupted by SIGTERM; cleaned up and reported" in text, text[-4000:])
+        expect(outcomes.get("test_teardown") == "passed", f"teardown {outcomes}\n{text[-3000:]}")
+        expect_clean(HOSTS[:nodes])
+        print(f"PASS slurm agents {mode}: job {job_id}, SIGTERM to the step, cleaned up through the agents")
+        sys.exit(0)
     if mode == "agent_lost":
         expect("SUITE_EXIT=0" not in text, "a run that lost node3 passed")
         expect("node3" in stages["test_run_benchmark"][1], f"node3 not named: {stages['test_run_benchmark']}")
