@@ -27,13 +27,14 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "suite"))
 from suite_run import expect, results  # noqa: E402
-from test_cluster import BASE, expect_clean, on_node, passing_stages, write_inputs  # noqa: E402
+from test_cluster import expect_clean, on_node, passing_stages, slurm_env, submit, wait_for_job  # noqa: E402
+from test_cluster import write_inputs  # noqa: E402
 
 CHECKER = os.path.join(HERE, "..", "..", "tools", "independent_metrics.py")
 binary, mode = os.path.abspath(sys.argv[1]), sys.argv[2]
 nodes = {"distributed": 3, "agent_lost": 3, "rank0_killed": 2, "interrupted": 2}.get(mode, 1)
 suite = "aorta_single" if nodes == 1 else "aorta_distributed"
-env = dict(os.environ, SLURM_CONF=os.path.join(BASE, "slurm", "slurm.conf"))
+env = slurm_env()
 HOSTS = [f"10.211.0.{10 + i}" for i in range(1, 4)]
 
 
@@ -80,9 +81,7 @@ with tempfile.TemporaryDirectory(dir="/tmp") as work:
                 "echo SUITE_EXIT=$?\n"
                 # The next step's id counts the steps the suite made.
                 "srun -N1 --overlap bash -c 'echo NEXT_STEP=$SLURM_STEP_ID'\n")
-    submitted = subprocess.run(["sbatch", "--parsable", script], env=env, capture_output=True, text=True, timeout=60)
-    expect(submitted.returncode == 0, submitted.stderr)
-    job_id = submitted.stdout.strip().split(";")[0]
+    job_id = submit(script)
     out_file = os.path.join(work, f"slurm-{job_id}.out")
     output = lambda: open(out_file).read() if os.path.exists(out_file) else ""  # noqa: E731
     agents_dir = os.path.join(shared, ".aorta_suite_agents", f"{job_id}.0")
@@ -106,8 +105,7 @@ with tempfile.TemporaryDirectory(dir="/tmp") as work:
             wait_for("every agent gone", lambda: not suite_processes(), 60)
             expect_clean(HOSTS[:nodes])
             expect(not os.path.exists(agents_dir), f"{agents_dir} left behind")
-    wait_for("the job's end", lambda: subprocess.run(["squeue", "-h", "-j", job_id], env=env, capture_output=True,
-                                                     text=True).stdout.strip() == "", 600)
+    wait_for_job(job_id, 600)
     text = output()
     expect("NEXT_STEP=1" in text, f"the suite made more than one job step:\n{text[-3000:]}")
     expect(not suite_processes(), f"aorta_suite processes left: {suite_processes()}")

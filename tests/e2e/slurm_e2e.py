@@ -19,12 +19,11 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "suite"))
 from suite_run import expect, results  # noqa: E402
-from test_cluster import BASE, on_node, passing_stages, write_inputs  # noqa: E402
+from test_cluster import job_exit_code, on_node, passing_stages, submit, wait_for_job, write_inputs  # noqa: E402
 
 CHECKER = os.path.join(HERE, "..", "..", "tools", "independent_metrics.py")
 binary, mode = os.path.abspath(sys.argv[1]), sys.argv[2]
 nodes = 1 if mode == "single" else 2
-env = dict(os.environ, SLURM_CONF=os.path.join(BASE, "slurm", "slurm.conf"))
 
 with tempfile.TemporaryDirectory(dir="/tmp") as work:
     def on_shared_storage(variant):
@@ -55,19 +54,19 @@ with tempfile.TemporaryDirectory(dir="/tmp") as work:
                 # The next step's id counts the steps the suite made: one, its agents'.
                 "srun -N1 --overlap bash -c 'echo NEXT_STEP=$SLURM_STEP_ID'\n"
                 "exit $rc\n")
-    job = subprocess.run(["sbatch", "--wait", "--parsable", script], env=env, capture_output=True, text=True,
-                         timeout=900)
-    job_id = job.stdout.strip().split(";")[0]
+    job_id = submit(script)
+    wait_for_job(job_id)
+    returncode = job_exit_code(job_id)
     out_file = os.path.join(work, f"slurm-{job_id}.out")
-    output = open(out_file).read() if os.path.exists(out_file) else job.stderr
+    output = open(out_file).read() if os.path.exists(out_file) else ""
     if mode == "outside_node":
-        expect(job.returncode != 0, "a node outside the job was accepted")
+        expect(returncode != 0, "a node outside the job was accepted")
         expect(f"node(s) node3 are not in Slurm job {job_id}" in output and "cluster.json" in output, output[-3000:])
         expect(not os.path.exists(os.path.join(work, "out")), "something ran")
         print(f"PASS slurm {mode}: job {job_id} refused node3")
         sys.exit(0)
     if mode == "not_shared":
-        expect(job.returncode != 0, "aorta_path on node-local storage was accepted")
+        expect(returncode != 0, "aorta_path on node-local storage was accepted")
         why = "no agent from rank(s) 1 within 60 s; the config file, its threshold file and aorta_path's folder " \
               "must be on storage every node of the job sees at the same path"
         expect(why in output, output[-3000:])
@@ -79,7 +78,7 @@ with tempfile.TemporaryDirectory(dir="/tmp") as work:
         expect(why in text, f"the early JUnit does not say why: {text[:2000]}")
         print(f"PASS slurm {mode}: job {job_id} refused node-local aorta_path, and the JUnit says so")
         sys.exit(0)
-    expect(job.returncode == 0, f"sbatch exit {job.returncode}:\n{output[-4000:]}")
+    expect(returncode == 0, f"sbatch exit {returncode}:\n{output[-4000:]}")
     expect(f"not a job step (no SLURM_STEP_ID): one agent step is started" in output, output[-3000:])
     expect(f"inside Slurm job {job_id} on {nodes} node(s); commands go through agents" in output, output[-3000:])
     expect("NEXT_STEP=1" in output, f"the suite made more than its agents' step:\n{output[-3000:]}")

@@ -4,6 +4,7 @@ ci/testcluster.sh keeps its files."""
 import json
 import os
 import subprocess
+import time
 
 from suite_run import command, expect, results
 
@@ -70,3 +71,35 @@ def launch(binary, work, on_line=None):
     proc.wait(timeout=600)
     stages, report = results(work)
     return proc.returncode, "".join(lines), stages, report
+
+
+def slurm_env():
+    return dict(os.environ, SLURM_CONF=os.path.join(BASE, "slurm", "slurm.conf"))
+
+
+def submit(script):
+    """The job id of the batch script, submitted to the test cluster's Slurm."""
+    done = subprocess.run(["sbatch", "--parsable", script], env=slurm_env(), capture_output=True, text=True, timeout=60)
+    expect(done.returncode == 0, f"sbatch: {done.stderr}")
+    return done.stdout.strip().split(";")[0]
+
+
+def wait_for_job(job_id, seconds=900):
+    """Waits until the job has left the queue (sbatch --wait polls with a back-off of
+    up to 30 s; this asks every 0.2 s)."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        queued = subprocess.run(["squeue", "-h", "-j", job_id], env=slurm_env(), capture_output=True, text=True)
+        if queued.returncode == 0 and not queued.stdout.strip():
+            return
+        time.sleep(0.2)
+    raise SystemExit(f"FAIL: job {job_id} still queued or running after {seconds} s")
+
+
+def job_exit_code(job_id):
+    """The batch script's exit status, from slurmctld's record of the job."""
+    shown = subprocess.run(["scontrol", "show", "job", job_id], env=slurm_env(), capture_output=True, text=True)
+    for field in shown.stdout.split():
+        if field.startswith("ExitCode="):
+            return int(field.split("=")[1].split(":")[0])
+    return None
