@@ -9,6 +9,8 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "agent/request_mac.h"
+
 namespace aorta::agent {
 namespace asio = boost::asio;
 using asio::ip::tcp;
@@ -60,14 +62,22 @@ Result<std::unique_ptr<AgentConnection>> AgentConnection::open(const AgentEndpoi
   if (*connected) return connection->failed("cannot connect: " + connected->message());
   ::fcntl(connection->socket_.native_handle(), F_SETFD, FD_CLOEXEC);
   connection->socket_.set_option(tcp::no_delay(true), ec);
-  auto hello = connection->call(Request{.op = Op::kHello}, deadline);
+  // The agent proves it knows the secret before anything is sent: a process on a dead
+  // agent's port is found out here.
+  const std::string nonce = random_nonce();
+  auto hello = connection->call(Request{.op = Op::kHello, .nonce = nonce}, deadline);
   if (!hello) return hello.error();
+  connection->agent_nonce_ = reply_text(*hello, "nonce");
+  if (nonce.empty() || connection->agent_nonce_.size() < 32 ||
+      !same_secret(reply_text(*hello, "proof"), agent_proof(secret, job, nonce, connection->agent_nonce_)))
+    return connection->failed("the agent did not prove it knows this job's secret (a stale address, or another "
+                              "process on its port); nothing was sent to it");
   return connection;
 }
 
 Status AgentConnection::send(Request request, Deadline deadline) {
-  request.token = secret_;
   request.job = job_;
+  request.token = request.op == Op::kHello ? "" : request_token(secret_, agent_nonce_, sequence_++, request);
   auto written = complete(write_frame(socket_, FrameType::kRequest, encode_request(request)), deadline);
   if (!written) return failed("no answer within the deadline");
   if (!*written) return failed("the connection is closed");

@@ -1,7 +1,8 @@
 // One client connection to an agent, used by one thread at a time: a request, the
 // data frames it answers with, its reply, each bounded by a deadline (the agent may
-// be gone without a word). Connecting says hello, so a wrong secret or another
-// job's agent is named at once.
+// be gone without a word). Connecting says hello and checks the agent's proof of the
+// secret (request_mac.h), so another job's agent or a stranger on its port is named
+// at once; a wrong secret is named at the first request.
 #pragma once
 
 #include <chrono>
@@ -49,6 +50,8 @@ class AgentConnection {
   AgentEndpoint endpoint_;
   std::string secret_;
   std::string job_;
+  std::string agent_nonce_;  // from the agent's answer to the hello
+  uint64_t sequence_ = 0;    // of the next request on this connection
   boost::asio::io_context io_;
   boost::asio::ip::tcp::socket socket_{io_};
 };

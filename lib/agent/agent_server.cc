@@ -1,5 +1,5 @@
-// The agent's connections: accept, the first request within hello_timeout, the
-// token and job checked on every request, the requests dispatched, and the lease
+// The agent's connections: accept, the hello within hello_timeout (answered with the
+// agent's proof of the secret), every request's MAC and job checked, the requests dispatched, and the lease
 // whose loss ends the agent (agent_server.h). Everything runs as coroutines on one
 // thread; commands are in agent_commands.cc.
 #include "agent/agent_server.h"
@@ -23,6 +23,7 @@
 
 #include "agent/agent_commands.h"
 #include "agent/frame_io.h"
+#include "agent/request_mac.h"
 
 namespace aorta::agent {
 namespace asio = boost::asio;
@@ -42,6 +43,12 @@ awaitable<void> sleep_for(std::chrono::steady_clock::duration duration) {
 }  // namespace
 
 // Declared before the io_context: the coroutines it destroys unregister from `running`.
+// One connection's authentication: the agent's nonce and the next request's number.
+struct Session {
+  std::string nonce;
+  uint64_t next = 0;
+};
+
 struct AgentServer::State {
   AgentOptions options;
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
@@ -61,9 +68,11 @@ struct AgentServer::State {
     if (code != 0) log(reason);  // done is the normal end: quiet
     io.stop();
   }
-  // An error reply for a request that is not this job's rank 0's, or none.
-  std::optional<nlohmann::json> refusal(const Request& request) const {
-    const bool token_ok = same_secret(request.token, options.secret);  // always compared, in full
+  // An error reply for a request that is not this job's rank 0's, or none. The token
+  // must be the MAC of this connection's next request (request_mac.h).
+  std::optional<nlohmann::json> refusal(const Request& request, Session& session) const {
+    const bool token_ok =  // always compared, in full
+        same_secret(request.token, request_token(options.secret, session.nonce, session.next++, request));
     if (request.job != options.job)
       return error_reply(ErrorCode::kInvalidInput, "this agent serves job " + options.job + ", not job " +
                                                        request.job.substr(0, 200) + ": refused");
@@ -76,8 +85,8 @@ struct AgentServer::State {
   }
   awaitable<void> accept_loop();
   awaitable<void> serve_connection(tcp::socket socket);
-  awaitable<bool> dispatch(tcp::socket& socket, const Request& request);
-  awaitable<void> hold_lease(tcp::socket& socket);
+  awaitable<bool> dispatch(tcp::socket& socket, const Request& request, Session& session);
+  awaitable<void> hold_lease(tcp::socket& socket, Session& session);
   void run_will();
 };
 
@@ -116,6 +125,29 @@ awaitable<void> AgentServer::State::serve_connection(tcp::socket socket) {
     co_return;
   }
   Frame frame = std::move(std::get<0>(first));
+  // The hello: this job's, answered with the agent's nonce and its proof of the secret.
+  Session session;
+  if (frame.problem.empty() && frame.header.type == FrameType::kRequest) {
+    auto hello = decode_request(frame.body);
+    if (!hello || hello->op != Op::kHello) {
+      log("closed the connection from " + from + ": " + (hello ? "a request before the hello" : hello.error().message));
+      co_return;
+    }
+    if (hello->job != options.job) {
+      log("refused " + from + ": a hello of job " + hello->job.substr(0, 200));
+      const nlohmann::json other_job = error_reply(
+          ErrorCode::kInvalidInput, "this agent serves job " + options.job + ", not job " + hello->job.substr(0, 200) + ": refused");
+      co_await write_reply(socket, other_job);
+      co_return;
+    }
+    session.nonce = random_nonce();
+    nlohmann::json answer;
+    answer["nonce"] = session.nonce;
+    answer["proof"] = agent_proof(options.secret, options.job, hello->nonce, session.nonce);
+    const bool answered = co_await write_reply(socket, answer);
+    if (!answered) co_return;
+    frame = co_await read_frame(socket);
+  }
   for (;;) {
     if (!frame.problem.empty() || frame.header.type != FrameType::kRequest) {
       if (frame.problem != "closed")
@@ -128,23 +160,23 @@ awaitable<void> AgentServer::State::serve_connection(tcp::socket socket) {
       log("closed the connection from " + from + ": " + request.error().message);
       co_return;
     }
-    const auto refused = refusal(*request);
+    const auto refused = refusal(*request, session);
     if (refused) {
       log("refused " + from + ": " + (*refused)["message"].get<std::string>());
       co_await write_reply(socket, *refused);
       co_return;
     }
-    const bool keep = co_await dispatch(socket, *request);
+    const bool keep = co_await dispatch(socket, *request, session);
     if (!keep) co_return;
     frame = co_await read_frame(socket);
   }
 }
 
-awaitable<bool> AgentServer::State::dispatch(tcp::socket& socket, const Request& request) {
+awaitable<bool> AgentServer::State::dispatch(tcp::socket& socket, const Request& request, Session& session) {
   // Plain ifs and named results: g++ 12 miscompiles co_await inside a switch's cases.
   const Op op = request.op;
   bool keep = false;
-  if (op == Op::kHello || op == Op::kHealth) {
+  if (op == Op::kHealth) {
     keep = co_await write_reply(socket, health());
   } else if (op == Op::kRun || op == Op::kStream) {
     keep = co_await run_command(socket, request, op == Op::kRun, running);
@@ -160,17 +192,18 @@ awaitable<bool> AgentServer::State::dispatch(tcp::socket& socket, const Request&
     lease_taken = true;
     first_contact.cancel();
     const bool written = co_await write_reply(socket, ok_reply());
-    if (written) co_await hold_lease(socket);
+    if (written) co_await hold_lease(socket, session);
     else end(kLeaseLost, "lease lost: rank 0's connection closed as the lease opened");
   } else {
-    log(std::string("closed a connection: ") + (op == Op::kBeat ? "beat" : "done") + " outside the lease");
+    log(std::string("closed a connection: ") + (op == Op::kHello ? "a second hello" : op == Op::kBeat ? "beat" : "done") +
+        (op == Op::kHello ? "" : " outside the lease"));
   }
   co_return keep;
 }
 
 // The lease: beats at least every lease_grace, and done at the end. Anything else
 // (closed, reset, silence, a bad frame) means rank 0 is gone.
-awaitable<void> AgentServer::State::hold_lease(tcp::socket& socket) {
+awaitable<void> AgentServer::State::hold_lease(tcp::socket& socket, Session& session) {
   for (;;) {
     auto next = co_await (read_frame(socket) || sleep_for(options.lease_grace));
     if (next.index() == 1)
@@ -180,7 +213,7 @@ awaitable<void> AgentServer::State::hold_lease(tcp::socket& socket) {
     if (!frame.problem.empty())
       co_return end(kLeaseLost, "lease lost: rank 0's connection ended without done (" + frame.problem + ")");
     auto request = decode_request(frame.body);
-    if (!request || refusal(*request) || (request->op != Op::kBeat && request->op != Op::kDone))
+    if (!request || refusal(*request, session) || (request->op != Op::kBeat && request->op != Op::kDone))
       co_return end(kLeaseLost, "lease lost: a frame on the lease that is not a beat or done");
     if (request->op == Op::kDone) {
       co_await write_reply(socket, ok_reply());

@@ -148,7 +148,7 @@ Result<cluster::CommandResult> AgentTransport::run(const std::string& host, cons
                         &over);
   if (over) return cluster::output_over_limit(host);
   if (!reply) return reply.error();
-  result.exit_code = reply->value("exit_code", -1);
+  result.exit_code = static_cast<int>(reply_int(*reply, "exit_code", -1));
   return result;
 }
 
@@ -170,8 +170,8 @@ Result<cluster::StreamResult> AgentTransport::stream(const std::string& host, co
                         &over);
   if (over) return cluster::copy_over_limit(host, local_path, max_bytes);
   if (!reply) return reply.error();
-  result.exit_code = reply->value("exit_code", -1);
-  result.errors = reply->value("errors", std::string());
+  result.exit_code = static_cast<int>(reply_int(*reply, "exit_code", -1));
+  result.errors = reply_text(*reply, "errors");
   file.close();
   if (!file) return Error{ErrorCode::kIo, "writing " + local_path.string() + " failed (disk full?)", host};
   return result;
@@ -208,7 +208,7 @@ Status AgentTransport::set_last_will(const std::string& host, const std::string&
 Result<AgentHealth> AgentTransport::health(const std::string& host) {
   auto reply = exchange(host, Request{.op = Op::kHealth}, Clock::now() + kConnectTimeout, {}, nullptr);
   if (!reply) return reply.error();
-  return AgentHealth{reply->value("pid", int64_t{0}), reply->value("uptime_s", 0.0), reply->value("running", int64_t{0})};
+  return AgentHealth{reply_int(*reply, "pid", 0), reply_number(*reply, "uptime_s", 0), reply_int(*reply, "running", 0)};
 }
 
 }  // namespace aorta::agent

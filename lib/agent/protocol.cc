@@ -64,6 +64,7 @@ Result<FrameHeader> decode_header(const std::array<char, kHeaderSize>& bytes) {
 
 std::string encode_request(const Request& request) {
   json body{{"op", op_name(request.op)}, {"token", request.token}, {"job", request.job}};
+  if (!request.nonce.empty()) body["nonce"] = request.nonce;
   if (!request.command.empty()) body["command"] = request.command;
   if (!request.path.empty()) body["path"] = request.path;
   if (request.timeout_s > 0) body["timeout"] = request.timeout_s;
@@ -84,8 +85,10 @@ Result<Request> decode_request(std::string_view body) {
   auto job = string_field(object, "job", true);
   auto command = string_field(object, "command", false);
   auto path = string_field(object, "path", false);
-  for (const auto* field : {&token, &job, &command, &path})
+  auto nonce = string_field(object, "nonce", false);
+  for (const auto* field : {&token, &job, &command, &path, &nonce})
     if (!*field) return field->error();
+  request.nonce = std::move(*nonce);
   request.token = std::move(*token);
   request.job = std::move(*job);
   request.command = std::move(*command);
@@ -100,6 +103,8 @@ Result<Request> decode_request(std::string_view body) {
   if ((request.op == Op::kRun || request.op == Op::kStream) && request.timeout_s == 0)
     return refused(std::string(*op) + " without a \"timeout\"");
   if (request.op == Op::kDownload && request.path.empty()) return refused("download without a \"path\"");
+  if (request.op == Op::kHello && (request.nonce.size() < 32 || request.nonce.size() > 64))
+    return refused("hello without a nonce of 32 to 64 characters");
   return request;
 }
 
@@ -107,6 +112,21 @@ Result<json> decode_reply(std::string_view body) {
   json object = json::parse(body, nullptr, false);
   if (object.is_discarded() || !object.is_object()) return refused("a reply that is not a JSON object");
   return object;
+}
+
+int64_t reply_int(const json& reply, const char* key, int64_t fallback) {
+  auto it = reply.find(key);
+  return it != reply.end() && it->is_number_integer() ? it->get<int64_t>() : fallback;
+}
+
+double reply_number(const json& reply, const char* key, double fallback) {
+  auto it = reply.find(key);
+  return it != reply.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+std::string reply_text(const json& reply, const char* key) {
+  auto it = reply.find(key);
+  return it != reply.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 bool same_secret(std::string_view a, std::string_view b) {

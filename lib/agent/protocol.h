@@ -41,8 +41,9 @@ enum class Op { kHello, kRun, kStream, kDownload, kHealth, kLease, kBeat, kDone,
 
 struct Request {
   Op op = Op::kHello;
-  std::string token{};
+  std::string token{};  // the request's MAC (request_mac.h); empty in a hello
   std::string job{};
+  std::string nonce{};  // kHello: the client's fresh nonce
   std::string command{};  // kRun, kStream, kWill
   std::string path{};     // kDownload
   int64_t timeout_s = 0;  // kRun, kStream
@@ -55,6 +56,12 @@ Result<Request> decode_request(std::string_view body);
 
 // A reply body: a JSON object, or an error for anything else.
 Result<nlohmann::json> decode_reply(std::string_view body);
+
+// A reply's field when it has the expected type, else `fallback`: a reply may come
+// from a stranger on the agent's port, and nothing in it may throw.
+int64_t reply_int(const nlohmann::json& reply, const char* key, int64_t fallback);
+double reply_number(const nlohmann::json& reply, const char* key, double fallback);
+std::string reply_text(const nlohmann::json& reply, const char* key);
 
 // Whether two secrets are equal, in time that depends on their lengths only: the
 // loop never stops at the first differing byte.

@@ -96,7 +96,9 @@ Result<Published> read_published(const fs::path& path) {
 }  // namespace
 
 fs::path rendezvous_folder(const fs::path& root, const std::string& job) {
-  return root / ".aorta_suite_agents" / job;
+  // One folder per user: in a shared parent (a 1777 scratch, a group folder) another
+  // user's folder never stands in this user's way.
+  return root / (".aorta_suite_agents." + std::to_string(::geteuid())) / job;
 }
 
 Result<Rendezvous> Rendezvous::create(const fs::path& root, const std::string& job) {

@@ -31,7 +31,7 @@ using AwaitProblem = std::function<std::string()>;
 
 class Rendezvous {
  public:
-  // Rank 0: <root>/.aorta_suite_agents/<job>/, new (a second rank 0 of the same job
+  // Rank 0: <root>/.aorta_suite_agents.<uid>/<job>/, new (a second rank 0 of the same job
   // is refused), and its secret.
   static Result<Rendezvous> create(const std::filesystem::path& root, const std::string& job);
   // An agent: waits up to `wait` for rank 0's folder and secret, and checks that both

@@ -25,7 +25,7 @@ TEST(Rendezvous, RankZeroMakesAPrivateFolderAndSecretThatAnAgentJoins) {
   testing::TempDir dir;
   auto made = Rendezvous::create(dir.path(), "42.0");
   ASSERT_TRUE(made.ok()) << made.error().describe();
-  EXPECT_EQ(made->folder(), dir.path() / ".aorta_suite_agents" / "42.0");
+  EXPECT_EQ(made->folder(), dir.path() / (".aorta_suite_agents." + std::to_string(::geteuid())) / "42.0");
   EXPECT_EQ(mode_of(made->folder()), 0700u);
   EXPECT_EQ(mode_of(made->folder().parent_path()), 0700u);
   EXPECT_EQ(mode_of(made->folder() / "secret"), 0600u);
@@ -84,7 +84,7 @@ TEST(Rendezvous, AFolderOrSecretOthersCanReadIsRefused) {
 TEST(Rendezvous, APlantedLinkIsNotTheAgentsFolder) {
   testing::TempDir dir;
   fs::create_directories(dir.path() / "elsewhere");
-  fs::create_directory_symlink(dir.path() / "elsewhere", dir.path() / ".aorta_suite_agents");
+  fs::create_directory_symlink(dir.path() / "elsewhere", rendezvous_folder(dir.path(), "3.0").parent_path());
   auto made = Rendezvous::create(dir.path(), "3.0");
   ASSERT_FALSE(made.ok());
   EXPECT_NE(made.error().message.find("unsafe: not a folder"), std::string::npos) << made.error().message;

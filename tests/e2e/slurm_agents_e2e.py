@@ -84,7 +84,7 @@ with tempfile.TemporaryDirectory(dir="/tmp") as work:
     job_id = submit(script)
     out_file = os.path.join(work, f"slurm-{job_id}.out")
     output = lambda: open(out_file).read() if os.path.exists(out_file) else ""  # noqa: E731
-    agents_dir = os.path.join(shared, ".aorta_suite_agents", f"{job_id}.0")
+    agents_dir = os.path.join(shared, f".aorta_suite_agents.{os.geteuid()}", f"{job_id}.0")
 
     def agent_pid(rank):
         return json.load(open(os.path.join(agents_dir, f"agent.{rank}")))["pid"]
