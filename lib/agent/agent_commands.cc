@@ -118,14 +118,15 @@ awaitable<bool> run_command(tcp::socket& socket, const Request& request, bool me
   asio::steady_timer deadline(executor, std::chrono::seconds(request.timeout_s));
   deadline.async_wait([weak = std::weak_ptr<Command>(command)](const boost::system::error_code& ec) {
     auto alive = weak.lock();
-    if (ec || !alive || alive->process.poll_exit()) return;
+    if (ec || !alive) return;  // the output is still open here, even when the leader has ended
     alive->timed_out = true;
-    alive->process.kill_group();
+    alive->process.end_group();
   });
   std::string errors;
   auto outcome = co_await (finish(*command, out, err ? &*err : nullptr, socket, errors) || watch_close(socket));
   deadline.cancel();
   if (outcome.index() == 1 || !std::get<0>(outcome)) {
+    command->process.end_group();  // what the leader left running in its group too
     command->process.kill_and_reap();
     co_return false;
   }
@@ -166,6 +167,12 @@ awaitable<bool> send_file(tcp::socket& socket, const std::string& path, const st
   struct stat info {};
   if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode))
     co_return co_await write_reply(socket, error_reply(ErrorCode::kNotFound, "not a regular file: " + path));
+  // What was opened is checked again: a folder of the path swapped for a link between
+  // canonical() and open() leads outside, and is caught here.
+  const fs::path opened = fs::read_symlink("/proc/self/fd/" + std::to_string(fd), ec);
+  if (ec || !below_a_root(opened, roots))
+    co_return co_await write_reply(socket, error_reply(ErrorCode::kInvalidInput,
+                                                       "refused: " + path + " changed while it was opened"));
   std::vector<char> buffer(kMaxDataFrame);
   uint64_t sent = 0;
   for (;;) {

@@ -24,6 +24,7 @@
 #include "agent/agent_commands.h"
 #include "agent/frame_io.h"
 #include "agent/request_mac.h"
+#include "common/utf8.h"
 
 namespace aorta::agent {
 namespace asio = boost::asio;
@@ -61,7 +62,10 @@ struct AgentServer::State {
   tcp::acceptor acceptor{io};
   asio::steady_timer first_contact{io};
 
-  void log(const std::string& line) const { std::cerr << "aorta agent (job " << options.job << "): " << line << "\n"; }
+  // Shown as every node text is (a client's job name or op cannot forge a log line).
+  void log(const std::string& line) const {
+    std::cerr << "aorta agent (job " << options.job << "): " << printable(line) << "\n";
+  }
   void end(int code, const std::string& reason) {
     if (exit_code) return;
     exit_code = code;

@@ -54,6 +54,23 @@ TEST(AgentTransport, TimeoutKillsTheCommandsGroup) {
   EXPECT_EQ(again->output, "still here\n");
 }
 
+// The leader ends at once, but a child it left keeps the output open: the timeout
+// still ends the group and says so (found by the attack review).
+TEST(AgentTransport, TimeoutEndsTheGroupAfterItsLeaderEnded) {
+  aorta::testing::TempDir dir;
+  Connected c(dir.path());
+  ASSERT_TRUE(c.transport);
+  const auto pid_file = dir.path() / "left.pid";
+  const auto start = std::chrono::steady_clock::now();
+  auto r = c.transport->run("node1", "sleep 300 & echo $! > " + pid_file.string() + "; echo started", seconds(1));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kTimeout);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, seconds(10)) << "answered at the timeout, not the client's grace";
+  const pid_t left = aorta::testing::wait_for_pid(pid_file);
+  ASSERT_GT(left, 0);
+  EXPECT_TRUE(aorta::testing::gone_within(left, std::chrono::milliseconds(3000)));
+}
+
 TEST(AgentTransport, OutputPastTheLimitIsStopped) {
   aorta::testing::TempDir dir;
   Connected c(dir.path());

@@ -87,6 +87,10 @@ void ChildProcess::kill_group() {
   if (pid_ > 0 && !status_) ::kill(-pid_, SIGKILL);
 }
 
+void ChildProcess::end_group() {
+  if (pid_ > 0) ::kill(-pid_, SIGKILL);
+}
+
 std::optional<int> ChildProcess::poll_exit() {
   if (status_ || pid_ <= 0) return status_;
   int status = 0;

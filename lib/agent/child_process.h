@@ -27,6 +27,10 @@ class ChildProcess {
   int take_stderr() { return std::exchange(err_fd_, -1); }
   // SIGKILL to the whole group, unless it was reaped already (its id may be reused).
   void kill_group();
+  // SIGKILL to the group even after its leader was reaped, for a command whose output
+  // is still open (`cmd & echo started`): a group id is not reused while the group
+  // has a member, and the open output says one may.
+  void end_group();
   // The exit status once the leader has ended (WNOHANG), else none: 128+signal for
   // a signal, as a shell reports it.
   std::optional<int> poll_exit();
