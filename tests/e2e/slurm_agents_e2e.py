@@ -39,15 +39,17 @@ HOSTS = [f"10.211.0.{10 + i}" for i in range(1, 4)]
 
 
 def suite_processes():
-    """pid -> command line of every aorta_suite process on the machine (the nodes share its pids)."""
+    """pid -> command line of this test's aorta_suite processes on the machine (the nodes
+    share its pids): rank 0, the step's other ranks and the agents all name its folder."""
     found = {}
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             cmd = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
         except OSError:
             continue
-        if cmd and os.path.basename(cmd[0].decode(errors="replace")) == "aorta_suite":
-            found[int(pid)] = b" ".join(cmd).decode(errors="replace")
+        line = b" ".join(cmd).decode(errors="replace")
+        if cmd and os.path.basename(cmd[0].decode(errors="replace")) == "aorta_suite" and WORK in line:
+            found[int(pid)] = line
     return found
 
 
@@ -62,6 +64,7 @@ def wait_for(what, check, seconds):
 
 
 with tempfile.TemporaryDirectory(dir="/tmp") as work:
+    WORK = work
     shared = os.path.join(work, "shared")  # every node sees /tmp: shared storage
 
     def on_shared_storage(variant):

@@ -40,9 +40,12 @@ def write_inputs(work, nodes=None, edit_variant=None, edit_thresholds=None, edit
 
 
 def expect_clean(hosts):
-    """No container and no training process on any of the hosts."""
+    """No container and no training process on any of the hosts. The nodes share this
+    machine's processes, so only a training in a container's folder (cwd /mnt) counts:
+    another test's local run beside this one is not this run's."""
     for h in hosts:
-        left = on_node(h, "docker ps -aq; pgrep -af '[t]rain[.]py' || true")
+        left = on_node(h, "docker ps -aq; for p in $(pgrep -f '[t]rain[.]py'); do "
+                          "[ \"$(readlink /proc/$p/cwd)\" = /mnt ] && ps -o pid=,args= -p $p; done; true")
         expect(left.returncode == 0 and left.stdout.strip() == "", f"{h} still has: {left.stdout}{left.stderr}")
 
 
