@@ -20,14 +20,19 @@ std::optional<double> mean_kernel_us(const RankDiagnosis& d, std::initializer_li
   return kernels ? std::optional<double>(time_us / static_cast<double>(kernels)) : std::nullopt;
 }
 
-std::optional<double> slowdown(const std::vector<RankMetrics>& ranks, std::initializer_list<std::string_view> names) {
+std::optional<ComputePerRank> per_rank_of(const std::vector<RankMetrics>& ranks, const char* label,
+                                          std::initializer_list<std::string_view> names) {
+  ComputePerRank out{label, {}, 0};
   std::vector<double> values;
-  for (const RankMetrics& r : ranks)
-    if (r.diagnosis)
-      if (auto v = mean_kernel_us(*r.diagnosis, names)) values.push_back(*v);
-  const double median = median_of(values);
-  if (values.size() < kMinRanks || !(median > 0)) return std::nullopt;
-  return *std::max_element(values.begin(), values.end()) / median;
+  for (size_t i = 0; i < ranks.size(); ++i)
+    if (ranks[i].diagnosis)
+      if (auto v = mean_kernel_us(*ranks[i].diagnosis, names)) {
+        out.mean_us.emplace_back(i, *v);
+        values.push_back(*v);
+      }
+  out.median_us = median_of(values);
+  if (values.size() < kMinRanks || !(out.median_us > 0)) return std::nullopt;
+  return out;
 }
 
 bool of_type(const std::string& collective, std::string_view type) {
@@ -39,9 +44,17 @@ bool of_type(const std::string& collective, std::string_view type) {
 
 }  // namespace
 
+std::optional<ComputePerRank> compute_per_rank(const std::vector<RankMetrics>& ranks) {
+  if (auto gemm = per_rank_of(ranks, "GEMM", {"gemm"})) return gemm;
+  return per_rank_of(ranks, "compute", {"gemm", "attention", "other_compute"});
+}
+
 std::optional<double> max_rank_compute_slowdown_ratio(const std::vector<RankMetrics>& ranks) {
-  if (auto gemm = slowdown(ranks, {"gemm"})) return gemm;
-  return slowdown(ranks, {"gemm", "attention", "other_compute"});
+  const auto compute = compute_per_rank(ranks);
+  if (!compute) return std::nullopt;
+  double slowest = 0;
+  for (const auto& [rank, mean_us] : compute->mean_us) slowest = std::max(slowest, mean_us);
+  return slowest / compute->median_us;
 }
 
 std::optional<double> min_busbw_gbps(const std::vector<RankMetrics>& ranks, std::string_view type) {

@@ -5,11 +5,22 @@
 
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "metrics/rank_metrics.h"
 
 namespace aorta::metrics {
+
+// Each rank's mean compute-kernel time (us), by index into the ranks: GEMM kernels when
+// kMinRanks or more ranks have them, else all compute kernels (GEMM, attention, other);
+// nothing when fewer ranks have such kernels on a GPU-timeline diagnosis.
+struct ComputePerRank {
+  const char* kernels;  // "GEMM" or "compute"
+  std::vector<std::pair<size_t, double>> mean_us;
+  double median_us = 0;
+};
+std::optional<ComputePerRank> compute_per_rank(const std::vector<RankMetrics>& ranks);
 
 // The largest mean compute-kernel time of a rank over the median of every rank's (the
 // outliers' median, kMinRanks or more ranks): GEMM kernels when that many ranks have
