@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "metrics/metric_catalogue.h"
+#include "report/diagnosis_html.h"
 
 namespace aorta::report {
 namespace {
@@ -98,7 +99,10 @@ void HtmlWriter::write(const RunRecord& run, std::ostream& out) const {
       << run.count(job::Outcome::kFailed) << " Failed</span><span class=\"count-skipped\">" << run.count(job::Outcome::kSkipped)
       << " Skipped</span><span class=\"cvs-subtests-count\">" << run.subtest_count() << " subtests, "
       << run.failed_subtests() << " Failed, " << run.subtest_count() - run.failed_subtests() << " Passed</span></p>\n";
-  if (extras_.result && !extras_.result->per_rank.empty()) write_facts("metrics", "Metrics", headline(*extras_.result), out);
+  if (extras_.result && !extras_.result->per_rank.empty()) {
+    write_facts("metrics", "Metrics", headline(*extras_.result), out);
+    write_diagnosis_html(*extras_.result, out);
+  }
   write_facts("environment", "Environment", extras_.environment, out);
   if (!extras_.json_report_link.empty())
     out << "<p><a id=\"json-report\" href=\"" << escape_xml(extras_.json_report_link)

@@ -248,12 +248,15 @@ TEST(ThresholdCatalogue, EveryKeyRoundTripsThroughTheLoader) {
     auto only = [&](json value) {
       return load_with([](json&) {}, [&](json& t) { t["expected_results"] = {{spec.key, value}}; });
     };
-    auto loaded = only(0.25);
+    // 1.25 for a slowdown ratio, whose range starts at 1.
+    const double inside = spec.min_limit + 0.25;
+    auto loaded = only(inside);
     expect_ok(loaded);
     if (!loaded.load.variant) continue;
     ASSERT_EQ(loaded.load.variant->thresholds.size(), 1u) << spec.key;
     EXPECT_EQ(loaded.load.variant->thresholds[0].key, spec.key);
-    EXPECT_EQ(loaded.load.variant->thresholds[0].value, 0.25) << spec.key;
+    EXPECT_EQ(loaded.load.variant->thresholds[0].value, inside) << spec.key;
+    if (spec.min_limit > 0) expect_error(only(spec.min_limit - 0.5), std::string(spec.key) + " must be in 1..inf");
     if (std::isinf(spec.max_limit))
       expect_ok(only(1e6));
     else

@@ -197,8 +197,8 @@ void read_thresholds(const json& doc, bool enforce, std::vector<Threshold>& out,
         continue;
       }
       double limit = value.get<double>();
-      if (limit > spec->max_limit) {
-        errors.add(dotted, fmt::format("{} must be in 0..{:g}", key, spec->max_limit));
+      if (limit < spec->min_limit || limit > spec->max_limit) {
+        errors.add(dotted, fmt::format("{} must be in {:g}..{:g}", key, spec->min_limit, spec->max_limit));
         continue;
       }
       out.push_back({key, limit});

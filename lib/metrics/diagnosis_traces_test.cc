@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "metrics/diagnosis_gates.h"
 #include "metrics/run_metrics.h"
 #include "metrics/trace_set.h"
 #include "tests/temp_dir.h"
@@ -86,6 +87,29 @@ TEST(DiagnosisRealTraces, EveryNumberEqualsTheIndependentChecker) {
   EXPECT_TRUE(py["findings"].empty());  // two ranks: no median to stand out from
 }
 
+// The gates' figures on the real traces. Numbers from tools/independent_diagnosis.py on
+// both traces (per-rank "classes" and "collectives"), aggregated by hand: GEMM mean
+// kernel 33838.5908203125 / 628 (rank 0) and 24814.4267578125 / 628 (rank 1); the
+// lowest busbw at each type's largest size: allreduce 4194304 B rank 0, _allgather_base
+// 247840776 B rank 1, _reduce_scatter_base 247840776 B rank 0.
+TEST(DiagnosisRealTraces, GateFiguresEqualTheIndependentChecker) {
+  const RankMetrics r0 = analyzed(kData / "h200-aorta-overlap_rank0.pt.trace.json.gz");
+  const RankMetrics r1 = analyzed(kData / "h200-aorta-overlap_rank1.pt.trace.json.gz");
+  auto run = aggregate({r0, r1});
+  ASSERT_TRUE(run.ok());
+  EXPECT_DOUBLE_EQ(*min_busbw_gbps(run->per_rank, "allreduce"), 2.469695882892014);
+  EXPECT_DOUBLE_EQ(*min_busbw_gbps(run->per_rank, "allgather"), 34.356248462531575);
+  EXPECT_DOUBLE_EQ(*min_busbw_gbps(run->per_rank, "reduce_scatter"), 49.767336327412735);
+  // Two ranks: no median to be slower than, so a configured slowdown gate fails, saying why.
+  const auto checks = check_thresholds(*run, {{"max_rank_compute_slowdown_ratio", 1.3}});
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_FALSE(checks[0].passed);
+  EXPECT_EQ(checks[0].message,
+            "Rank compute slowdown not available: fewer than 3 ranks have compute kernels on a GPU timeline");
+  // Rank 1 counted twice makes three: median rank 1's mean, slowest rank 0's.
+  EXPECT_DOUBLE_EQ(*max_rank_compute_slowdown_ratio({r0, r1, r1}), (33838.5908203125 / 628) / (24814.4267578125 / 628));
+}
+
 // Six ranks made from rank 1: five scaled as a whole by 1.00, 1.01, 0.99, 1.02, 0.98 (a
 // healthy cluster's spread), and rank 5 perturbed as `kind` and `factor` say.
 class DiagnosisPerturbed : public ::testing::Test {
@@ -150,6 +174,19 @@ TEST_F(DiagnosisPerturbed, LongerGemmsNameThatRankAndGemm) {
   EXPECT_EQ(py[0]["rank"].get<int>(), 5);
   EXPECT_EQ(py[0]["measure"].get<std::string>(), f.measure);
   EXPECT_DOUBLE_EQ(py[0]["ratio"].get<double>(), f.ratio);
+}
+
+// The gate on the same set: 1.15 / 1.005 = 1.144 fails a 1.10 limit and passes 1.30.
+TEST_F(DiagnosisPerturbed, LongerGemmsFailATightSlowdownGate) {
+  const auto checks = check_thresholds(run_of("gemm"), {{"max_rank_compute_slowdown_ratio", 1.10},
+                                                        {"max_rank_compute_slowdown_ratio", 1.30}});
+  ASSERT_EQ(checks.size(), 2u);
+  ASSERT_TRUE(checks[0].actual.has_value());
+  EXPECT_NEAR(*checks[0].actual, 1.15 / 1.005, 1e-5);
+  EXPECT_FALSE(checks[0].passed);
+  EXPECT_EQ(checks[0].message.rfind("Slowest rank's compute kernels take 1.1443x the median", 0), 0u)
+      << checks[0].message;
+  EXPECT_TRUE(checks[1].passed) << checks[1].message;
 }
 
 TEST_F(DiagnosisPerturbed, LongerCollectivesNameThatRankAndItsBandwidth) {

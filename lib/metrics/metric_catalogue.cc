@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "metrics/diagnosis_gates.h"
 #include "metrics/run_metrics.h"
 
 namespace aorta::metrics {
@@ -84,6 +85,20 @@ const MetricSpec kCatalogue[] = {
     {"step_time_cv", MetricUnit::kFraction, Better::kLower,
      [](const RunMetrics& r) { return from_steps(r, [](const StepSummary& s) { return s.cv; }); },
      kInJson | kInCompare, "step time CV", nullptr, nullptr, nullptr},
+    // The diagnosis figures the optional gates read (diagnosis_gates.h); no report lists
+    // them yet: the gates' sub-tests and the Run Deck's gate matrix show them.
+    {"max_rank_compute_slowdown_ratio", MetricUnit::kRatio, Better::kLower,
+     [](const RunMetrics& r) { return max_rank_compute_slowdown_ratio(r.per_rank); }, 0, "rank compute slowdown",
+     nullptr, nullptr, nullptr},
+    {"min_allreduce_busbw_gbps", MetricUnit::kGbps, Better::kHigher,
+     [](const RunMetrics& r) { return min_busbw_gbps(r.per_rank, "allreduce"); }, 0, "lowest all-reduce bus bandwidth",
+     nullptr, nullptr, nullptr},
+    {"min_allgather_busbw_gbps", MetricUnit::kGbps, Better::kHigher,
+     [](const RunMetrics& r) { return min_busbw_gbps(r.per_rank, "allgather"); }, 0, "lowest all-gather bus bandwidth",
+     nullptr, nullptr, nullptr},
+    {"min_reduce_scatter_busbw_gbps", MetricUnit::kGbps, Better::kHigher,
+     [](const RunMetrics& r) { return min_busbw_gbps(r.per_rank, "reduce_scatter"); }, 0,
+     "lowest reduce-scatter bus bandwidth", nullptr, nullptr, nullptr},
 };
 
 bool shown(const MetricSpec& spec, MetricView view) { return (spec.shown_in & view) != 0; }
@@ -124,6 +139,8 @@ const char* unit_name(MetricUnit unit) {
     case MetricUnit::kFraction: return "fraction";
     case MetricUnit::kCount: return "count";
     case MetricUnit::kGb: return "GB";
+    case MetricUnit::kRatio: return "ratio";
+    case MetricUnit::kGbps: return "GB/s";
   }
   return "";
 }
@@ -152,6 +169,7 @@ std::string format_metric(const MetricSpec& spec, const RunMetrics& run, RatioSt
     case MetricUnit::kMs: return fmt::format("{:.3f} ms", *v);
     case MetricUnit::kUs: return fmt::format("{:.3f} us", *v);
     case MetricUnit::kCount: return fmt::format("{}", static_cast<std::uint64_t>(*v));
+    case MetricUnit::kRatio: return fmt::format("{:.4f}", *v);
     default: return fmt::format("{:.2f} {}", *v, unit_name(spec.unit));
   }
 }

@@ -14,7 +14,8 @@ namespace aorta::metrics {
 
 struct RunMetrics;
 
-enum class MetricUnit { kMs, kUs, kFraction, kCount, kGb };  // a fraction: 0.5 = 50%
+// a fraction: 0.5 = 50%; a ratio of two like values: 1.15 = 15% more
+enum class MetricUnit { kMs, kUs, kFraction, kCount, kGb, kRatio, kGbps };
 enum class Better { kLower, kHigher, kNeither };
 
 // The reports that list run metrics; a row's `shown_in` is a set of these.
@@ -51,7 +52,7 @@ const MetricSpec* find_metric(std::string_view key);
 // with each detail after the metric it details for the others.
 std::vector<const MetricSpec*> metrics_in(MetricView view);
 
-// "ms", "us", "fraction", "count" or "GB".
+// "ms", "us", "fraction", "count", "GB", "ratio" or "GB/s".
 const char* unit_name(MetricUnit unit);
 
 // The Run Deck shows every time in ms: std_iteration_time_us is its

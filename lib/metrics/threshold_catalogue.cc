@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "metrics/diagnosis_gates.h"
 #include "metrics/run_metrics.h"
 
 namespace aorta::metrics {
@@ -17,6 +18,11 @@ std::string limit_text(double v) {
 }
 
 std::string percent(double v) { return fmt::format("{:.2f}%", v * 100.0); }
+
+// The lowest rank's bus bandwidth at the type's largest message size, below the limit.
+std::string busbw_message(const char* type, double v, double limit) {
+  return fmt::format("Lowest rank {} bus bandwidth {:.2f} GB/s below threshold {} GB/s", type, v, limit_text(limit));
+}
 
 constexpr double kUnbounded = std::numeric_limits<double>::infinity();
 
@@ -70,6 +76,32 @@ const ThresholdSpec kCatalogue[] = {
        return fmt::format("Step time coefficient of variation {} exceeds threshold {}", percent(v), percent(limit));
      },
      "Step time coefficient of variation not available: the traces have no ProfilerStep annotations"},
+    // Diagnosis gates (issue 34): off unless configured; when the diagnosis cannot give the
+    // figure (too few ranks, no metadata) a configured gate fails rather than passes unseen.
+    {"max_rank_compute_slowdown_ratio", ThresholdKind::kMax, ThresholdUnit::kRatio, "rank compute slowdown",
+     "rank_compute", "max_rank_compute_slowdown_ratio",
+     [](const RunMetrics& r) { return max_rank_compute_slowdown_ratio(r.per_rank); }, kUnbounded,
+     [](double v, double limit) {
+       return fmt::format("Slowest rank's compute kernels take {:.4f}x the median of the ranks, exceeds threshold {}",
+                          v, limit_text(limit));
+     },
+     "Rank compute slowdown not available: fewer than 3 ranks have compute kernels on a GPU timeline", 1.0},
+    {"min_allreduce_busbw_gbps", ThresholdKind::kMin, ThresholdUnit::kGbps, "all-reduce bus bandwidth",
+     "allreduce_bandwidth", "min_allreduce_busbw_gbps",
+     [](const RunMetrics& r) { return min_busbw_gbps(r.per_rank, "allreduce"); }, kUnbounded,
+     [](double v, double limit) { return busbw_message("all-reduce", v, limit); },
+     "All-reduce bus bandwidth not available: no all-reduce kernel with its collective metadata in the traces"},
+    {"min_allgather_busbw_gbps", ThresholdKind::kMin, ThresholdUnit::kGbps, "all-gather bus bandwidth",
+     "allgather_bandwidth", "min_allgather_busbw_gbps",
+     [](const RunMetrics& r) { return min_busbw_gbps(r.per_rank, "allgather"); }, kUnbounded,
+     [](double v, double limit) { return busbw_message("all-gather", v, limit); },
+     "All-gather bus bandwidth not available: no all-gather kernel with its collective metadata in the traces"},
+    {"min_reduce_scatter_busbw_gbps", ThresholdKind::kMin, ThresholdUnit::kGbps, "reduce-scatter bus bandwidth",
+     "reduce_scatter_bandwidth", "min_reduce_scatter_busbw_gbps",
+     [](const RunMetrics& r) { return min_busbw_gbps(r.per_rank, "reduce_scatter"); }, kUnbounded,
+     [](double v, double limit) { return busbw_message("reduce-scatter", v, limit); },
+     "Reduce-scatter bus bandwidth not available: no reduce-scatter kernel with its collective metadata in the "
+     "traces"},
 };
 
 }  // namespace
@@ -82,14 +114,24 @@ const ThresholdSpec* find_threshold(std::string_view key) {
   return nullptr;
 }
 
-const char* unit_name(ThresholdUnit unit) { return unit == ThresholdUnit::kMs ? "ms" : "fraction"; }
+const char* unit_name(ThresholdUnit unit) {
+  switch (unit) {
+    case ThresholdUnit::kMs: return "ms";
+    case ThresholdUnit::kFraction: return "fraction";
+    case ThresholdUnit::kRatio: return "ratio";
+    case ThresholdUnit::kGbps: return "GB/s";
+  }
+  return "";
+}
 
 std::string format_limit(const ThresholdSpec& spec, double limit) {
-  return spec.unit == ThresholdUnit::kMs ? limit_text(limit) + " ms" : limit_text(limit);
+  const bool bare = spec.unit == ThresholdUnit::kFraction || spec.unit == ThresholdUnit::kRatio;
+  return bare ? limit_text(limit) : limit_text(limit) + " " + unit_name(spec.unit);
 }
 
 std::string format_actual(const ThresholdSpec& spec, double actual) {
-  return spec.unit == ThresholdUnit::kMs ? fmt::format("{:.2f} ms", actual) : fmt::format("{:.4f}", actual);
+  const bool bare = spec.unit == ThresholdUnit::kFraction || spec.unit == ThresholdUnit::kRatio;
+  return bare ? fmt::format("{:.4f}", actual) : fmt::format("{:.2f} {}", actual, unit_name(spec.unit));
 }
 
 }  // namespace aorta::metrics

@@ -16,7 +16,8 @@ namespace aorta::metrics {
 struct RunMetrics;
 
 enum class ThresholdKind { kMax, kMin };     // the actual must be <= / >= the limit
-enum class ThresholdUnit { kMs, kFraction };  // milliseconds, or a ratio (0.5 = 50%)
+// milliseconds; a fraction (0.5 = 50%); a ratio of two like values (1.15 = 15% more); GB/s
+enum class ThresholdUnit { kMs, kFraction, kRatio, kGbps };
 
 struct ThresholdSpec {
   const char* key;      // as in a threshold file's expected_results
@@ -33,6 +34,7 @@ struct ThresholdSpec {
   // Why a configured gate fails when `value` is empty; nullptr: an empty value is
   // not checked and passes (the original's variance of a zero mean).
   const char* unavailable;
+  double min_limit = 0;  // a limit below this is a config error (a slowdown ratio below 1 always fails)
 };
 
 // All keys, in the order reports list them.
@@ -40,12 +42,12 @@ std::span<const ThresholdSpec> threshold_catalogue();
 // The row for `key`, or nullptr for an unknown key.
 const ThresholdSpec* find_threshold(std::string_view key);
 
-// "ms" or "fraction".
+// "ms", "fraction", "ratio" or "GB/s".
 const char* unit_name(ThresholdUnit unit);
 // A limit as configured, in the gate's unit: 60000 -> "60000 ms", 0.5 -> "0.5",
-// 0.001 -> "0.001" (never rounded: a rounded limit would misstate the gate).
+// 0.001 -> "0.001", 40 -> "40 GB/s" (never rounded: a rounded limit would misstate the gate).
 std::string format_limit(const ThresholdSpec& spec, double limit);
-// A measured value: "835.25 ms", "0.4321".
+// A measured value: "835.25 ms", "0.4321", "1.1443", "41.20 GB/s".
 std::string format_actual(const ThresholdSpec& spec, double actual);
 
 }  // namespace aorta::metrics

@@ -22,7 +22,7 @@ RunMetrics fixture_run() {
   return aggregate({rank_metrics(1, 12000, 9000, 4000), rank_metrics(0, 10000, 8000, 3000)}).value();
 }
 
-TEST(ThresholdCatalogue, RowsForTheSixKeys) {
+TEST(ThresholdCatalogue, RowsForTheTenKeys) {
   std::set<std::string> keys, tiers;
   for (const auto& spec : threshold_catalogue()) {
     keys.insert(spec.key);
@@ -32,7 +32,9 @@ TEST(ThresholdCatalogue, RowsForTheSixKeys) {
     EXPECT_EQ(std::string(spec.key).substr(0, 4), spec.kind == ThresholdKind::kMax ? "max_" : "min_");
   }
   EXPECT_EQ(keys, (std::set<std::string>{"max_avg_iteration_ms", "min_compute_ratio", "min_overlap_ratio",
-                                         "max_time_variance_ratio", "max_avg_step_time_ms", "max_step_time_cv"}));
+                                         "max_time_variance_ratio", "max_avg_step_time_ms", "max_step_time_cv",
+                                         "max_rank_compute_slowdown_ratio", "min_allreduce_busbw_gbps",
+                                         "min_allgather_busbw_gbps", "min_reduce_scatter_busbw_gbps"}));
   EXPECT_EQ(tiers.size(), keys.size());
   EXPECT_EQ(find_threshold("max_avg_iteration_us"), nullptr);
 }
@@ -70,6 +72,43 @@ TEST(ThresholdCatalogue, LimitsPrintInTheGatesUnit) {
   EXPECT_EQ(format_limit(ratio, 1), "1");
   EXPECT_EQ(format_actual(ms, 835.2), "835.20 ms");
   EXPECT_EQ(format_actual(ratio, 0.775), "0.7750");
+  const ThresholdSpec& slowdown = *find_threshold("max_rank_compute_slowdown_ratio");
+  const ThresholdSpec& busbw = *find_threshold("min_allreduce_busbw_gbps");
+  EXPECT_EQ(format_limit(slowdown, 1.1), "1.1");
+  EXPECT_EQ(format_actual(slowdown, 1.14428), "1.1443");
+  EXPECT_EQ(format_limit(busbw, 40), "40 GB/s");
+  EXPECT_EQ(format_actual(busbw, 41.204), "41.20 GB/s");
+}
+
+// The diagnosis gates: a slowdown ratio is >= 1 by definition (the slowest rank is at
+// or above the median), so its range starts at 1; bandwidths have no upper bound.
+TEST(ThresholdCatalogue, DiagnosisGatesUnitsAndRanges) {
+  const ThresholdSpec& slowdown = *find_threshold("max_rank_compute_slowdown_ratio");
+  EXPECT_EQ(slowdown.unit, ThresholdUnit::kRatio);
+  EXPECT_EQ(slowdown.min_limit, 1.0);
+  EXPECT_TRUE(std::isinf(slowdown.max_limit));
+  for (const char* key : {"min_allreduce_busbw_gbps", "min_allgather_busbw_gbps", "min_reduce_scatter_busbw_gbps"}) {
+    EXPECT_EQ(find_threshold(key)->unit, ThresholdUnit::kGbps) << key;
+    EXPECT_EQ(find_threshold(key)->min_limit, 0.0) << key;
+    EXPECT_TRUE(std::isinf(find_threshold(key)->max_limit)) << key;
+    EXPECT_NE(find_threshold(key)->unavailable, nullptr) << key;
+  }
+  EXPECT_EQ(unit_name(ThresholdUnit::kGbps), std::string("GB/s"));
+}
+
+// The fixture's ranks have no diagnosis: each configured diagnosis gate fails, saying why.
+TEST(ThresholdCatalogue, DiagnosisGatesWithoutADiagnosisFailAsNotAvailable) {
+  auto checks = check_thresholds(fixture_run(), {{"max_rank_compute_slowdown_ratio", 1.3},
+                                                 {"min_allreduce_busbw_gbps", 1.0}});
+  ASSERT_EQ(checks.size(), 2u);
+  for (const auto& c : checks) {
+    EXPECT_FALSE(c.passed) << c.key;
+    EXPECT_FALSE(c.actual.has_value()) << c.key;
+    EXPECT_NE(c.message.find("not available: "), std::string::npos) << c.message;
+  }
+  EXPECT_EQ(checks[0].message,
+            "Rank compute slowdown not available: fewer than 3 ranks have compute kernels on a GPU timeline");
+  EXPECT_EQ(checks[1].unit, "GB/s");
 }
 
 TEST(ThresholdCatalogue, ChecksCarryTheUnit) {

@@ -18,8 +18,8 @@ job::SubTest threshold_subtest(const metrics::ThresholdCheck& check) {
                  .actual = check.actual,
                  .limit = check.limit,
                  .gate = check.kind == metrics::ThresholdKind::kMax ? job::Gate::kMax : job::Gate::kMin,
-                 // fractions print bare: "actual 0.75, min 0.5"
-                 .unit = check.unit == "fraction" ? "" : check.unit};
+                 // fractions and ratios print bare: "actual 0.75, min 0.5"
+                 .unit = check.unit == "fraction" || check.unit == "ratio" ? "" : check.unit};
   return t;
 }
 

@@ -1,0 +1,75 @@
+#include "metrics/diagnosis_gates.h"
+
+#include <algorithm>
+#include <string>
+
+#include "metrics/outliers.h"
+
+namespace aorta::metrics {
+namespace {
+
+// Mean kernel time of the named compute classes on one rank; nothing without kernels.
+std::optional<double> mean_kernel_us(const RankDiagnosis& d, std::initializer_list<std::string_view> names) {
+  double time_us = 0;
+  uint64_t kernels = 0;
+  for (const KernelClassTime& c : d.classes)
+    if (std::find(names.begin(), names.end(), c.name) != names.end()) {
+      time_us += c.time_us;
+      kernels += c.kernels;
+    }
+  return kernels ? std::optional<double>(time_us / static_cast<double>(kernels)) : std::nullopt;
+}
+
+std::optional<ComputePerRank> per_rank_of(const std::vector<RankMetrics>& ranks, const char* label,
+                                          std::initializer_list<std::string_view> names) {
+  ComputePerRank out{label, {}, 0};
+  std::vector<double> values;
+  for (size_t i = 0; i < ranks.size(); ++i)
+    if (ranks[i].diagnosis)
+      if (auto v = mean_kernel_us(*ranks[i].diagnosis, names)) {
+        out.mean_us.emplace_back(i, *v);
+        values.push_back(*v);
+      }
+  out.median_us = median_of(values);
+  if (values.size() < kMinRanks || !(out.median_us > 0)) return std::nullopt;
+  return out;
+}
+
+bool of_type(const std::string& collective, std::string_view type) {
+  auto has = [&](std::string_view s) { return collective.find(s) != std::string::npos; };
+  if (type == "allreduce") return has("allreduce") || has("all_reduce");
+  if (type == "allgather") return has("allgather") || has("all_gather");
+  return has(type);
+}
+
+}  // namespace
+
+std::optional<ComputePerRank> compute_per_rank(const std::vector<RankMetrics>& ranks) {
+  if (auto gemm = per_rank_of(ranks, "GEMM", {"gemm"})) return gemm;
+  return per_rank_of(ranks, "compute", {"gemm", "attention", "other_compute"});
+}
+
+std::optional<double> max_rank_compute_slowdown_ratio(const std::vector<RankMetrics>& ranks) {
+  const auto compute = compute_per_rank(ranks);
+  if (!compute) return std::nullopt;
+  double slowest = 0;
+  for (const auto& [rank, mean_us] : compute->mean_us) slowest = std::max(slowest, mean_us);
+  return slowest / compute->median_us;
+}
+
+std::optional<double> min_busbw_gbps(const std::vector<RankMetrics>& ranks, std::string_view type) {
+  std::vector<const CollectiveBandwidth*> matching;
+  for (const RankMetrics& r : ranks)
+    if (r.diagnosis)
+      for (const CollectiveBandwidth& b : r.diagnosis->collectives)
+        if (b.busbw_gbps && of_type(b.collective, type)) matching.push_back(&b);
+  if (matching.empty()) return std::nullopt;
+  uint64_t largest = 0;
+  for (const auto* b : matching) largest = std::max(largest, b->bytes);
+  std::optional<double> lowest;
+  for (const auto* b : matching)
+    if (b->bytes == largest && (!lowest || *b->busbw_gbps < *lowest)) lowest = b->busbw_gbps;
+  return lowest;
+}
+
+}  // namespace aorta::metrics
