@@ -1,6 +1,8 @@
-// The HTML report's Diagnosis section: each rank's mean GEMM (or compute) kernel time as
-// a bar against the ranks' median, labelled in us, as inline SVG with no script and no
-// inline style (Jenkins' CSP keeps it), then the outliers' reasons.
+// The HTML report's Diagnosis section (diagnosis_bars.h): each rank's mean GEMM (or
+// compute) kernel time and each gated collective type's bus bandwidth at its largest
+// message size, as bars against the ranks' median labelled in us and GB/s, as inline
+// SVG with no script and no inline style (Jenkins' CSP keeps it); then the outliers'
+// reasons.
 #pragma once
 
 #include <ostream>
@@ -9,8 +11,8 @@
 
 namespace aorta::report {
 
-// Nothing when no rank has a GPU-timeline diagnosis; one sentence when fewer than
-// metrics::kMinRanks ranks have compute kernels to compare.
+// Nothing when no rank has a GPU-timeline diagnosis; one sentence in place of the
+// compute bars when fewer than metrics::kMinRanks ranks have compute kernels.
 void write_diagnosis_html(const metrics::RunMetrics& run, std::ostream& out);
 
 }  // namespace aorta::report

@@ -6,14 +6,22 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/diagnosis_fixture.h"
+
 namespace aorta::report {
 namespace {
 
-metrics::RankMetrics rank_with_gemm(int rank, double time_us) {
-  metrics::RankMetrics m;
-  m.rank = rank;
-  m.diagnosis = metrics::RankDiagnosis{1000, {{"gemm", 10, time_us, 0}}, {}, {}};
-  return m;
+// 10 GEMM kernels in time_us; an all-reduce of 4194304 B at allreduce_gbps when given.
+metrics::RankMetrics rank_with_gemm(int rank, double time_us, std::optional<double> allreduce_gbps = {}) {
+  std::vector<metrics::CollectiveBandwidth> collectives;
+  if (allreduce_gbps) collectives.push_back(aorta::testing::collective("allreduce", 4194304, allreduce_gbps));
+  return aorta::testing::diagnosed_rank(rank, {{"gemm", 10, time_us, 0}}, collectives);
+}
+
+size_t count(const std::string& text, const std::string& part) {
+  size_t n = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
 }
 
 std::string html_of(const metrics::RunMetrics& run) {
@@ -31,24 +39,52 @@ TEST(DiagnosisHtml, EachRankABarAgainstTheMedianInUs) {
   EXPECT_NE(html.find("<tr><td>rank 2</td><td>12.00 us</td><td>1.0909x</td>"), std::string::npos) << html;
   EXPECT_NE(html.find("class=\"bar\" x=\"0\" y=\"3\" width=\"300.00\""), std::string::npos) << html;  // 12 us
   EXPECT_NE(html.find("class=\"bar\" x=\"0\" y=\"3\" width=\"250.00\""), std::string::npos) << html;  // 10 us
-  EXPECT_NE(html.find("x1=\"275.00\""), std::string::npos) << html;  // the median, 300 * 11 / 12
+  EXPECT_EQ(count(html, "x1=\"275.00\""), 3u) << html;  // the median on every row, 300 * 11 / 12
   EXPECT_NE(html.find("No outlier."), std::string::npos) << html;
+  EXPECT_EQ(html.find("bus bandwidth"), std::string::npos) << html;  // no collective, no bandwidth bars
   // Jenkins' CSP blocks scripts and inline styles: neither may carry meaning here.
   EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("style="), std::string::npos);
+}
+
+// All-reduce at 4194304 B: 20, 40 and 30 GB/s, median 30; bars scaled to 40 = 300 px:
+// 150, 300 and 225 px, the median's line at 225; rank 0 at 20 / 30 = 0.6667x.
+TEST(DiagnosisHtml, EachRankABusBandwidthBarInGbps) {
+  metrics::RunMetrics run;
+  run.per_rank = {rank_with_gemm(0, 100, 20), rank_with_gemm(1, 110, 40), rank_with_gemm(2, 120, 30)};
+  const std::string html = html_of(run);
+  const size_t table = html.find("<table id=\"diagnosis-busbw-allreduce\">");
+  ASSERT_NE(table, std::string::npos) << html;
+  EXPECT_GT(table, html.find("<table id=\"diagnosis\">"));  // beside the GEMM bars, after them
+  EXPECT_NE(html.find("<th>allreduce bus bandwidth at 4194304 B</th>", table), std::string::npos) << html;
+  EXPECT_NE(html.find("the median of 3 ranks, 30.00 GB/s", table), std::string::npos) << html;
+  EXPECT_NE(html.find("<tr><td>rank 0</td><td>20.00 GB/s</td><td>0.6667x</td>", table), std::string::npos) << html;
+  for (const char* width : {"150.00", "300.00", "225.00"})
+    EXPECT_NE(html.find(std::string("class=\"bar\" x=\"0\" y=\"3\" width=\"") + width, table), std::string::npos) << width;
+  EXPECT_EQ(count(html.substr(table), "x1=\"225.00\""), 3u) << html;
+  EXPECT_EQ(html.find("diagnosis-busbw-allgather"), std::string::npos) << html;  // no all-gather in these ranks
   EXPECT_EQ(html.find("style="), std::string::npos);
 }
 
 TEST(DiagnosisHtml, OutliersAreNamedWithTheirReason) {
   metrics::RunMetrics run;
   run.per_rank = {rank_with_gemm(0, 100), rank_with_gemm(1, 110), rank_with_gemm(2, 120)};
-  run.outliers.push_back({2, "r2.json", "gemm mean kernel time", "us", 12, 11, 3, 12.0 / 11, "GEMM <slow>"});
+  metrics::Finding f;
+  f.rank = 2;
+  f.reason = "GEMM <slow>";
+  run.outliers.push_back(f);
   EXPECT_NE(html_of(run).find("rank 2: GEMM &lt;slow&gt;</p>"), std::string::npos) << html_of(run);
+  EXPECT_EQ(html_of(run).find("No outlier"), std::string::npos) << html_of(run);
 }
 
 TEST(DiagnosisHtml, TooFewRanksSaySoAndNoDiagnosisWritesNothing) {
   metrics::RunMetrics run;
-  run.per_rank = {rank_with_gemm(0, 100), rank_with_gemm(1, 110)};
-  EXPECT_NE(html_of(run).find("No per-rank comparison: fewer than 3 ranks"), std::string::npos);
+  run.per_rank = {rank_with_gemm(0, 100, 5), rank_with_gemm(1, 110, 7)};
+  const std::string html = html_of(run);
+  EXPECT_NE(html.find("No per-rank compute comparison: fewer than 3 ranks"), std::string::npos) << html;
+  EXPECT_NE(html.find("No outlier test: 2 rank(s) diagnosed, at least 3 needed"), std::string::npos) << html;
+  // The bandwidth needs no median test: two ranks, median (5 + 7) / 2 = 6.
+  EXPECT_NE(html.find("the median of 2 ranks, 6.00 GB/s"), std::string::npos) << html;
   run.per_rank = {metrics::RankMetrics{}};
   EXPECT_EQ(html_of(run), "");
 }

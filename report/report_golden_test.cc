@@ -15,6 +15,7 @@
 #include "report/junit_writer.h"
 #include "report/run_deck.h"
 #include "report/text_log_writer.h"
+#include "tests/diagnosis_fixture.h"
 #include "tests/rank_fixture.h"
 
 namespace aorta::report {
@@ -144,7 +145,15 @@ TEST(ReportGolden, RunDeckJsonAndHtml) {
   config::Variant variant;
   variant.model_id = "profile_overlap_2gpu";
   variant.thresholds = {{"max_avg_iteration_ms", 1.0}, {"min_compute_ratio", 0.01}, {"min_overlap_ratio", std::nullopt}};
-  auto result = metrics::aggregate({testing::rank_metrics(0, 10000, 8000, 3000), testing::rank_metrics(1, 12000, 9000, 4000)});
+  // Diagnoses: two ranks, too few for compute bars; all-reduce at 4194304 B 20 and 30
+  // GB/s, median 25, bars 200 and 300 px with the median at 250.
+  std::vector<metrics::RankMetrics> ranks{testing::rank_metrics(0, 10000, 8000, 3000),
+                                          testing::rank_metrics(1, 12000, 9000, 4000)};
+  for (int i : {0, 1})
+    ranks[i].diagnosis = testing::diagnosed_rank(i, {{"gemm", 4, 4000.0 + 400 * i, 0.4}},
+                                                 {testing::collective("allreduce", 4194304, 20.0 + 10 * i)})
+                             .diagnosis;
+  auto result = metrics::aggregate(ranks);
   ASSERT_TRUE(result.ok());
   DeckInput in{&run, &variant, 1, 2, 112, &*result, "../aorta_single.html", "../aorta_single.log", "", "local_cpu_single.json",
                "2026-12-01T10:00:30"};

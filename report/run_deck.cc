@@ -10,6 +10,7 @@
 #include "metrics/threshold_catalogue.h"
 #include "report/redact.h"
 #include "report/run_deck_charts.h"
+#include "report/run_deck_diagnosis.h"
 #include "report/run_figures.h"
 
 namespace aorta::report {
@@ -259,6 +260,7 @@ ordered_json run_deck_json(const DeckInput& in) {
   deck["cells"] = cells_json(in, facts);
   deck["results_table"] = results_table_json(in, facts);
   deck["metric_charts"] = metric_charts_json(in);
+  deck["diagnosis"] = deck_diagnosis_json(in.result);
   deck["comparison"] = comparison_section(in);
   return deck;
 }

@@ -9,6 +9,7 @@
 #include "report/report_writer.h"
 #include "report/run_deck.h"
 #include "report/run_deck_charts.h"
+#include "report/run_deck_diagnosis.h"
 
 namespace aorta::report {
 namespace {
@@ -212,6 +213,7 @@ void write_run_deck_html(const ordered_json& deck, std::ostream& out) {
   gates_html(deck, out);
   result_html(deck, out);
   charts_html(deck, out);
+  if (const auto& d = deck["diagnosis"]; !d.is_null()) deck_diagnosis_html(d, out);
   if (const auto& c = deck["comparison"]; !c.is_null()) comparison_html(c, out);
   full_results_html(deck, out);
   out << "<footer>" << escape_xml(report["footer"]) << "</footer>\n</body>\n</html>\n";

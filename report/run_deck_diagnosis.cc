@@ -1,0 +1,67 @@
+#include "report/run_deck_diagnosis.h"
+
+#include <algorithm>
+
+#include "common/utf8.h"
+#include "report/diagnosis_bars.h"
+#include "report/report_writer.h"
+
+namespace aorta::report {
+namespace {
+
+ordered_json bars_json(const RankBars& b) {
+  ordered_json bars = ordered_json::array();
+  for (const auto& [rank, v] : b.bars) bars.push_back({valid_utf8(rank), v});
+  return {{"id", b.id}, {"measure", b.measure}, {"unit", b.unit}, {"median", b.median}, {"bars", bars}};
+}
+
+RankBars bars_of(const ordered_json& j) {
+  RankBars b{j["id"].get<std::string>(), j["measure"].get<std::string>(), j["unit"].get<std::string>(),
+             j["median"].get<double>(), {}};
+  for (const auto& bar : j["bars"]) b.bars.emplace_back(bar[0].get<std::string>(), bar[1].get<double>());
+  return b;
+}
+
+ordered_json text_or_null(const std::optional<std::string>& s) { return s ? ordered_json(*s) : ordered_json(nullptr); }
+
+}  // namespace
+
+ordered_json deck_diagnosis_json(const metrics::RunMetrics* result) {
+  if (!result) return nullptr;
+  ordered_json d;
+  d["note"] = nullptr;
+  d["compute"] = nullptr;
+  d["compute_note"] = nullptr;
+  d["busbw"] = ordered_json::array();
+  d["outliers"] = ordered_json::array();
+  d["outlier_note"] = nullptr;
+  if (std::none_of(result->per_rank.begin(), result->per_rank.end(), [](const auto& r) { return r.diagnosis.has_value(); })) {
+    d["note"] = "No diagnosis: no rank has kernels on a GPU timeline.";
+    return d;
+  }
+  const DiagnosisBars bars = diagnosis_bars(*result);
+  if (bars.compute) d["compute"] = bars_json(*bars.compute);
+  else d["compute_note"] = no_compute_comparison();
+  for (const RankBars& b : bars.busbw) d["busbw"].push_back(bars_json(b));
+  for (const auto& f : result->outliers)
+    d["outliers"].push_back({{"rank", f.rank ? ordered_json(*f.rank) : ordered_json(nullptr)},
+                             {"measure", valid_utf8(f.measure)},
+                             {"reason", valid_utf8(f.reason)}});
+  d["outlier_note"] = text_or_null(outlier_note(*result));
+  return d;
+}
+
+void deck_diagnosis_html(const ordered_json& d, std::ostream& out) {
+  out << "<section id=\"diagnosis-section\"><h2>Diagnosis</h2>\n";
+  for (const char* note : {"note", "compute_note"})
+    if (!d[note].is_null()) out << "<p>" << escape_xml(d[note]) << "</p>\n";
+  if (!d["compute"].is_null()) write_rank_bars(bars_of(d["compute"]), out);
+  for (const auto& b : d["busbw"]) write_rank_bars(bars_of(b), out);
+  if (!d["outlier_note"].is_null()) out << "<p>" << escape_xml(d["outlier_note"]) << "</p>\n";
+  for (const auto& f : d["outliers"])
+    out << "<p class=\"fail\">" << (f["rank"].is_null() ? "" : "rank " + f["rank"].dump() + ": ")
+        << escape_xml(f["reason"]) << "</p>\n";
+  out << "</section>\n";
+}
+
+}  // namespace aorta::report
