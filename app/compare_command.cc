@@ -72,6 +72,32 @@ std::string how_much(const metrics::MetricComparison& m) {
   return fmt::format(" ({:.2f} % {}{})", std::fabs(*m.regression_pct), *m.regression_pct > 0 ? "worse" : "better", limit);
 }
 
+std::string ratio_text(const std::optional<double>& ratio) { return ratio ? fmt::format("{:.4f}", *ratio) : "-"; }
+
+// The diagnosis rows, informational: shares in % of the window with 2 decimals (the
+// change in percentage points), bus bandwidths in GB/s with 3, each at its message size.
+void print_diagnosis(const metrics::Comparison& c) {
+  if (!c.no_diagnosis.empty()) {
+    std::cout << "diagnosis: not compared, " << printable(c.no_diagnosis) << "\n";
+    return;
+  }
+  for (const auto& s : c.class_shares)
+    std::cout << fmt::format("{:<24} {:>12} {:>12} {:>12} {:>8}  {}\n", printable("share " + s.kernel_class),
+                             fmt::format("{:.2f} %", s.baseline * 100), fmt::format("{:.2f} %", s.candidate * 100),
+                             fmt::format("{:+.2f} pp", s.change * 100), ratio_text(s.ratio), s.verdict);
+  for (const auto& b : c.busbw) {
+    const std::string at = b.baseline_bytes == b.candidate_bytes
+                               ? fmt::format(" at {} B", b.baseline_bytes)
+                               : fmt::format(": largest message {} B vs {} B", b.baseline_bytes, b.candidate_bytes);
+    const std::string pct = b.ratio && b.verdict != "same" && b.verdict != "n/a"
+                                ? fmt::format(" ({:.2f} % {})", std::fabs(*b.ratio - 1) * 100, b.verdict)
+                                : "";
+    std::cout << fmt::format("{:<24} {:>12} {:>12} {:>12} {:>8}  {}{}{}\n", "busbw " + b.collective,
+                             fmt::format("{:.3f} GB/s", b.baseline_gbps), fmt::format("{:.3f} GB/s", b.candidate_gbps),
+                             fmt::format("{:+.3f}", b.change), ratio_text(b.ratio), b.verdict, pct, at);
+  }
+}
+
 void print(const metrics::Comparison& c, const metrics::RunFigures& base, const metrics::RunFigures& cand) {
   std::cout << "baseline  " << printable(base.source) << "\ncandidate " << printable(cand.source) << "\n";
   std::cout << fmt::format("{:<24} {:>12} {:>12} {:>12} {:>8}  {}\n", "metric", "baseline", "candidate", "change",
@@ -79,7 +105,8 @@ void print(const metrics::Comparison& c, const metrics::RunFigures& base, const 
   for (const auto& m : c.metrics)
     std::cout << fmt::format("{:<24} {:>12} {:>12} {:>12} {:>8}  {}{}\n", m.key, number(m.baseline),
                              number(m.candidate), (m.change > 0 ? "+" : "") + number(m.change),
-                             m.ratio ? fmt::format("{:.4f}", *m.ratio) : "-", m.verdict, how_much(m));
+                             ratio_text(m.ratio), m.verdict, how_much(m));
+  print_diagnosis(c);
   if (c.steps)
     std::cout << fmt::format("step times: {} vs {} steps, median {:.3f} vs {:.3f} ms; Mann-Whitney U {}, p {:.4g}: {}\n",
                              c.steps->baseline_samples, c.steps->candidate_samples, c.steps->baseline_median_ms,

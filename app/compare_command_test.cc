@@ -1,6 +1,10 @@
 // aorta_suite compare as a CI gate (issue 29, item 11 in part), run whole: a gate
 // that compares nothing fails, and names from files reach the terminal printable.
+#include <fstream>
+
 #include <gtest/gtest.h>
+
+#include "report/metrics_json.h"
 
 #include "tests/run_suite.h"
 #include "tests/temp_dir.h"
@@ -59,6 +63,42 @@ TEST(CompareCommand, NamesFromFilesReachTheTerminalPrintable) {
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_EQ(bad.err.find('\x1b'), std::string::npos) << bad.err;
   EXPECT_NE(bad.err.find("candidate bad\\x1b[2J.json: not JSON"), std::string::npos) << bad.err;
+}
+
+// The diagnosis rows after the metrics, worked by hand: GEMM's share 0.25 -> 0.2 is
+// -5 percentage points, ratio 0.8, no verdict but "changed"; all-reduce at 4194304 B
+// 40 -> 30 GB/s is -10, ratio 0.75, 25 % worse. No --max-regression reaches them.
+TEST(CompareCommand, DiagnosisRowsAfterTheMetricsAndInTheOutput) {
+  TempDir dir;
+  auto report = [](double share, double gbps) {
+    return R"({"performance": {"avg_iteration_time_ms": 10}, "diagnosis": {"ranks": [{"kernel_classes": [
+        {"class": "gemm", "share_of_window": )" + std::to_string(share) + R"(}], "collectives": [
+        {"collective": "allreduce", "message_bytes": 4194304, "busbw_gbps": )" + std::to_string(gbps) + "}]}]}}";
+  };
+  dir.write("base.json", report(0.25, 40));
+  dir.write("cand.json", report(0.2, 30));
+  dir.write("plain.json", R"({"performance": {"avg_iteration_time_ms": 10}})");
+  const auto run = run_suite({"compare", "base.json", "cand.json", "--max-regression", "0", "--output", "out.json"},
+                             dir.path());
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  const std::string metric = "avg_iteration_time_ms", share = "\nshare gemm                    25.00 %      20.00 %"
+                                                               "     -5.00 pp   0.8000  changed\n";
+  const std::string busbw = "busbw allreduce           40.000 GB/s  30.000 GB/s      -10.000   0.7500  worse (25.00 % "
+                            "worse) at 4194304 B\nstep times:";
+  EXPECT_NE(run.out.find(share + busbw), std::string::npos) << run.out;
+  EXPECT_LT(run.out.find(metric), run.out.find(share)) << run.out;
+  const auto out = report::ordered_json::parse(std::ifstream(dir.path() / "out.json"));
+  EXPECT_DOUBLE_EQ(out["diagnosis"]["kernel_classes"][0]["change"].get<double>(), -0.05);
+  EXPECT_DOUBLE_EQ(out["diagnosis"]["busbw"][0]["ratio"].get<double>(), 0.75);
+  EXPECT_EQ(out["diagnosis"]["busbw"][0]["verdict"], "worse");
+  EXPECT_FALSE(out["regressed"].get<bool>());
+  const auto plain = run_suite({"compare", "plain.json", "cand.json", "--output", "plain-out.json"}, dir.path());
+  EXPECT_NE(plain.out.find("\ndiagnosis: not compared, baseline plain.json: no \"diagnosis\" object (a report from "
+                           "before the diagnosis)\nstep times:"),
+            std::string::npos)
+      << plain.out;
+  EXPECT_EQ(report::ordered_json::parse(std::ifstream(dir.path() / "plain-out.json"))["diagnosis"]["note"],
+            "baseline plain.json: no \"diagnosis\" object (a report from before the diagnosis)");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "common/regular_file.h"
 #include "common/utf8.h"
 #include "metrics/trace_set.h"
+#include "report/compare_diagnosis.h"
 
 namespace aorta::report {
 namespace fs = std::filesystem;
@@ -15,7 +16,8 @@ constexpr std::uintmax_t kMaxReportBytes = std::uintmax_t{256} << 20;
 
 // Where a value sits in a report, as far as compare cares: the figures are the numbers
 // at performance.<compared metric> and per_rank_summary[*].steps[*].step_time_ms.
-enum class Place { kOther, kRoot, kPerformance, kMetric, kRanks, kRank, kSteps, kStep, kStepTime };
+// The diagnosis object is kept whole and read by shape afterwards (compare_diagnosis.h).
+enum class Place { kOther, kRoot, kPerformance, kMetric, kRanks, kRank, kSteps, kStep, kStepTime, kDiagnosis };
 
 // The figures read as the parser goes, with no document built (the tree of a 100 MiB
 // `[[],[],...]` took 2.3 GB); the first value past a limit stops the parse.
@@ -25,16 +27,18 @@ class FiguresReader : public nlohmann::json_sax<ordered_json> {
 
   metrics::RunFigures figures;
   bool has_performance = false;
+  std::optional<ordered_json> diagnosis;  // the top-level "diagnosis" value
   std::string refused;  // the limit passed; empty when none was
 
-  bool null() override { return value(); }
-  bool boolean(bool) override { return value(); }
-  bool number_integer(number_integer_t v) override { return number(static_cast<double>(v)); }
-  bool number_unsigned(number_unsigned_t v) override { return number(static_cast<double>(v)); }
-  bool number_float(number_float_t v, const string_t&) override { return number(v); }
-  bool string(string_t&) override { return value(); }
-  bool binary(binary_t&) override { return value(); }
+  bool null() override { return keep(nullptr, false) && value(); }
+  bool boolean(bool v) override { return keep(v, false) && value(); }
+  bool number_integer(number_integer_t v) override { return keep(v, false) && number(static_cast<double>(v)); }
+  bool number_unsigned(number_unsigned_t v) override { return keep(v, false) && number(static_cast<double>(v)); }
+  bool number_float(number_float_t v, const string_t&) override { return keep(v, false) && number(v); }
+  bool string(string_t& v) override { return keep(v, false) && value(); }
+  bool binary(binary_t&) override { return keep(nullptr, false) && value(); }
   bool start_object(std::size_t) override {
+    if (!keep(ordered_json::object(), true)) return false;
     Place place = next();
     if (place != Place::kRoot && place != Place::kPerformance && place != Place::kRank && place != Place::kStep)
       place = Place::kOther;
@@ -45,7 +49,9 @@ class FiguresReader : public nlohmann::json_sax<ordered_json> {
     Frame& f = frames_.back();
     f.metric.clear();
     f.child = Place::kOther;
+    key_ = name;
     if (f.place == Place::kRoot && name == "performance") f.child = Place::kPerformance;
+    else if (f.place == Place::kRoot && name == "diagnosis") f.child = Place::kDiagnosis;
     else if (f.place == Place::kRoot && name == "per_rank_summary") f.child = Place::kRanks;
     else if (f.place == Place::kRank && name == "steps") f.child = Place::kSteps;
     else if (f.place == Place::kStep && name == "step_time_ms") f.child = Place::kStepTime;
@@ -57,6 +63,7 @@ class FiguresReader : public nlohmann::json_sax<ordered_json> {
   }
   bool end_object() override { return close(); }
   bool start_array(std::size_t) override {
+    if (!keep(ordered_json::array(), true)) return false;
     const Place place = next();
     return open(place == Place::kRanks || place == Place::kSteps ? place : Place::kOther);
   }
@@ -73,6 +80,33 @@ class FiguresReader : public nlohmann::json_sax<ordered_json> {
   const std::vector<std::string> compared_ = metrics::compared_metrics();
   std::vector<Frame> frames_;
   std::size_t values_ = 0;
+  std::vector<ordered_json*> tree_;  // the open containers of the diagnosis being kept
+  std::string key_;                  // the last key read
+  std::size_t kept_ = 0;
+
+  // Keeps a value of the diagnosis (its root or inside it); a container becomes where
+  // the values after it go until it closes.
+  bool keep(ordered_json v, bool container) {
+    if (tree_.empty()) {
+      if (next() != Place::kDiagnosis) return true;
+      diagnosis = std::move(v);
+      if (container) tree_.push_back(&*diagnosis);
+      return true;
+    }
+    if (++kept_ > limits_.max_diagnosis_values)
+      return refuse("holds more than " + std::to_string(limits_.max_diagnosis_values) +
+                    " values in its diagnosis (a report holds about 100 a rank)");
+    ordered_json& top = *tree_.back();
+    ordered_json* at = &top;
+    if (top.is_object()) {
+      at = &(top[key_] = std::move(v));
+    } else {
+      top.push_back(std::move(v));
+      at = &top.back();
+    }
+    if (container) tree_.push_back(at);
+    return true;
+  }
 
   // The place of the value that starts now.
   Place next() const {
@@ -110,6 +144,7 @@ class FiguresReader : public nlohmann::json_sax<ordered_json> {
     return value();
   }
   bool close() {
+    if (!tree_.empty()) tree_.pop_back();
     frames_.pop_back();
     return true;
   }
@@ -125,6 +160,8 @@ metrics::RunFigures run_figures(const metrics::RunMetrics& run, const std::strin
     if (performance.contains(key) && performance[key].is_number()) f.performance[key] = performance[key].get<double>();
   for (const auto& rank : run.per_rank)
     for (const auto& step : rank.steps) f.step_times_ms.push_back(step.time_ms);
+  f.diagnosis = metrics::diagnosis_figures(run.per_rank);
+  if (!f.diagnosis) f.no_diagnosis = kNoRankDiagnosed;
   return f;
 }
 
@@ -166,6 +203,8 @@ Result<metrics::RunFigures> figures_from_json(std::string_view text, const std::
     return Error{ErrorCode::kInvalidInput, reader.refused.empty() ? source + ": not JSON" : reader.refused, source};
   if (!reader.has_performance)
     return Error{ErrorCode::kInvalidInput, source + ": no \"performance\" object: not a report or analyze JSON", source};
+  if (reader.diagnosis) read_diagnosis(*reader.diagnosis, reader.figures);
+  else reader.figures.no_diagnosis = "no \"diagnosis\" object (a report from before the diagnosis)";
   return std::move(reader.figures);
 }
 
@@ -192,6 +231,7 @@ ordered_json comparison_json(const metrics::Comparison& c, const metrics::RunFig
                          {"verdict", c.steps->verdict}};
   else
     doc["step_times"] = nullptr;
+  doc["diagnosis"] = diagnosis_comparison_json(c);
   doc["regressed"] = c.regressed;
   return doc;
 }

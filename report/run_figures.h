@@ -20,6 +20,8 @@ struct ReportLimits {
   std::size_t max_depth = 64;
   std::size_t max_values = std::size_t{1} << 24;
   std::size_t max_step_times = std::size_t{1} << 20;
+  // Its diagnosis is kept whole to be read by shape: about 100 values a rank.
+  std::size_t max_diagnosis_values = std::size_t{1} << 20;
 };
 
 // A JSON file, a run folder holding aorta_benchmark_report.json, or a folder of traces
@@ -27,7 +29,8 @@ struct ReportLimits {
 Result<metrics::RunFigures> load_run_figures(const std::filesystem::path& path);
 
 // The figures of a report or analyze JSON's text; source names it in errors, each
-// refusal naming the limit passed.
+// refusal naming the limit passed. A diagnosis that is not of the report's shape is
+// no error: the figures say why it is not compared (no_diagnosis).
 Result<metrics::RunFigures> figures_from_json(std::string_view text, const std::string& source,
                                               const ReportLimits& limits = {});
 

@@ -15,6 +15,29 @@ double median(std::vector<double> v) {
   return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+// The diagnosis rows of two runs that both have one.
+void compare_diagnosis(const DiagnosisFigures& base, const DiagnosisFigures& cand, Comparison& out) {
+  std::map<std::string, std::pair<double, double>> shares;  // a class of either run, 0 where absent
+  for (const auto& [name, share] : base.class_shares) shares[name].first = share;
+  for (const auto& [name, share] : cand.class_shares) shares[name].second = share;
+  for (const auto& [name, s] : shares) {
+    ShareComparison row{name, s.first, s.second, s.second - s.first, std::nullopt, s.first == s.second ? "same" : "changed"};
+    if (s.first != 0) row.ratio = s.second / s.first;
+    out.class_shares.push_back(row);
+  }
+  for (std::string_view type : kGatedCollectives) {
+    auto b = base.busbw.find(std::string(type)), c = cand.busbw.find(std::string(type));
+    if (b == base.busbw.end() || c == cand.busbw.end()) continue;
+    BusbwComparison row{std::string(type), b->second.bytes, c->second.bytes, b->second.lowest_gbps,
+                        c->second.lowest_gbps, c->second.lowest_gbps - b->second.lowest_gbps, std::nullopt, "n/a"};
+    if (row.baseline_gbps != 0) row.ratio = row.candidate_gbps / row.baseline_gbps;
+    // Another message size is another measurement (latency against bandwidth): no verdict.
+    if (row.baseline_bytes == row.candidate_bytes && (row.ratio || row.change == 0))
+      row.verdict = row.change > 0 ? "better" : row.change < 0 ? "worse" : "same";
+    out.busbw.push_back(row);
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> compared_metrics() {
@@ -92,6 +115,9 @@ Comparison compare_runs(const RunFigures& baseline, const RunFigures& candidate,
     else s.verdict = s.candidate_median_ms > s.baseline_median_ms ? "slower" : "faster";
     out.steps = s;
   }
+  if (baseline.diagnosis && candidate.diagnosis) compare_diagnosis(*baseline.diagnosis, *candidate.diagnosis, out);
+  else out.no_diagnosis = !baseline.diagnosis ? "baseline " + baseline.source + ": " + baseline.no_diagnosis
+                                              : "candidate " + candidate.source + ": " + candidate.no_diagnosis;
   return out;
 }
 

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "metrics/rank_breakdown.h"
+
 namespace aorta::metrics {
 
 // What compare reads of one run: the compared metrics (compared_metrics()) that the
@@ -16,6 +18,9 @@ struct RunFigures {
   std::string source;
   std::map<std::string, double> performance;
   std::vector<double> step_times_ms;
+  // {} initialisers: positional initialisers of the fields above stay warning-free.
+  std::optional<DiagnosisFigures> diagnosis{};  // absent: why in no_diagnosis
+  std::string no_diagnosis{};
 };
 
 struct MetricComparison {
@@ -49,10 +54,38 @@ struct StepComparison {
 
 inline constexpr double kSignificance = 0.05;
 
+// The diagnosis rows are informational: no --max-regression reaches them.
+// A kernel class's median share of the window (a fraction), in either run (0 where
+// absent); no better or worse, only the change.
+struct ShareComparison {
+  std::string kernel_class;
+  double baseline = 0;
+  double candidate = 0;
+  double change = 0;            // candidate - baseline, in fractions of the window
+  std::optional<double> ratio;  // none when the baseline is 0
+  std::string verdict;          // same | changed
+};
+
+// A gated collective type's lowest rank bus bandwidth at its largest message size,
+// in both runs. Higher is better; sizes that differ are not compared (n/a).
+struct BusbwComparison {
+  std::string collective;
+  uint64_t baseline_bytes = 0;
+  uint64_t candidate_bytes = 0;
+  double baseline_gbps = 0;
+  double candidate_gbps = 0;
+  double change = 0;
+  std::optional<double> ratio;
+  std::string verdict;  // better | worse | same | n/a
+};
+
 struct Comparison {
   std::vector<MetricComparison> metrics;  // the compared keys both runs have, in a fixed order
   std::optional<StepComparison> steps;    // both runs have step times
   bool regressed = false;                 // a metric past its --max-regression
+  std::vector<ShareComparison> class_shares;  // by class name
+  std::vector<BusbwComparison> busbw;         // in kGatedCollectives order, types both runs have
+  std::string no_diagnosis;                   // why there are no diagnosis rows; empty when there are
 };
 
 // The keys compare looks at (the catalogue's kInCompare rows), in the order it shows them.

@@ -86,5 +86,60 @@ TEST(CompareRuns, StepTimesGetAVerdict) {
   EXPECT_EQ(compare_runs(run({}, {1}), run({}, {2, 3}), {}).steps->verdict, "too few steps");
 }
 
+RunFigures with_diagnosis(std::string source, DiagnosisFigures d) {
+  RunFigures f{std::move(source), {{"avg_iteration_time_ms", 10}}, {}};
+  f.diagnosis = std::move(d);
+  return f;
+}
+
+constexpr uint64_t kMiB = 1 << 20;
+
+// Shares of either run, 0 where absent: attention 0 -> 0.1 (+0.1, no ratio), GEMM
+// 0.3 -> 0.3 (ratio 1, same), other compute 0.05 -> 0 (-0.05, ratio 0). Bus bandwidth:
+// all-reduce 40 -> 30 GB/s at 4 MiB both (-10, ratio 0.75, worse: higher is better);
+// all-gather at 1 MiB against 2 MiB: another measurement, n/a; reduce-scatter only in
+// the baseline: left out. No limit reaches these rows, 0 % included.
+TEST(CompareRuns, DiagnosisRowsAreInformational) {
+  const RunFigures base = with_diagnosis(
+      "b", {{{"gemm", 0.3}, {"other_compute", 0.05}}, {{"allreduce", {4 * kMiB, 40}}, {"allgather", {kMiB, 8}},
+                                                       {"reduce_scatter", {kMiB, 5}}}});
+  const RunFigures cand =
+      with_diagnosis("c", {{{"gemm", 0.3}, {"attention", 0.1}}, {{"allreduce", {4 * kMiB, 30}}, {"allgather", {2 * kMiB, 9}}}});
+  const Comparison c = compare_runs(base, cand, {{"", 0}});
+  EXPECT_TRUE(c.no_diagnosis.empty());
+  ASSERT_EQ(c.class_shares.size(), 3u);
+  EXPECT_EQ(c.class_shares[0].kernel_class, "attention");
+  EXPECT_DOUBLE_EQ(c.class_shares[0].change, 0.1);
+  EXPECT_FALSE(c.class_shares[0].ratio);
+  EXPECT_EQ(c.class_shares[0].verdict, "changed");
+  EXPECT_EQ(c.class_shares[1].verdict, "same");
+  EXPECT_DOUBLE_EQ(*c.class_shares[1].ratio, 1);
+  EXPECT_DOUBLE_EQ(c.class_shares[2].change, -0.05);
+  EXPECT_DOUBLE_EQ(*c.class_shares[2].ratio, 0);
+  ASSERT_EQ(c.busbw.size(), 2u);
+  EXPECT_EQ(c.busbw[0].collective, "allreduce");
+  EXPECT_DOUBLE_EQ(c.busbw[0].change, -10);
+  EXPECT_DOUBLE_EQ(*c.busbw[0].ratio, 0.75);
+  EXPECT_EQ(c.busbw[0].verdict, "worse");
+  EXPECT_EQ(compare_runs(cand, base, {}).busbw[0].verdict, "better");
+  EXPECT_EQ(c.busbw[1].collective, "allgather");
+  EXPECT_EQ(c.busbw[1].baseline_bytes, kMiB);
+  EXPECT_EQ(c.busbw[1].candidate_bytes, 2 * kMiB);
+  EXPECT_EQ(c.busbw[1].verdict, "n/a");
+  EXPECT_EQ(compare_runs(base, base, {}).busbw[0].verdict, "same");
+  EXPECT_FALSE(c.regressed);  // avg_iteration_time_ms is the same; the diagnosis rows gate nothing
+}
+
+TEST(CompareRuns, WithoutADiagnosisOnEitherSideNoRowsAndWhy) {
+  RunFigures plain{"p.json", {{"avg_iteration_time_ms", 10}}, {}};
+  plain.no_diagnosis = "no \"diagnosis\" object";
+  const RunFigures diagnosed = with_diagnosis("d.json", {{{"gemm", 0.3}}, {}});
+  const Comparison c = compare_runs(diagnosed, plain, {});
+  EXPECT_TRUE(c.class_shares.empty());
+  EXPECT_TRUE(c.busbw.empty());
+  EXPECT_EQ(c.no_diagnosis, "candidate p.json: no \"diagnosis\" object");
+  EXPECT_EQ(compare_runs(plain, diagnosed, {}).no_diagnosis, "baseline p.json: no \"diagnosis\" object");
+}
+
 }  // namespace
 }  // namespace aorta::metrics

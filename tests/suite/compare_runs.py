@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
 """aorta_suite compare on the real H200 traces: the same run twice is "same" everywhere;
+its diagnosis rows equal tools/independent_diagnosis.py's figures, and a candidate whose
+rank 0 has half the bus bandwidth is "worse" on them but gates nothing;
 a candidate 10 % slower is a regression past --max-regression 5 (exit 1), its step
 times "slower" by a Mann-Whitney U test whose U and p are recomputed here from the
 definition; inputs that cannot be read and bad limits are exit 2 naming them.
@@ -9,6 +11,7 @@ import json
 import math
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -16,6 +19,7 @@ import tempfile
 from suite_run import expect
 
 binary, data = os.path.abspath(sys.argv[1]), sys.argv[2]
+tools = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools")
 
 
 def suite(work, *args):
@@ -41,6 +45,29 @@ def mann_whitney(a, b):
     return u, math.erfc(z / math.sqrt(2))
 
 
+def of_type(name, t):
+    if t == "allreduce":
+        return "allreduce" in name or "all_reduce" in name
+    if t == "allgather":
+        return "allgather" in name or "all_gather" in name
+    return t in name
+
+
+def gated_figures(ranks):
+    """Each class's median share (0 where a rank lacks it); per gated type the largest
+    size with a bus bandwidth and the lowest rank's there."""
+    names = {c["name"] for r in ranks for c in r["classes"]}
+    shares = {n: statistics.median([sum(c["share"] for c in r["classes"] if c["name"] == n) for r in ranks])
+              for n in names}
+    busbw = {}
+    for t in ("allreduce", "allgather", "reduce_scatter"):
+        cs = [c for r in ranks for c in r["collectives"] if c["busbw_gbps"] is not None and of_type(c["collective"], t)]
+        if cs:
+            size = max(c["bytes"] for c in cs)
+            busbw[t] = (size, min(c["busbw_gbps"] for c in cs if c["bytes"] == size))
+    return shares, busbw
+
+
 with tempfile.TemporaryDirectory() as work:
     traces = os.path.join(work, "traces")
     os.makedirs(traces)
@@ -57,6 +84,26 @@ with tempfile.TemporaryDirectory() as work:
     expect(all(m["verdict"] == "same" for m in same["metrics"]), f"{same['metrics']}")
     expect(same["step_times"]["p_value"] == 1 and same["step_times"]["verdict"] == "no significant difference",
            f"{same['step_times']}")
+
+    # The diagnosis rows from both readings (the folder analyzed, the JSON read back),
+    # against the independent script: each class's median share over the ranks (0 on a
+    # rank without it), each gated type's lowest rank at the type's largest size.
+    files = sorted(os.path.join(traces, f) for f in os.listdir(traces))
+    indep = json.loads(subprocess.run([sys.executable, os.path.join(tools, "independent_diagnosis.py"), *files],
+                                      capture_output=True, text=True, check=True).stdout)
+    want_shares, want_busbw = gated_figures(indep["ranks"])
+    d = same["diagnosis"]
+    expect(d["note"] is None and len(d["kernel_classes"]) == len(want_shares) == 8, f"{d}")
+    for row in d["kernel_classes"]:
+        want = want_shares[row["class"]]
+        expect(math.isclose(row["baseline_share"], want, rel_tol=1e-12) and row["candidate_share"] == row["baseline_share"]
+               and row["verdict"] == "same", f"{row} vs {want}")
+    expect([b["collective"] for b in d["busbw"]] == ["allreduce", "allgather", "reduce_scatter"], f"{d['busbw']}")
+    for row in d["busbw"]:
+        size, low = want_busbw[row["collective"]]
+        expect(row["baseline_message_bytes"] == size and math.isclose(row["baseline_gbps"], low, rel_tol=1e-12) and
+               row["verdict"] == "same", f"{row} vs {size} B {low} GB/s")
+    expect("busbw allreduce" in p.stdout and "same at 4194304 B" in p.stdout, p.stdout)
 
     # 2. A candidate whose window and steps are 10 % slower.
     slow = json.loads(json.dumps(base))
@@ -85,6 +132,22 @@ with tempfile.TemporaryDirectory() as work:
     # Only the iteration metric given a limit of its own: the 10 % is within 20 %.
     p = suite(work, "compare", "base.json", "slow.json", "--max-regression", "avg_iteration_time_ms=20")
     expect(p.returncode == 0, f"a per-metric limit: exit {p.returncode}\n{p.stdout}")
+
+    # Rank 0 at half its bus bandwidth: every gated type worse, by the ratio recomputed
+    # here; informational, so --max-regression 5 still passes.
+    halved = json.loads(json.dumps(base))
+    for c in halved["diagnosis"]["ranks"][0]["collectives"]:
+        if c["busbw_gbps"] is not None:
+            c["busbw_gbps"] *= 0.5
+    json.dump(halved, open(os.path.join(work, "halved.json"), "w"))
+    p = suite(work, "compare", "base.json", "halved.json", "--max-regression", "5", "--output", "halved-out.json")
+    expect(p.returncode == 0, f"halved bandwidth: exit {p.returncode}\n{p.stdout}")
+    for i, c in enumerate(indep["ranks"][0]["collectives"]):
+        indep["ranks"][0]["collectives"][i] = dict(c, busbw_gbps=c["busbw_gbps"] * 0.5)
+    _, halved_busbw = gated_figures(indep["ranks"])
+    for row in json.load(open(os.path.join(work, "halved-out.json")))["diagnosis"]["busbw"]:
+        ratio = halved_busbw[row["collective"]][1] / want_busbw[row["collective"]][1]
+        expect(row["verdict"] == "worse" and math.isclose(row["ratio"], ratio, rel_tol=1e-12), f"{row} vs {ratio}")
 
     # 3. Inputs and limits that cannot be used: exit 2, named.
     for args, words in [(["nothing.json", "base.json"], "baseline nothing.json: cannot be read"),
