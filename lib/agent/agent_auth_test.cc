@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "agent/agent_transport.h"
 #include "agent/protocol.h"
 #include "agent/request_mac.h"
 #include "tests/agent_fixture.h"
@@ -83,6 +84,24 @@ TEST(AgentAuth, ARequestBeforeTheHelloClosesTheConnection) {
   send_request(fd, {.op = Op::kRun, .token = kAgentSecret, .job = kAgentJob, .command = "true", .timeout_s = 5});
   EXPECT_TRUE(aorta::testing::closed_within(fd, std::chrono::milliseconds(2000)));
   ::close(fd);
+}
+
+// Strangers holding every slot with silent connections (more than the agent's 64)
+// cannot keep rank 0 out: the oldest connection still waiting for its hello makes way
+// (found by the attack review).
+TEST(AgentAuth, SilentStrangersCannotCrowdRankZeroOut) {
+  aorta::testing::TempDir dir;
+  auto options = aorta::testing::agent_options(dir.path());
+  options.hello_timeout = std::chrono::seconds(30);  // they would hold their slots for the whole test
+  RunningAgent agent(options);
+  std::vector<int> strangers;
+  for (int i = 0; i < 80; ++i) strangers.push_back(aorta::testing::raw_connect(agent.server->port()));
+  auto transport = AgentTransport::connect({agent.endpoint()}, kAgentSecret, kAgentJob);
+  ASSERT_TRUE(transport.ok()) << transport.error().describe();
+  auto ran = (*transport)->run("node1", "echo in", std::chrono::seconds(10));
+  ASSERT_TRUE(ran.ok()) << ran.error().describe();
+  EXPECT_EQ(ran->output, "in\n");
+  for (int fd : strangers) ::close(fd);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <list>
 #include <optional>
 #include <thread>
 
@@ -35,6 +36,13 @@ using namespace asio::experimental::awaitable_operators;
 namespace {
 constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
 constexpr size_t kMaxConnections = 64;
+// Connections whose hello is not yet answered: when this many wait, or every slot is
+// taken, the oldest waiting one is closed for the newcomer. Silent strangers cannot
+// crowd rank 0 out: its hello is answered within a millisecond of connecting.
+constexpr size_t kMaxWaiting = 16;
+// Refusals and drops shown per minute; the rest are counted, so a flood cannot fill
+// the job's output.
+constexpr int kRefusalLinesPerMinute = 20;
 constexpr auto kWillTimeout = std::chrono::seconds(60);
 
 awaitable<void> sleep_for(std::chrono::steady_clock::duration duration) {
@@ -56,12 +64,34 @@ struct AgentServer::State {
   RunningSet running;
   std::string will;
   size_t connections = 0;
+  std::list<tcp::socket*> waiting;  // before their hello is answered, oldest first
+  std::chrono::steady_clock::time_point refusal_minute{};
+  int refusal_lines = 0;
   bool lease_taken = false;
   std::optional<int> exit_code;
   asio::io_context io;
   tcp::acceptor acceptor{io};
   asio::steady_timer first_contact{io};
 
+  // A refusal or drop, at most kRefusalLinesPerMinute a minute.
+  void log_refusal(const std::string& line) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - refusal_minute >= std::chrono::minutes(1)) {
+      if (refusal_lines > kRefusalLinesPerMinute)
+        log(std::to_string(refusal_lines - kRefusalLinesPerMinute) + " more refusals in the last minute not shown");
+      refusal_minute = now;
+      refusal_lines = 0;
+    }
+    if (++refusal_lines <= kRefusalLinesPerMinute) log(line);
+  }
+  // Closes the oldest connection still waiting for its hello, if any.
+  bool evict_oldest_waiting() {
+    if (waiting.empty()) return false;
+    boost::system::error_code ignored;
+    waiting.front()->close(ignored);  // its coroutine sees the close and ends
+    waiting.pop_front();
+    return true;
+  }
   // Shown as every node text is (a client's job name or op cannot forge a log line).
   void log(const std::string& line) const {
     std::cerr << "aorta agent (job " << options.job << "): " << printable(line) << "\n";
@@ -103,8 +133,8 @@ awaitable<void> AgentServer::State::accept_loop() {
       co_await sleep_for(std::chrono::milliseconds(100));  // EMFILE and the like: no busy loop
       continue;
     }
-    if (connections >= kMaxConnections) {
-      log("refused a connection: " + std::to_string(kMaxConnections) + " already open");
+    if ((connections >= kMaxConnections || waiting.size() >= kMaxWaiting) && !evict_oldest_waiting()) {
+      log_refusal("refused a connection: " + std::to_string(kMaxConnections) + " already open");
       continue;
     }
     ::fcntl(socket.native_handle(), F_SETFD, FD_CLOEXEC);  // the commands must not hold rank 0's sockets
@@ -119,13 +149,21 @@ awaitable<void> AgentServer::State::serve_connection(tcp::socket socket) {
     size_t& n;
     ~Count() { --n; }
   } count{connections};
+  // Waiting for its hello until answered (or ended), then off the list.
+  waiting.push_back(&socket);
+  struct Waiting {
+    std::list<tcp::socket*>& list;
+    tcp::socket* socket;
+    void done() { list.remove(socket); }
+    ~Waiting() { done(); }
+  } waiting_guard{waiting, &socket};
   boost::system::error_code ec;
   const auto peer = socket.remote_endpoint(ec);
   const std::string from = ec ? "a client" : peer.address().to_string() + ":" + std::to_string(peer.port());
   // A client that sends no first request in time is dropped; it holds no other up.
   auto first = co_await (read_frame(socket) || sleep_for(options.hello_timeout));
   if (first.index() == 1) {
-    log("dropped " + from + ": no request within " + std::to_string(options.hello_timeout.count()) + " ms");
+    log_refusal("dropped " + from + ": no request within " + std::to_string(options.hello_timeout.count()) + " ms");
     co_return;
   }
   Frame frame = std::move(std::get<0>(first));
@@ -134,11 +172,11 @@ awaitable<void> AgentServer::State::serve_connection(tcp::socket socket) {
   if (frame.problem.empty() && frame.header.type == FrameType::kRequest) {
     auto hello = decode_request(frame.body);
     if (!hello || hello->op != Op::kHello) {
-      log("closed the connection from " + from + ": " + (hello ? "a request before the hello" : hello.error().message));
+      log_refusal("closed the connection from " + from + ": " + (hello ? "a request before the hello" : hello.error().message));
       co_return;
     }
     if (hello->job != options.job) {
-      log("refused " + from + ": a hello of job " + hello->job.substr(0, 200));
+      log_refusal("refused " + from + ": a hello of job " + hello->job.substr(0, 200));
       const nlohmann::json other_job = error_reply(
           ErrorCode::kInvalidInput, "this agent serves job " + options.job + ", not job " + hello->job.substr(0, 200) + ": refused");
       co_await write_reply(socket, other_job);
@@ -150,23 +188,24 @@ awaitable<void> AgentServer::State::serve_connection(tcp::socket socket) {
     answer["proof"] = agent_proof(options.secret, options.job, hello->nonce, session.nonce);
     const bool answered = co_await write_reply(socket, answer);
     if (!answered) co_return;
+    waiting_guard.done();
     frame = co_await read_frame(socket);
   }
   for (;;) {
     if (!frame.problem.empty() || frame.header.type != FrameType::kRequest) {
       if (frame.problem != "closed")
-        log("closed the connection from " + from + ": " +
+        log_refusal("closed the connection from " + from + ": " +
             (frame.problem.empty() ? "a frame that is not a request" : frame.problem));
       co_return;
     }
     auto request = decode_request(frame.body);
     if (!request) {
-      log("closed the connection from " + from + ": " + request.error().message);
+      log_refusal("closed the connection from " + from + ": " + request.error().message);
       co_return;
     }
     const auto refused = refusal(*request, session);
     if (refused) {
-      log("refused " + from + ": " + (*refused)["message"].get<std::string>());
+      log_refusal("refused " + from + ": " + (*refused)["message"].get<std::string>());
       co_await write_reply(socket, *refused);
       co_return;
     }
