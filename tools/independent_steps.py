@@ -19,7 +19,10 @@ Written from the definitions, not from the C++ code:
   population standard deviation / mean; per step number the slowest rank and how
   much slower it is than the fastest (the lower rank on a tie), and the worst step;
   with fewer than two ranks that have steps there is no peer, so no straggler (both
-  null, and a note says so).
+  null, and a note says so); the straggler's cause: of compute, exposed comm and the
+  rest of the step (step time - compute - exposed comm), the part the slowest rank
+  spent longest in beyond the fastest (the first of compute, communication, idle on a
+  tie), null on a timeline-less trace.
 
 Usage: independent_steps.py [--include-unlinked-kernels] TRACE [TRACE ...]
 Prints one JSON object per trace ({"file", "rank", "steps"}), then {"run": ...}.
@@ -118,6 +121,19 @@ def percentile(values, p):
     return xs[lo] if lo + 1 >= len(xs) else xs[lo] + (h - lo) * (xs[lo + 1] - xs[lo])
 
 
+def cause(slow, fast):
+    if any(x.get(f) is None for x in (slow, fast) for f in ("compute_time_ms", "exposed_comm_time_ms")):
+        return {"cause": None, "compute_excess_ms": None, "comm_excess_ms": None, "idle_excess_ms": None}
+    parts = {}
+    for name, f in (("compute", lambda x: x["compute_time_ms"]), ("communication", lambda x: x["exposed_comm_time_ms"]),
+                    ("idle", lambda x: x["step_time_ms"] - x["compute_time_ms"] - x["exposed_comm_time_ms"])):
+        parts[name] = f(slow) - f(fast)
+    top = max(parts.values())
+    return {"cause": next(n for n in ("compute", "communication", "idle") if parts[n] == top),
+            "compute_excess_ms": parts["compute"], "comm_excess_ms": parts["communication"],
+            "idle_excess_ms": parts["idle"]}
+
+
 def run_summary(ranks):
     ranks = sorted(ranks, key=lambda r: (r["rank"] is None, r["rank"] or 0))
     times = [s["step_time_ms"] for r in ranks for s in r["steps"]]
@@ -125,9 +141,11 @@ def run_summary(ranks):
         return None
     mean = statistics.fmean(times)
     by_step = {}
+    figures = {}  # (step, rank) -> the step's row
     for r in ranks:
         for s in r["steps"]:
             by_step.setdefault(s["step"], {}).setdefault(r["rank"], s["step_time_ms"])
+            figures.setdefault((s["step"], r["rank"]), s)
     note = None
     stragglers = []
     if sum(1 for r in ranks if r["steps"]) < 2:
@@ -137,7 +155,11 @@ def run_summary(ranks):
         per_rank = list(by_step[step].items())  # ranks in order
         slowest = max(t for _, t in per_rank)
         rank = next(rk for rk, t in per_rank if t == slowest)
-        stragglers.append({"step": step, "slowest_rank": rank, "excess_ms": slowest - min(t for _, t in per_rank)})
+        fastest = min(t for _, t in per_rank)
+        fast_rank = next(rk for rk, t in per_rank if t == fastest)
+        row = {"step": step, "slowest_rank": rank, "excess_ms": slowest - fastest}
+        row.update(cause(figures[(step, rank)], figures[(step, fast_rank)]))
+        stragglers.append(row)
     worst = stragglers[0] if stragglers else None
     for s in stragglers:
         if s["excess_ms"] > worst["excess_ms"]:

@@ -215,10 +215,15 @@ std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool co
   auto listings = exec.in_containers(listing_command(v.node_repo_path(), state.run_id), std::chrono::seconds(v.timeout_seconds));
   std::vector<NodeCopy> copies;  // the nodes with files to copy, in node order
   std::set<std::pair<std::string, double>> seen;  // (path, mtime) already collected
+  state.trace_folders.clear();
+  bool shared = false;
   for (size_t i = 0; i < nodes; ++i) {
     const std::string& host = exec.hosts()[i];
     std::vector<FreshFile> files = chosen_files(exec, state, i, listings[i].result, combined, notes);
-    if (files.empty() || !drop_seen(files, seen, host, notes)) continue;
+    const size_t listed = files.size();
+    const bool kept = !files.empty() && drop_seen(files, seen, host, notes);
+    shared = shared || files.size() < listed;
+    if (!kept) continue;
     if (std::string unsized = unsized_error(files); !unsized.empty()) {
       fail(state, host, unsized);
       continue;
@@ -229,8 +234,10 @@ std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool co
       fail(state, host, node.error);
       continue;
     }
+    state.trace_folders[dest_root] = host;
     copies.push_back(std::move(node));
   }
+  if (shared) state.trace_folders.clear();
   copy_all(exec, copies, nodes, progress, progress_every, notes);
   record_copies(copies, state, combined, artifact);
   return notes;

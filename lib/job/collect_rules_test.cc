@@ -68,6 +68,22 @@ TEST(CollectRules, NodeAfterAFailedOneKeepsItsOwnSlot) {
   EXPECT_FALSE(fs::exists(t.state.output_root / "combined_traces/node_0"));
   EXPECT_EQ(t.state.trace_trees, (std::map<std::string, std::vector<std::string>>{{"n2", {"torch_profiler"}}}));
   EXPECT_EQ(t.state.artifacts.at("torch_traces"), t.state.output_root / "combined_traces");
+  // The folder names its node for the diagnosis (issue 34).
+  EXPECT_EQ(t.state.trace_folders,
+            (std::map<fs::path, std::string>{{t.state.output_root / "combined_traces/node_1", "n2"}}));
+}
+
+// On storage the nodes share, both list the same file: it is taken once, and no folder
+// names a node (who wrote it is unknown).
+TEST(CollectRules, SharedStorageNamesNoNode) {
+  TwoNodes t;
+  const std::string trace = "torch_profiler/rank0/trace.json";
+  t.serve("n1", trace, "1700000000.5");
+  t.serve("n2", trace, "1700000000.5");
+  t.collect(true);
+  EXPECT_TRUE(t.state.collection_errors.empty());
+  EXPECT_TRUE(fs::is_regular_file(t.state.output_root / "combined_traces/node_0" / trace));
+  EXPECT_TRUE(t.state.trace_folders.empty());
 }
 
 // Audit P7: a link already in the output folder that points outside it is refused;

@@ -6,6 +6,8 @@
 #include <map>
 #include <tuple>
 
+#include "trace/sort_runs.h"
+
 namespace aorta::metrics {
 namespace {
 
@@ -70,7 +72,34 @@ std::optional<double> busbw_factor(std::string_view collective, int64_t n) {
   return std::nullopt;
 }
 
-RankDiagnosis diagnose(const trace::TraceData& data, const std::vector<uint32_t>& indices, double window_us) {
+IdleBreakdown idle_breakdown(const trace::TraceData& data, const std::vector<uint32_t>& indices,
+                             const trace::LaunchTimes& launches) {
+  IdleBreakdown idle;
+  std::vector<uint32_t> order(indices);
+  trace::stable_sort_runs(order, [&](uint32_t a, uint32_t b) { return data.gpu_events[a].ts < data.gpu_events[b].ts; });
+  double busy_end = 0;
+  for (size_t k = 0; k < order.size(); ++k) {
+    const trace::GpuEvent& e = data.gpu_events[order[k]];
+    if (k > 0 && e.ts > busy_end) {
+      const double gap = e.ts - busy_end;
+      ++idle.gaps;
+      const std::optional<double> launched = launches.of(e.correlation);
+      if (launched && *launched > busy_end) {
+        idle.host_wait_us += gap;
+        ++idle.host_wait_gaps;
+      } else if (gap < kConsecutiveKernelDelayUs) {
+        idle.kernel_wait_us += gap;
+      } else {
+        idle.other_us += gap;
+      }
+    }
+    busy_end = k == 0 ? e.end : std::max(busy_end, e.end);
+  }
+  return idle;
+}
+
+RankDiagnosis diagnose(const trace::TraceData& data, const std::vector<uint32_t>& indices, double window_us,
+                       const trace::LaunchTimes& launches) {
   std::array<Sum, 6> by_kind;
   std::map<std::string, Sum> by_collective;   // collective kernels by Collective name
   std::vector<Sum> by_key(data.collectives.size());
@@ -99,6 +128,7 @@ RankDiagnosis diagnose(const trace::TraceData& data, const std::vector<uint32_t>
   }
   RankDiagnosis d;
   d.window_us = window_us;
+  d.idle = idle_breakdown(data, indices, launches);
   auto add_class = [&](std::string name, const Sum& s) {
     if (s.kernels == 0) return;
     d.classes.push_back({std::move(name), s.kernels, s.time_us, window_us > 0 ? s.time_us / window_us : 0});

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "trace/launch_times.h"
 #include "trace/trace_reader.h"
 
 namespace aorta::metrics {
@@ -42,11 +43,28 @@ struct MissingMetadata {
   double time_us = 0;
 };
 
+// HTA's idle-time breakdown, over the whole GPU (every stream together: the GPU is
+// idle when none of its selected kernels runs). Each gap between busy spans belongs to
+// the kernel that ends it (the first to start, then the first in file order): host
+// wait when that kernel's runtime launch came after the gap began (the CPU had not yet
+// enqueued it), else kernel wait when the gap is shorter than HTA's
+// consecutive_kernel_delay (30 ns), else other (stream or event waits, dependencies).
+// The three add up to the timeline's idle time.
+inline constexpr double kConsecutiveKernelDelayUs = 0.030;
+struct IdleBreakdown {
+  double host_wait_us = 0;
+  double kernel_wait_us = 0;
+  double other_us = 0;
+  uint64_t host_wait_gaps = 0;
+  uint64_t gaps = 0;
+};
+
 struct RankDiagnosis {
   double window_us = 0;
   std::vector<KernelClassTime> classes;  // the order of `name` above, collectives by name
   std::vector<CollectiveBandwidth> collectives;  // by collective, then bytes
   std::vector<MissingMetadata> missing;
+  IdleBreakdown idle;
 };
 
 // Bytes of one element of a PyTorch dtype as record_param_comms writes it (Float, BFloat16...).
@@ -56,7 +74,10 @@ std::optional<int> dtype_bytes(std::string_view dtype);
 // reduce, send, recv 1.
 std::optional<double> busbw_factor(std::string_view collective, int64_t n);
 
-// Over gpu_events[i] for i in `indices` (the timeline's selected events).
-RankDiagnosis diagnose(const trace::TraceData& data, const std::vector<uint32_t>& indices, double window_us);
+// Over gpu_events[i] for i in `indices` (the timeline's selected events, or one step's).
+RankDiagnosis diagnose(const trace::TraceData& data, const std::vector<uint32_t>& indices, double window_us,
+                       const trace::LaunchTimes& launches);
+IdleBreakdown idle_breakdown(const trace::TraceData& data, const std::vector<uint32_t>& indices,
+                             const trace::LaunchTimes& launches);
 
 }  // namespace aorta::metrics

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "metrics/outliers.h"
+#include "metrics/rank_breakdown.h"
 
 namespace aorta::metrics {
 namespace {
@@ -35,13 +36,6 @@ std::optional<ComputePerRank> per_rank_of(const std::vector<RankMetrics>& ranks,
   return out;
 }
 
-bool of_type(const std::string& collective, std::string_view type) {
-  auto has = [&](std::string_view s) { return collective.find(s) != std::string::npos; };
-  if (type == "allreduce") return has("allreduce") || has("all_reduce");
-  if (type == "allgather") return has("allgather") || has("all_gather");
-  return has(type);
-}
-
 }  // namespace
 
 std::optional<ComputePerRank> compute_per_rank(const std::vector<RankMetrics>& ranks) {
@@ -58,18 +52,8 @@ std::optional<double> max_rank_compute_slowdown_ratio(const std::vector<RankMetr
 }
 
 std::optional<double> min_busbw_gbps(const std::vector<RankMetrics>& ranks, std::string_view type) {
-  std::vector<const CollectiveBandwidth*> matching;
-  for (const RankMetrics& r : ranks)
-    if (r.diagnosis)
-      for (const CollectiveBandwidth& b : r.diagnosis->collectives)
-        if (b.busbw_gbps && of_type(b.collective, type)) matching.push_back(&b);
-  if (matching.empty()) return std::nullopt;
-  uint64_t largest = 0;
-  for (const auto* b : matching) largest = std::max(largest, b->bytes);
-  std::optional<double> lowest;
-  for (const auto* b : matching)
-    if (b->bytes == largest && (!lowest || *b->busbw_gbps < *lowest)) lowest = b->busbw_gbps;
-  return lowest;
+  const auto b = busbw_per_rank(ranks, type);
+  return b ? std::optional<double>(b->lowest_gbps) : std::nullopt;
 }
 
 }  // namespace aorta::metrics

@@ -2,6 +2,8 @@
 // checked against nccl-tests' formulas computed by hand.
 #include "metrics/diagnosis.h"
 
+#include <tuple>
+
 #include <gtest/gtest.h>
 
 namespace aorta::metrics {
@@ -31,7 +33,7 @@ TEST(Diagnosis, BandwidthIsNcclTestsFormulaByHand) {
   d.gpu_events.push_back(kernel(0, 100, KernelKind::kCollective, 0));
   d.gpu_events.push_back(kernel(200, 300, KernelKind::kCollective, 0));
   d.gpu_events.push_back(kernel(600, 16, KernelKind::kCollective, 1));
-  const RankDiagnosis r = diagnose(d, all(d), 1000);
+  const RankDiagnosis r = diagnose(d, all(d), 1000, trace::LaunchTimes(d));
   ASSERT_EQ(r.collectives.size(), 2u);
   // By name: _allgather_base first. S = 8000 elements * 2 bytes = 16000 B in 16 us:
   // 1 GB/s; busbw x 7/8.
@@ -55,7 +57,7 @@ TEST(Diagnosis, KernelClassesAndTheirShareOfTheWindow) {
                   kernel(500, 40, KernelKind::kCollective, 0), kernel(600, 5, KernelKind::kMemcpy),
                   kernel(700, 2, KernelKind::kMemset), kernel(800, 1000, KernelKind::kGemm)};
   // The last GEMM is not among the selected events.
-  const RankDiagnosis r = diagnose(d, {0, 1, 2, 3, 4, 5, 6}, 800);
+  const RankDiagnosis r = diagnose(d, {0, 1, 2, 3, 4, 5, 6}, 800, trace::LaunchTimes(d));
   ASSERT_EQ(r.classes.size(), 6u);
   const std::vector<std::string> names{"gemm", "attention", "other_compute", "collective:allreduce", "memcpy", "memset"};
   const std::vector<double> times{200, 50, 10, 40, 5, 2};  // overlapping GEMMs count twice
@@ -72,7 +74,7 @@ TEST(Diagnosis, MissingMetadataIsSaidNeverGuessed) {
   d.collectives = {{"allreduce", "", 8, 8, 2}, {"allreduce", "Posit16", 8, 8, 2}, {"barrier", "Byte", 0, 0, 2}};
   d.gpu_events = {kernel(0, 10, KernelKind::kCollective, 0), kernel(20, 10, KernelKind::kCollective, 1),
                   kernel(40, 10, KernelKind::kCollective), kernel(60, 10, KernelKind::kCollective, 2)};
-  const RankDiagnosis r = diagnose(d, all(d), 100);
+  const RankDiagnosis r = diagnose(d, all(d), 100, trace::LaunchTimes(d));
   ASSERT_EQ(r.missing.size(), 3u);
   EXPECT_EQ(r.missing[0].reason, "dtype Posit16 has no known size");
   EXPECT_EQ(r.missing[1].reason, "no Collective name");
@@ -82,6 +84,32 @@ TEST(Diagnosis, MissingMetadataIsSaidNeverGuessed) {
   EXPECT_EQ(r.collectives[0].collective, "barrier");
   EXPECT_EQ(r.collectives[0].algbw_gbps, 0);
   EXPECT_FALSE(r.collectives[0].busbw_gbps.has_value());
+}
+
+// HTA's split by hand. Kernels (ts, end, launched at): A [0, 100) at -5, B [50, 150)
+// at 40, C [150.02, 200) at 140 (a 20 ns gap, launched before the GPU went idle), D
+// [300, 310) at 250 (launched after the idle began at 200: host wait 100), E [400,
+// 420) at 120 (launched long before: other 90), F [420, 430) with no launch (touches
+// E: no gap), G [500, 510) with no launch (other 70, as HTA leaves an unlinked kernel).
+TEST(Diagnosis, IdleSplitAsHtaDefinesIt) {
+  trace::TraceData d;
+  const std::vector<std::tuple<double, double, int64_t>> spans{{300, 10, 4}, {0, 100, 1},  {50, 100, 2},
+                                                                {150.02, 49.98, 3}, {400, 20, 5}, {420, 10, 6},
+                                                                {500, 10, 7}};
+  for (const auto& [ts, dur, correlation] : spans) {
+    GpuEvent e = kernel(ts, dur, KernelKind::kGemm);
+    e.correlation = correlation;
+    d.gpu_events.push_back(e);
+  }
+  // Runtime calls in file order; the second call of correlation 4 does not count.
+  const std::vector<std::pair<int64_t, double>> calls{{1, -5}, {2, 40}, {3, 140}, {4, 250}, {5, 120}, {4, 100}};
+  for (const auto& [correlation, ts] : calls) d.runtime_launches.push_back({correlation, trace::kNoKey, ts, false});
+  const IdleBreakdown idle = diagnose(d, all(d), 510, trace::LaunchTimes(d)).idle;
+  EXPECT_EQ(idle.gaps, 4u);
+  EXPECT_DOUBLE_EQ(idle.kernel_wait_us, 150.02 - 150);
+  EXPECT_DOUBLE_EQ(idle.host_wait_us, 100);
+  EXPECT_EQ(idle.host_wait_gaps, 1u);
+  EXPECT_DOUBLE_EQ(idle.other_us, 90 + 70);
 }
 
 TEST(Diagnosis, BusBandwidthFactors) {

@@ -44,18 +44,47 @@ RankMetrics analyzed(const fs::path& file) {
   return m.ok() ? *m : RankMetrics{};
 }
 
+void expect_classes(const std::vector<KernelClassTime>& classes, const nlohmann::json& py, const std::string& where) {
+  ASSERT_EQ(classes.size(), py.size()) << where;
+  for (size_t i = 0; i < classes.size(); ++i) {
+    const auto& c = py[i];
+    EXPECT_EQ(classes[i].name, c["name"].get<std::string>()) << where;
+    EXPECT_EQ(classes[i].kernels, c["kernels"].get<uint64_t>()) << where << classes[i].name;
+    EXPECT_EQ(classes[i].time_us, c["time_us"].get<double>()) << where << classes[i].name;
+    EXPECT_EQ(classes[i].share, c["share"].get<double>()) << where << classes[i].name;
+  }
+}
+
+void expect_idle(const IdleBreakdown& idle, const nlohmann::json& py, const std::string& where) {
+  EXPECT_EQ(idle.host_wait_us, py["host_wait_us"].get<double>()) << where;
+  EXPECT_EQ(idle.kernel_wait_us, py["kernel_wait_us"].get<double>()) << where;
+  EXPECT_EQ(idle.other_us, py["other_us"].get<double>()) << where;
+  EXPECT_EQ(idle.gaps, py["gaps"].get<uint64_t>()) << where;
+  EXPECT_EQ(idle.host_wait_gaps, py["host_wait_gaps"].get<uint64_t>()) << where;
+}
+
 void expect_equal(const RankMetrics& m, const nlohmann::json& py) {
   ASSERT_TRUE(m.diagnosis.has_value());
   const RankDiagnosis& d = *m.diagnosis;
   EXPECT_EQ(d.window_us, py["window_us"].get<double>());
   EXPECT_EQ(*m.idle_time_us, py["idle_time_us"].get<double>());
-  ASSERT_EQ(d.classes.size(), py["classes"].size());
-  for (size_t i = 0; i < d.classes.size(); ++i) {
-    const auto& c = py["classes"][i];
-    EXPECT_EQ(d.classes[i].name, c["name"].get<std::string>());
-    EXPECT_EQ(d.classes[i].kernels, c["kernels"].get<uint64_t>()) << d.classes[i].name;
-    EXPECT_EQ(d.classes[i].time_us, c["time_us"].get<double>()) << d.classes[i].name;
-    EXPECT_EQ(d.classes[i].share, c["share"].get<double>()) << d.classes[i].name;
+  ASSERT_TRUE(m.gpu.has_value());
+  EXPECT_EQ(*m.gpu, py["gpu"].get<int>());
+  expect_classes(d.classes, py["classes"], "window ");
+  expect_idle(d.idle, py["idle"], "window");
+  // The three parts are the timeline's idle time, up to the order of the additions.
+  EXPECT_NEAR(d.idle.host_wait_us + d.idle.kernel_wait_us + d.idle.other_us, *m.idle_time_us, 1e-6 * *m.idle_time_us);
+  // Every step with kernels, as the checker finds them.
+  std::map<int64_t, const StepMetrics*> steps;
+  for (const auto& st : m.steps)
+    if (!st.classes.empty()) steps[st.step] = &st;
+  ASSERT_EQ(steps.size(), py["steps"].size());
+  ASSERT_FALSE(steps.empty());
+  for (const auto& st : py["steps"]) {
+    const int64_t n = st["step"].get<int64_t>();
+    ASSERT_TRUE(steps.count(n)) << n;
+    expect_classes(steps[n]->classes, st["classes"], "step " + std::to_string(n) + " ");
+    expect_idle(*steps[n]->idle, st["idle"], "step " + std::to_string(n));
   }
   ASSERT_EQ(d.collectives.size(), py["collectives"].size());
   for (size_t i = 0; i < d.collectives.size(); ++i) {
@@ -116,6 +145,8 @@ TEST(DiagnosisRealTraces, GateFiguresEqualTheIndependentChecker) {
 // healthy cluster's spread), and rank 5 perturbed as `kind` and `factor` say.
 class DiagnosisPerturbed : public ::testing::Test {
  protected:
+  static constexpr const char* kSets[] = {"none", "gemm", "collective", "hostgap"};
+  static constexpr double kHostGapUs = 50;  // before each launch that already made its GPU wait
   static void SetUpTestSuite() {
     dir_ = new aorta::testing::TempDir();
     const std::vector<double> spread{1.00, 1.01, 0.99, 1.02, 0.98};
@@ -127,12 +158,13 @@ class DiagnosisPerturbed : public ::testing::Test {
                             rank);
     };
     for (int r = 0; r < 5; ++r) perturb(base() / fmt::format("rank{}.json", r), "all", spread[r], r);
-    for (const char* set : {"none", "gemm", "collective"}) fs::create_directories(dir_->path() / set);
+    for (const char* set : kSets) fs::create_directories(dir_->path() / set);
     perturb(dir_->path() / "none" / "rank5.json", "all", 1.0, 5);
     perturb(dir_->path() / "gemm" / "rank5.json", "gemm", 1.15, 5);
     perturb(dir_->path() / "collective" / "rank5.json", "collective", 1.3, 5);
+    perturb(dir_->path() / "hostgap" / "rank5.json", "hostgap", kHostGapUs, 5);
     output_of("set -e\n" + script + "wait\n");
-    for (const char* set : {"none", "gemm", "collective"})
+    for (const char* set : kSets)
       for (int r = 0; r < 5; ++r)
         fs::create_hard_link(base() / fmt::format("rank{}.json", r), dir_->path() / set / fmt::format("rank{}.json", r));
   }
@@ -201,6 +233,35 @@ TEST_F(DiagnosisPerturbed, LongerCollectivesNameThatRankAndItsBandwidth) {
   }
   // Each of rank 1's six collective shapes is 1 / 1.3 of its own speed.
   EXPECT_EQ(run.outliers.size(), 6u);
+}
+
+// 50 us more of host stall before each of rank 1's 3326 launches that found its GPU
+// idle (tools/independent_diagnosis.py counts them): its host wait grows by 166300 us,
+// 29% of its 564581 us. Exactly rank 5 is named, for host wait and the idle time it
+// adds, with the checker's ratios.
+TEST_F(DiagnosisPerturbed, HostGapsNameThatRankAndItsHost) {
+  const RunMetrics run = run_of("hostgap");
+  ASSERT_EQ(run.outliers.size(), 2u);
+  std::vector<fs::path> files;
+  for (int r = 0; r < 6; ++r) files.push_back(dir_->path() / "hostgap" / fmt::format("rank{}.json", r));
+  const nlohmann::json py = independent(files);
+  ASSERT_EQ(py["findings"].size(), 2u);
+  const nlohmann::json& rank5 = py["ranks"][5]["idle"];
+  const nlohmann::json& rank0 = py["ranks"][0]["idle"];  // unperturbed, scaled by 1.00
+  EXPECT_EQ(rank5["host_wait_gaps"].get<uint64_t>(), rank0["host_wait_gaps"].get<uint64_t>());
+  EXPECT_NEAR(rank5["host_wait_us"].get<double>() - rank0["host_wait_us"].get<double>(),
+              kHostGapUs * rank0["host_wait_gaps"].get<double>(), 1e-3);
+  for (size_t i = 0; i < 2; ++i) {
+    const Finding& f = run.outliers[i];
+    EXPECT_EQ(f.rank, 5) << f.reason;
+    EXPECT_EQ(py["findings"][i]["rank"].get<int>(), 5);
+    EXPECT_EQ(py["findings"][i]["measure"].get<std::string>(), f.measure);
+    EXPECT_DOUBLE_EQ(py["findings"][i]["ratio"].get<double>(), f.ratio);
+  }
+  EXPECT_EQ(run.outliers[0].measure, "GPU host-wait time");
+  EXPECT_NE(run.outliers[0].reason.find("suspect the host"), std::string::npos) << run.outliers[0].reason;
+  EXPECT_EQ(run.outliers[1].measure, "GPU idle time");
+  EXPECT_EQ(run.per_rank[5].diagnosis->idle.host_wait_us, rank5["host_wait_us"].get<double>());
 }
 
 }  // namespace

@@ -6,12 +6,13 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace aorta::metrics {
 namespace {
 
 enum class Worse { kHigher, kLower, kEither };
-enum class Family { kCompute, kBandwidth, kIdle };
+enum class Family { kCompute, kBandwidth, kIdle, kHostWait };
 
 struct Measure {
   std::string unit;
@@ -31,6 +32,9 @@ std::map<std::string, Measure> gather(const std::vector<RankMetrics>& ranks) {
       idle.values.emplace_back(r, *m.idle_time_us);
     }
     if (!m.diagnosis) continue;
+    auto& host = out.try_emplace("GPU host-wait time", Measure{"us", Family::kHostWait, Worse::kHigher, 0.10, {}})
+                     .first->second;
+    host.values.emplace_back(r, m.diagnosis->idle.host_wait_us);
     for (const KernelClassTime& c : m.diagnosis->classes) {
       if (c.name != "gemm" && c.name != "attention" && c.name != "other_compute") continue;
       auto& k = out.try_emplace(c.name + " mean kernel time", Measure{"us", Family::kCompute, Worse::kHigher, 0.05, {}})
@@ -65,8 +69,35 @@ std::string reason_of(const Finding& f, Family family, bool other_family_too) {
       return fmt::format("{} {} {} {}; {}", f.measure, percent(f.ratio), f.ratio > 1 ? "above" : "below", peers,
                          f.ratio > 1 ? "its GPU waits on its host (launch gaps, input) or on slower peers"
                                      : "its peers wait on it");
+    case Family::kHostWait:
+      return fmt::format("{} {} above {}: its GPU waits for its host to launch kernels (CPU contention or "
+                         "frequency, data loading, Python overhead): suspect the host, not the GPU or the fabric",
+                         f.measure, percent(f.ratio), peers);
   }
   return "";
+}
+
+// Each known node with two or more outlier ranks gets one finding, before the first
+// of them: several sick GPUs of one node point at what they share.
+std::vector<Finding> with_node_findings(std::vector<Finding> findings) {
+  std::map<std::string, std::set<int>> ranks_of;
+  for (const Finding& f : findings)
+    if (f.node && f.rank) ranks_of[*f.node].insert(*f.rank);
+  std::vector<Finding> out;
+  std::set<std::string> said;
+  for (const Finding& f : findings) {
+    if (f.node && ranks_of[*f.node].size() >= 2 && said.insert(*f.node).second) {
+      const auto& ranks = ranks_of[*f.node];
+      Finding n{.node = f.node, .measure = "outlier ranks", .unit = "ranks", .value = static_cast<double>(ranks.size()),
+                .ranks = f.ranks, .ratio = f.ratio};
+      n.reason = fmt::format("{} of its ranks are outliers (ranks {}): suspect what they share (the node's power, "
+                             "cooling, PCIe switch or NIC), not one GPU",
+                             ranks.size(), fmt::join(ranks, ", "));
+      out.push_back(std::move(n));
+    }
+    out.push_back(f);
+  }
+  return out;
 }
 
 }  // namespace
@@ -92,7 +123,8 @@ std::vector<Finding> find_outliers(const std::vector<RankMetrics>& ranks) {
       const double ratio = x / median;
       const bool worse = m.worse == Worse::kEither || (m.worse == Worse::kHigher) == (x > median);
       if (!worse || std::abs(x - median) <= spread || std::abs(ratio - 1) < m.min_share) continue;
-      found.push_back({{ranks[r].rank, ranks[r].source, name, m.unit, x, median, xs.size(), ratio, ""}, m.family});
+      found.push_back({{ranks[r].rank, ranks[r].node, ranks[r].gpu, ranks[r].source, name, m.unit, x, median, xs.size(), ratio, ""},
+                       m.family});
     }
   }
   // A rank with compute and bandwidth findings both points at the node, not one part.
@@ -106,7 +138,7 @@ std::vector<Finding> find_outliers(const std::vector<RankMetrics>& ranks) {
   }
   std::stable_sort(out.begin(), out.end(),
                    [](const Finding& a, const Finding& b) { return std::abs(a.ratio - 1) > std::abs(b.ratio - 1); });
-  return out;
+  return with_node_findings(std::move(out));
 }
 
 }  // namespace aorta::metrics

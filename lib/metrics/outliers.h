@@ -11,7 +11,9 @@
 namespace aorta::metrics {
 
 struct Finding {
-  std::optional<int> rank;
+  std::optional<int> rank;  // unset for a node's finding
+  std::optional<std::string> node;
+  std::optional<int> gpu;  // the rank's GPU index on its node, where its trace says
   std::string source;   // the rank's trace file
   std::string measure;  // e.g. "gemm mean kernel time", "allreduce 4194304 B Float bus bandwidth"
   std::string unit;     // us | GB/s
@@ -28,7 +30,9 @@ struct Finding {
 // bandwidth and idle 10% (run-to-run noise on a healthy cluster stays below).
 // Compute is compared per kernel (class time over kernels, the same work on every
 // rank); bus bandwidth per collective type, message size and dtype, lower only; idle
-// both ways. Worst first (the largest |ratio - 1|).
+// both ways; host wait higher only. Worst first (the largest |ratio - 1|). Two or more
+// ranks of one known node among the outliers add a finding for that node (no rank,
+// measure "outlier ranks", value their count), placed before its ranks' findings.
 constexpr size_t kMinRanks = 3;
 std::vector<Finding> find_outliers(const std::vector<RankMetrics>& ranks);
 

@@ -7,13 +7,16 @@
 namespace aorta::metrics {
 namespace {
 
-// A rank whose 10 GEMMs take `gemm_us` each and whose allreduce of 4 MiB reaches `busbw`.
-RankMetrics rank(int r, double gemm_us, double busbw, double idle_us = 1000) {
+// A rank whose 10 GEMMs take `gemm_us` each and whose allreduce of 4 MiB reaches `busbw`;
+// its idle time is all host wait.
+RankMetrics rank(int r, double gemm_us, double busbw, double idle_us = 1000, std::optional<std::string> node = {}) {
   RankMetrics m;
   m.rank = r;
+  m.node = std::move(node);
   m.source = "rank" + std::to_string(r) + ".json";
   m.idle_time_us = idle_us;
   RankDiagnosis d;
+  d.idle.host_wait_us = idle_us;
   d.classes.push_back({"gemm", 10, 10 * gemm_us, 0.5});
   d.collectives.push_back({"allreduce", "Float", 8, 4194304, 20, 1000, busbw, busbw});
   m.diagnosis = d;
@@ -49,15 +52,50 @@ TEST(Outliers, LowBandwidthRankWorstFirst) {
   // 1400 against 1000: 40% above (MAD 0), the worse of the two. GEMMs equal.
   const std::vector<RankMetrics> ranks{rank(0, 100, 40), rank(1, 100, 41, 1400), rank(2, 100, 39), rank(3, 100, 40),
                                        rank(4, 100, 28)};
+  // Rank 1's idle is all host wait, so that is found too, with the same ratio: the
+  // measures' names break the tie (host wait after idle, as gathered).
   const auto found = find_outliers(ranks);
-  ASSERT_EQ(found.size(), 2u);
+  ASSERT_EQ(found.size(), 3u);
   EXPECT_EQ(found[0].rank, 1);
-  EXPECT_EQ(found[0].measure, "GPU idle time");
-  EXPECT_EQ(found[1].rank, 4);
-  EXPECT_EQ(found[1].measure, "allreduce 4194304 B Float x8 bus bandwidth");
-  EXPECT_DOUBLE_EQ(found[1].ratio, 0.7);
-  EXPECT_EQ(found[1].reason.substr(found[1].reason.find(';')),
+  EXPECT_EQ(found[0].measure, "GPU host-wait time");
+  EXPECT_EQ(found[0].reason,
+            "GPU host-wait time 40.0% above the median of 5 ranks: its GPU waits for its host to launch kernels (CPU "
+            "contention or frequency, data loading, Python overhead): suspect the host, not the GPU or the fabric");
+  EXPECT_EQ(found[1].rank, 1);
+  EXPECT_EQ(found[1].measure, "GPU idle time");
+  EXPECT_EQ(found[2].rank, 4);
+  EXPECT_EQ(found[2].measure, "allreduce 4194304 B Float x8 bus bandwidth");
+  EXPECT_DOUBLE_EQ(found[2].ratio, 0.7);
+  EXPECT_EQ(found[2].reason.substr(found[2].reason.find(';')),
             "; its compute is normal: suspect its link, NIC or switch port, not the GPU");
+}
+
+// Six ranks on three nodes; ranks 4 and 5 (node c) have slow GEMMs: 100, 101, 99, 101,
+// 115, 120 have median 101 and MAD 1.5 (cut 7.78 us), so 115 and 120 are out. Rank 1
+// (node a) has a low bandwidth. Node c gets one finding before its ranks', node a none
+// (one rank).
+TEST(Outliers, TwoOutlierRanksOfOneNodeNameTheNode) {
+  const std::vector<RankMetrics> ranks{rank(0, 100, 40, 1000, "a"), rank(1, 101, 28, 1000, "a"),
+                                       rank(2, 99, 40, 1000, "b"),  rank(3, 101, 40, 1000, "b"),
+                                       rank(4, 115, 40, 1000, "c"), rank(5, 120, 40, 1000, "c")};
+  const auto found = find_outliers(ranks);
+  ASSERT_EQ(found.size(), 4u);
+  // Worst first: rank 1's bandwidth (0.7), then rank 5 (120 / 101) behind node c's line.
+  EXPECT_EQ(found[0].rank, 1);
+  EXPECT_FALSE(found[1].rank.has_value());
+  EXPECT_EQ(found[1].node, "c");
+  EXPECT_EQ(found[1].measure, "outlier ranks");
+  EXPECT_EQ(found[1].value, 2);
+  EXPECT_EQ(found[1].reason, "2 of its ranks are outliers (ranks 4, 5): suspect what they share (the node's power, "
+                             "cooling, PCIe switch or NIC), not one GPU");
+  EXPECT_EQ(found[2].rank, 5);
+  EXPECT_EQ(found[2].node, "c");
+  EXPECT_DOUBLE_EQ(found[2].ratio, 120.0 / 101);
+  EXPECT_EQ(found[3].rank, 4);
+  // Without node names the same ranks make no node finding.
+  std::vector<RankMetrics> anonymous = ranks;
+  for (auto& r : anonymous) r.node.reset();
+  EXPECT_EQ(find_outliers(anonymous).size(), 3u);
 }
 
 TEST(Outliers, NoOutlierWithinNoiseOrWithTooFewRanks) {

@@ -26,6 +26,13 @@ struct RankMetrics {
   std::optional<int> rank;  // unknown stays unknown, never 0
   std::string rank_source;  // distributedInfo, path, or unknown
   std::string source;       // the trace file
+  // The node the trace came from: the collection's folder of that node in a suite run,
+  // else the host in Kineto's tensorboard_trace_handler file name (<host>_<pid>.<ms>
+  // .pt.trace.json); unknown stays unknown.
+  std::optional<std::string> node;
+  // The GPU's index on its node (args.device of its kernels); unset when the trace does
+  // not say or names several.
+  std::optional<int> gpu;
   ParserPath parser = ParserPath::kGpuTimeline;
   double total_time_us = 0;
   double compute_time_us = 0;

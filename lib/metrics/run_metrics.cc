@@ -20,15 +20,39 @@ double quantile(const std::vector<double>& sorted, double p) {
   return sorted[lo] + (h - static_cast<double>(lo)) * (sorted[lo + 1] - sorted[lo]);
 }
 
+// Which part of the step the slowest rank spent longer in than the fastest: compute,
+// exposed communication, or the rest (time_ms - compute - exposed comm). Nothing when
+// either lacks the GPU-timeline figures.
+void set_cause(StepStraggler& s, const StepMetrics& slow, const StepMetrics& fast) {
+  if (!slow.compute_ms || !slow.exposed_comm_ms || !fast.compute_ms || !fast.exposed_comm_ms) return;
+  auto rest = [](const StepMetrics& m) { return m.time_ms - *m.compute_ms - *m.exposed_comm_ms; };
+  s.compute_excess_ms = *slow.compute_ms - *fast.compute_ms;
+  s.comm_excess_ms = *slow.exposed_comm_ms - *fast.exposed_comm_ms;
+  s.idle_excess_ms = rest(slow) - rest(fast);
+  // The first of equals: compute, then communication, then idle.
+  s.cause = "compute";
+  double most = s.compute_excess_ms;
+  if (s.comm_excess_ms > most) {
+    s.cause = "communication";
+    most = s.comm_excess_ms;
+  }
+  if (s.idle_excess_ms > most) s.cause = "idle";
+}
+
 std::optional<StepSummary> summarize_steps(const std::vector<RankMetrics>& ranks) {
   std::vector<double> times;
-  // step number -> (time, rank) of each rank's first step with that number
-  std::map<int64_t, std::vector<std::pair<double, std::optional<int>>>> by_step;
+  // step number -> (time, rank, the step's figures) of each rank's first step with that number
+  struct Entry {
+    double time_ms;
+    std::optional<int> rank;
+    const StepMetrics* step;
+  };
+  std::map<int64_t, std::vector<Entry>> by_step;
   for (const auto& r : ranks) {
     std::set<int64_t> seen;
     for (const auto& s : r.steps) {
       times.push_back(s.time_ms);
-      if (seen.insert(s.step).second) by_step[s.step].emplace_back(s.time_ms, r.rank);
+      if (seen.insert(s.step).second) by_step[s.step].push_back({s.time_ms, r.rank, &s});
     }
   }
   if (times.empty()) return std::nullopt;
@@ -54,10 +78,11 @@ std::optional<StepSummary> summarize_steps(const std::vector<RankMetrics>& ranks
   if (peers < 2) return out;  // stragglers and worst stay empty
   for (const auto& [step, entries] : by_step) {
     // Ranks in order: on a tie the lower rank is the slowest (max_element keeps the first).
-    auto by_time = [](const auto& a, const auto& b) { return a.first < b.first; };
+    auto by_time = [](const Entry& a, const Entry& b) { return a.time_ms < b.time_ms; };
     auto lo = std::min_element(entries.begin(), entries.end(), by_time);
     auto hi = std::max_element(entries.begin(), entries.end(), by_time);
-    StepStraggler s{step, hi->second, hi->first - lo->first};
+    StepStraggler s{.step = step, .slowest_rank = hi->rank, .excess_ms = hi->time_ms - lo->time_ms};
+    set_cause(s, *hi->step, *lo->step);
     out.stragglers.push_back(s);
     if (!out.worst || s.excess_ms > out.worst->excess_ms) out.worst = s;
   }

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "trace/launch_times.h"
 #include "trace/rising_search.h"
 #include "trace/sort_runs.h"
 #include "trace/timeline.h"
@@ -23,17 +24,17 @@ std::vector<trace::StepAnnotation> steps_by_start(const trace::TraceData& data) 
 }  // namespace
 
 std::vector<StepMetrics> step_metrics(const trace::TraceData& data, const std::vector<bool>& selected) {
+  return step_metrics(data, selected, trace::LaunchTimes(data));
+}
+
+std::vector<StepMetrics> step_metrics(const trace::TraceData& data, const std::vector<bool>& selected,
+                                      const trace::LaunchTimes& launches) {
   const std::vector<trace::StepAnnotation> steps = steps_by_start(data);
   std::vector<std::vector<uint32_t>> members(steps.size());
   if (!selected.empty() && !steps.empty()) {
-    // correlation -> CPU time of its runtime call; the first call in file order wins.
-    trace::LargeVector<std::pair<int64_t, double>> launch_ts;
-    launch_ts.reserve(data.runtime_launches.size());
-    for (const auto& l : data.runtime_launches)
-      if (l.correlation != trace::kNoKey) launch_ts.emplace_back(l.correlation, l.ts);
-    trace::stable_sort_runs(launch_ts, [](const auto& a, const auto& b) { return a.first < b.first; });
+    const auto& launch_ts = launches.sorted();
     trace::RisingSearch launch_of(launch_ts.begin(), launch_ts.end(),
-                                  [](const std::pair<int64_t, double>& e, int64_t c) { return e.first < c; });
+                                  [](const trace::LaunchTimes::Entry& e, int64_t c) { return e.first < c; });
     for (uint32_t i = 0; i < data.gpu_events.size(); ++i) {
       const int64_t correlation = data.gpu_events[i].correlation;
       if (!selected[i] || correlation == trace::kNoKey) continue;
@@ -63,6 +64,9 @@ std::vector<StepMetrics> step_metrics(const trace::TraceData& data, const std::v
       m.exposed_comm_ms = b.exposed_comm_time / 1000.0;
       m.overlap_ms = b.comp_comm_overlap_time / 1000.0;
       if (b.total_comm_time > 0) m.overlap_ratio = b.comp_comm_overlap_time / b.total_comm_time;
+      RankDiagnosis d = diagnose(data, members[k], b.total_time, launches);
+      m.classes = std::move(d.classes);
+      m.idle = d.idle;
     }
     out.push_back(m);
   }

@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "metrics/diagnosis.h"
 #include "trace/cpu_timeline.h"
+#include "trace/launch_times.h"
 #include "trace/trace_reader.h"
 
 namespace aorta::metrics {
@@ -26,11 +28,18 @@ struct StepMetrics {
   std::optional<double> exposed_comm_ms;  // communication where no compute runs
   std::optional<double> overlap_ms;       // |COMP ∩ COMM|
   std::optional<double> overlap_ratio;    // overlap / comm; absent when the step has no communication
+  // The diagnosis's kernel classes and idle split over the step's events, shares of
+  // the step's GPU span (first start to last end of its events); GPU timeline only.
+  std::vector<KernelClassTime> classes;
+  std::optional<IdleBreakdown> idle;
 };
 
 // One entry per ProfilerStep annotation, by start time. `selected` is the rank's
 // timeline selection (select_gpu_events); empty: no GPU timeline. A launch counts
 // in [ts, ts + dur) of a step; events launched outside every step are in none.
+std::vector<StepMetrics> step_metrics(const trace::TraceData& data, const std::vector<bool>& selected,
+                                      const trace::LaunchTimes& launches);
+// The same, building the launch times itself.
 std::vector<StepMetrics> step_metrics(const trace::TraceData& data, const std::vector<bool>& selected);
 
 // The same on the CPU timeline: a step's figures are the rank's COMP and COMM
@@ -42,10 +51,15 @@ std::vector<StepMetrics> cpu_step_metrics(const trace::TraceData& data, const tr
 // each, for the rank's warnings; empty when it dropped none.
 std::vector<std::string> dropped_step_warnings(const trace::TraceData& data);
 
+// What made a straggler's step late: of its compute, exposed communication and the
+// rest of the step (idle, exposed copies, launch overhead: time_ms - compute_ms -
+// exposed_comm_ms), the part by which the slowest rank exceeds the fastest the most.
 struct StepStraggler {
   int64_t step = 0;
   std::optional<int> slowest_rank;  // unknown rank stays unknown
   double excess_ms = 0;             // slowest rank's step time minus the fastest's
+  std::string cause;                // compute | communication | idle; empty without GPU-timeline figures
+  double compute_excess_ms = 0, comm_excess_ms = 0, idle_excess_ms = 0;
 };
 
 // The steps of all ranks together (run_metrics.h computes it).

@@ -118,20 +118,23 @@ Result<RankMetrics> analyze_trace_file(const fs::path& file, const AnalyzeOption
   trace::Breakdown breakdown;
   std::vector<StepMetrics> steps;
   const std::vector<uint32_t> indices = trace::selected_indices(selected);
-  run_both([&] { breakdown = trace::breakdown_of(*data, indices); }, [&] { steps = step_metrics(*data, selected); },
-           options.file_threads);
+  std::optional<trace::LaunchTimes> launches(*data);  // freed before a fallback read
+  run_both([&] { breakdown = trace::breakdown_of(*data, indices); },
+           [&] { steps = step_metrics(*data, selected, *launches); }, options.file_threads);
   RankMetrics m;
   const std::optional<int> file_rank = data->rank;
   const std::optional<double> peak_allocated = data->peak_allocated_bytes;
+  const std::optional<int> gpu = data->gpu_devices_mixed ? std::nullopt : data->gpu_device;
   if (breakdown.selected_events > 0 && breakdown.total_time > 0) {
     m = from_timeline(breakdown);
     m.steps = std::move(steps);
-    m.diagnosis = diagnose(*data, indices, breakdown.total_time);
+    m.diagnosis = diagnose(*data, indices, breakdown.total_time, *launches);
     for (const std::string& line : dropped_step_warnings(*data)) warnings.push_back(name + ": " + line);
   } else {
     // The first read's records are freed first: the budget is for one read at a time.
     const bool had_gpu_events = !data->gpu_events.empty();
     *data = trace::TraceData{};
+    launches.reset();
     std::vector<StepMetrics>().swap(steps);
     std::vector<bool>().swap(selected);
     auto fallback = without_gpu_timeline(file, limits, had_gpu_events, warnings);
@@ -144,6 +147,8 @@ Result<RankMetrics> analyze_trace_file(const fs::path& file, const AnalyzeOption
     warnings.push_back(name + ": no ProfilerStep annotations (torch.profiler's step()); the per-step figures are null");
   m.source = name;
   set_rank(m, file_rank, file, warnings);
+  m.node = trace::host_from_file_name(file);
+  m.gpu = gpu;
   return m;
 }
 

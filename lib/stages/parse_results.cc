@@ -3,6 +3,8 @@
 // with every expected rank accounted for.
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -63,6 +65,21 @@ std::optional<std::string> missing_ranks(const std::vector<metrics::RankMetrics>
                      unknown ? fmt::format(" ({} parsed rank(s) of unknown number may be among them)", unknown) : "");
 }
 
+// Each rank's node: the node whose folder of the collection holds its trace (none on
+// shared storage, where trace_folders is empty).
+void name_nodes(std::vector<metrics::RankMetrics>& ranks, const std::map<std::filesystem::path, std::string>& folders) {
+  for (auto& r : ranks) {
+    const std::filesystem::path source = std::filesystem::path(r.source).lexically_normal();
+    for (const auto& [folder, host] : folders) {
+      const std::filesystem::path inside = source.lexically_relative(folder.lexically_normal());
+      if (!inside.empty() && *inside.begin() != "..") {
+        r.node = host;
+        break;
+      }
+    }
+  }
+}
+
 // state.parse from the Excel reports or the raw traces; false (with the failure in
 // out) when there is nothing to parse.
 bool parse_source(StageContext& ctx, StageResult& out) {
@@ -99,6 +116,7 @@ StageResult parse_results(StageContext& ctx) {
   if (state.status != job::RunStatus::kCompleted && state.status != job::RunStatus::kPending)
     out.log.push_back("Run did not succeed: " + state.error_message);
   if (!parse_source(ctx, out)) return out;
+  name_nodes(state.parse->ranks, state.trace_folders);
   if (state.parse->status == metrics::ParseStatus::kFailed || state.parse->ranks.empty()) {
     out.failures.push_back("Aorta parsing produced no usable metrics: [" + fmt::format("{}", fmt::join(state.parse->errors, "; ")) + "]");
     return out;

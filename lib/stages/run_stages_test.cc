@@ -293,6 +293,31 @@ TEST(StageBodies, ParseFailsWhenAnExpectedRankIsMissing) {
   EXPECT_TRUE(h.run(stages::kParseResults).failures.empty());
 }
 
+// Each rank's node is the node whose collection folder holds its trace (issue 34);
+// on shared storage (no folders recorded) none is named.
+TEST(StageBodies, ParseNamesEachRanksNodeFromItsCollectionFolder) {
+  Harness h;
+  h.v.gpus_per_node = 1;
+  aorta::testing::TempDir dir;
+  for (int i = 0; i < 2; ++i) {
+    const auto folder = dir.path() / "combined_traces" / ("node_" + std::to_string(i));
+    std::filesystem::create_directories(folder / "torch_profiler" / ("rank" + std::to_string(i)));
+    std::filesystem::copy_file(std::string(AORTA_TEST_DATA_DIR) + "/h200-torch2.11-kineto-nccl_rank" +
+                                   std::to_string(i) + ".json.gz",
+                               folder / "torch_profiler" / ("rank" + std::to_string(i)) / "t.json.gz");
+    h.state.trace_folders[folder] = "gpu-node-" + std::to_string(7 + i);
+  }
+  h.state.status = RunStatus::kCompleted;
+  h.state.artifacts["torch_traces"] = dir.path() / "combined_traces";
+  StageResult out = h.run(stages::kParseResults);
+  ASSERT_TRUE(out.failures.empty()) << joined(out.failures);
+  ASSERT_EQ(h.state.parse->ranks.size(), 2u);
+  for (const auto& r : h.state.parse->ranks) EXPECT_EQ(r.node, "gpu-node-" + std::to_string(7 + *r.rank)) << r.source;
+  h.state.trace_folders.clear();
+  h.run(stages::kParseResults);
+  for (const auto& r : h.state.parse->ranks) EXPECT_FALSE(r.node.has_value()) << *r.node;
+}
+
 // --- validate_thresholds ----------------------------------------------------
 
 // Audit S6. The fixture's average is 11 ms (12000 and 10000 us per rank).

@@ -68,6 +68,7 @@ void add_event(PartState& part, const RawEvent& ev, const NameClasses::Classes& 
       if (collective == kCollectivePastLimit) ++data.collectives_over_limit;
     }
     data.gpu_events.push_back({ev.ts, ev.ts + ev.dur, cls.gpu, cls.kind, collective, ev.correlation});
+    if (ev.device >= 0) note_device(data, static_cast<int>(ev.device));
     if (!data.cpu_events.empty()) LargeVector<CpuEvent>().swap(data.cpu_events);  // a GPU trace: not needed
   } else if (data.has_basic_scan && cls.cpu != CpuClass::kNone && data.gpu_events.empty() && ev.ph == "X" &&
              ev.has_ts && ev.has_dur && ev.has_pid && ev.has_tid) {

@@ -110,6 +110,14 @@ struct UndecidedKeyed {
 // The undecided events' keyed records, by the key the first launch decided.
 void keep_by_link_key(TraceData& data, bool by_correlation, LargeVector<UndecidedKeyed>& undecided);
 
+// One more GPU event's args.device: the first is kept; another index marks the trace mixed.
+inline void note_device(TraceData& data, int device) {
+  if (!data.gpu_device)
+    data.gpu_device = device;
+  else if (*data.gpu_device != device)
+    data.gpu_devices_mixed = true;
+}
+
 // What one read (the whole file, or a part of a split one) collects. A part decides
 // the link key by its own first launch, as a whole read does by the file's (a part
 // that decided otherwise than the file's first launch is read again with the file's

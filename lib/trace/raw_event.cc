@@ -70,13 +70,20 @@ simdjson::error_code read_id(simdjson::ondemand::value value, int64_t& out, IdIn
   return simdjson::INCORRECT_TYPE;
 }
 
-// The collective metadata fields (RawEvent); a value of the wrong type is left out.
+// The collective metadata fields and the device (RawEvent); a value of the wrong type is left out.
 void read_collective_arg(simdjson::ondemand::raw_json_string key, simdjson::ondemand::value value, RawEvent& ev) {
   int64_t* count = nullptr;
   std::string_view* text = nullptr;
   switch (key.raw()[0]) {  // one branch for the many args that are none of these
     case 'C': text = key.unsafe_is_equal("Collective name") ? &ev.collective_name : nullptr; break;
-    case 'd': text = key.unsafe_is_equal("dtype") ? &ev.dtype : nullptr; break;
+    case 'd':
+      if (key.unsafe_is_equal("device")) {  // the GPU's index (not collective metadata)
+        int64_t d;
+        if (value.get_int64().get(d) == simdjson::SUCCESS && d >= 0 && d < (1 << 20)) ev.device = d;
+        return;
+      }
+      text = key.unsafe_is_equal("dtype") ? &ev.dtype : nullptr;
+      break;
     case 'I': count = key.unsafe_is_equal("In msg nelems") ? &ev.in_nelems : nullptr; break;
     case 'O': count = key.unsafe_is_equal("Out msg nelems") ? &ev.out_nelems : nullptr; break;
     case 'G': count = key.unsafe_is_equal("Group size") ? &ev.group_size : nullptr; break;

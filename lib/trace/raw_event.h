@@ -70,6 +70,7 @@ struct RawEvent {
   bool has_collective = false;
   std::string_view collective_name, dtype;
   int64_t in_nelems = -1, out_nelems = -1, group_size = -1;
+  int64_t device = -1;  // args.device of a GPU event, else -1
 };
 
 // Whether the gpu_timeline can use an event of this category at all.

@@ -60,6 +60,8 @@ void add_totals(TraceData& data, const Parts& parts) {
     data.steps.insert(data.steps.end(), p.steps.begin(), p.steps.end());
     if (p.peak_allocated_bytes)
       data.peak_allocated_bytes = std::max(data.peak_allocated_bytes.value_or(0), *p.peak_allocated_bytes);
+    if (p.gpu_device) note_device(data, *p.gpu_device);
+    data.gpu_devices_mixed = data.gpu_devices_mixed || p.gpu_devices_mixed;
     data.negative_durations += p.negative_durations;
     data.events += p.events;
     data.bytes += p.bytes;

@@ -89,4 +89,12 @@ std::optional<int> rank_from_path(const fs::path& file) {
   return std::nullopt;
 }
 
+std::optional<std::string> host_from_file_name(const fs::path& file) {
+  static const std::regex kHandlerName(R"(([A-Za-z0-9][A-Za-z0-9.-]{0,252})_\d+\.\d+\.pt\.trace\.json(\.gz|\.zst)?)");
+  std::smatch m;
+  const std::string name = file.filename().string();
+  if (!std::regex_match(name, m, kHandlerName)) return std::nullopt;
+  return m[1].str();
+}
+
 }  // namespace aorta::trace

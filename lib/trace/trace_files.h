@@ -30,4 +30,9 @@ std::vector<std::filesystem::path> find_trace_files(const std::filesystem::path&
 // continue a longer word, so "frank1" is no rank (the original's regex said it was).
 std::optional<int> rank_from_path(const std::filesystem::path& file);
 
+// The host in the file name PyTorch's tensorboard_trace_handler writes,
+// <host>_<pid>.<milliseconds>.pt.trace.json (.gz or .zst after a copy); none for any
+// other name. A host name is letters, digits, dots and dashes (RFC 1123).
+std::optional<std::string> host_from_file_name(const std::filesystem::path& file);
+
 }  // namespace aorta::trace

@@ -97,5 +97,16 @@ TEST(TraceFiles, UnreadableFolderIsNamed) {
   EXPECT_EQ(report, "1\n" + (dir.path() / "locked").string() + ": Permission denied\n");
 }
 
+// tensorboard_trace_handler's names, as PyTorch writes them (worker name <host>_<pid>,
+// then time.time() * 1000 as an integer).
+TEST(TraceFiles, HostFromTheTraceHandlersFileName) {
+  EXPECT_EQ(host_from_file_name("out/rank3/gpu-node-07_4242.1733300000123.pt.trace.json"), "gpu-node-07");
+  EXPECT_EQ(host_from_file_name("n1.cluster.local_17.5.pt.trace.json.zst"), "n1.cluster.local");
+  EXPECT_EQ(host_from_file_name("a_b_9_1.2.pt.trace.json.gz"), std::nullopt);  // '_' is no host character
+  EXPECT_EQ(host_from_file_name("rank0.pt.trace.json.gz"), std::nullopt);
+  EXPECT_EQ(host_from_file_name("host_12.pt.trace.json"), std::nullopt);  // no milliseconds
+  EXPECT_EQ(host_from_file_name("host_1.2.pt.trace.json.bak"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace aorta::trace

@@ -132,6 +132,10 @@ struct TraceData {
   // The largest args."Total Allocated" (bytes) of any event: Kineto's [memory] events
   // with profile_memory=True; unset without them.
   std::optional<double> peak_allocated_bytes;
+  // args.device of the GPU events: the GPU's index on its node; unset when none says,
+  // or when two events name different devices (mixed: no one index).
+  std::optional<int> gpu_device;
+  bool gpu_devices_mixed = false;
   LargeVector<CpuEvent> cpu_events;             // file order; empty unless read with the basic scan
   // The first runtime event whose name contains "launch" decides the link key; a
   // trace without one links by External id (TraceLens's default) and leaves this empty.

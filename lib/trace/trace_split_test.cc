@@ -304,5 +304,33 @@ TEST(PeakMemory, LargestTotalAllocatedInAWholeOrASplitRead) {
   EXPECT_FALSE(data->peak_allocated_bytes.has_value());
 }
 
+// The GPU's index, args.device of the GPU events, whole and split: one device is
+// kept; a second device anywhere (here in the last part) marks the trace mixed; a
+// string or negative device counts for nothing.
+TEST(GpuDevice, OneDeviceIsKeptAndTwoAreMixed) {
+  aorta::testing::TempDir dir;
+  auto trace_of = [](int last_device) {
+    std::string events;
+    for (int i = 0; i < 120; ++i)
+      events += R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":)" + std::to_string(i * 10) +
+                R"(,"dur":5,"args":{"device":)" + std::to_string(i == 119 ? last_device : 3) + "}},\n";
+    events += R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":2000,"dur":5,"args":{"device":"9"}},)" "\n";
+    events += R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":2010,"dur":5,"args":{"device":-1}})";
+    return "{\"traceEvents\": [\n" + events + "\n]}";
+  };
+  const auto one = dir.write("one.json", trace_of(3));
+  const auto two = dir.write("two.json", trace_of(4));
+  for (unsigned parts : {1u, 3u}) {
+    auto a = read_trace(one, BasicScanMode::kSkip, {}, TraceSplit{parts, 1});
+    ASSERT_TRUE(a.ok()) << a.error().describe();
+    EXPECT_EQ(a->parts, parts);
+    EXPECT_EQ(a->gpu_device, 3) << parts << " part(s)";
+    EXPECT_FALSE(a->gpu_devices_mixed);
+    auto b = read_trace(two, BasicScanMode::kSkip, {}, TraceSplit{parts, 1});
+    ASSERT_TRUE(b.ok()) << b.error().describe();
+    EXPECT_TRUE(b->gpu_devices_mixed) << parts << " part(s)";
+  }
+}
+
 }  // namespace
 }  // namespace aorta::trace

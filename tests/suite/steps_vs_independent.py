@@ -74,6 +74,12 @@ def check(binary, traces, unlinked=False):
                          run["step_stragglers"] + [run["worst_step_straggler"]]):
         assert got["step"] == want["step"] and got["slowest_rank"] == want["slowest_rank"], (got, want)
         close(got["excess_ms"], want["excess_ms"], f"straggler of step {want['step']}")
+        assert got["cause"] == want["cause"], (got, want)
+        for f in ("compute_excess_ms", "comm_excess_ms", "idle_excess_ms"):
+            if want[f] is None:
+                assert got[f] is None, (f, got)
+            else:
+                close(got[f], want[f], f"straggler of step {want['step']} {f}")
     w = perf["worst_step_straggler"]
     print(f"ok: {len(ranks)} ranks, unlinked={unlinked}, {perf['step_count']} steps, mean "
           f"{perf['avg_step_time_ms']:.3f} ms, median {perf['median_step_time_ms']:.3f}, p95 "
