@@ -7,18 +7,25 @@
 namespace aorta::report {
 namespace {
 
-std::string rank_name(const std::optional<int>& rank) { return rank ? fmt::format("rank {}", *rank) : "rank unknown"; }
+std::string rank_name(const metrics::Finding& f) {
+  std::string rank = f.rank ? fmt::format("rank {}", *f.rank) : "rank unknown";
+  if (f.gpu) rank += fmt::format(" (GPU {})", *f.gpu);
+  if (!f.node) return rank;
+  return f.rank ? valid_utf8(*f.node) + " " + rank : valid_utf8(*f.node);  // a node's own finding has no rank
+}
+
+ordered_json optional_text(const std::optional<std::string>& s) { return s ? ordered_json(valid_utf8(*s)) : ordered_json(nullptr); }
 
 ordered_json rank_json(const metrics::RankMetrics& r) {
   ordered_json o;
   o["rank"] = r.rank ? ordered_json(*r.rank) : ordered_json(nullptr);
+  o["node"] = optional_text(r.node);
+  o["gpu"] = r.gpu ? ordered_json(*r.gpu) : ordered_json(nullptr);
   o["source"] = valid_utf8(r.source);
   const metrics::RankDiagnosis& d = *r.diagnosis;
   o["window_us"] = d.window_us;
-  o["kernel_classes"] = ordered_json::array();
-  for (const auto& c : d.classes)
-    o["kernel_classes"].push_back({{"class", valid_utf8(c.name)}, {"kernels", c.kernels}, {"time_us", c.time_us},
-                                   {"share_of_window", c.share}});
+  o["kernel_classes"] = kernel_classes_json(d.classes);
+  o["idle"] = idle_json(d.idle);
   o["collectives"] = ordered_json::array();
   for (const auto& b : d.collectives)
     o["collectives"].push_back({{"collective", valid_utf8(b.collective)},
@@ -37,6 +44,19 @@ ordered_json rank_json(const metrics::RankMetrics& r) {
 
 }  // namespace
 
+ordered_json kernel_classes_json(const std::vector<metrics::KernelClassTime>& classes) {
+  ordered_json list = ordered_json::array();
+  for (const auto& c : classes)
+    list.push_back({{"class", valid_utf8(c.name)}, {"kernels", c.kernels}, {"time_us", c.time_us},
+                    {"share_of_window", c.share}});
+  return list;
+}
+
+ordered_json idle_json(const metrics::IdleBreakdown& idle) {
+  return {{"host_wait_us", idle.host_wait_us}, {"kernel_wait_us", idle.kernel_wait_us}, {"other_us", idle.other_us},
+          {"gaps", idle.gaps}, {"host_wait_gaps", idle.host_wait_gaps}};
+}
+
 ordered_json diagnosis_json(const metrics::RunMetrics& run) {
   ordered_json o;
   o["ranks"] = ordered_json::array();
@@ -45,11 +65,13 @@ ordered_json diagnosis_json(const metrics::RunMetrics& run) {
   o["outliers"] = ordered_json::array();
   for (const auto& f : run.outliers)
     o["outliers"].push_back({{"rank", f.rank ? ordered_json(*f.rank) : ordered_json(nullptr)},
+                             {"node", optional_text(f.node)},
+                             {"gpu", f.gpu ? ordered_json(*f.gpu) : ordered_json(nullptr)},
                              {"source", valid_utf8(f.source)},
                              {"measure", valid_utf8(f.measure)},
                              {"unit", f.unit},
                              {"value", f.value},
-                             {"median", f.median},
+                             {"median", f.rank ? ordered_json(f.median) : ordered_json(nullptr)},  // a node's: none
                              {"ranks", f.ranks},
                              {"ratio_to_median", f.ratio},
                              {"reason", valid_utf8(f.reason)}});
@@ -64,7 +86,11 @@ std::vector<std::string> diagnosis_lines(const metrics::RunMetrics& run) {
   std::vector<std::string> lines;
   for (const auto& f : run.outliers) {
     if (lines.size() == kMaxDiagnosisLines) break;
-    lines.push_back(fmt::format("{}: {} ({:.4g} {} vs median {:.4g})", rank_name(f.rank), valid_utf8(f.reason), f.value,
+    if (!f.rank) {  // a node's finding: its ranks' lines give the values
+      lines.push_back(fmt::format("{}: {}", rank_name(f), valid_utf8(f.reason)));
+      continue;
+    }
+    lines.push_back(fmt::format("{}: {} ({:.4g} {} vs median {:.4g})", rank_name(f), valid_utf8(f.reason), f.value,
                                 f.unit, f.median));
   }
   return lines;

@@ -9,10 +9,13 @@
 
 namespace aorta::report {
 
-// {"ranks": [per-rank kernel classes, bandwidths, missing metadata], "outliers": [...]}.
+// {"ranks": [per-rank kernel classes, idle split, bandwidths, missing metadata], "outliers": [...]}.
 ordered_json diagnosis_json(const metrics::RunMetrics& run);
+// The parts a rank's steps repeat (metrics_json's steps).
+ordered_json kernel_classes_json(const std::vector<metrics::KernelClassTime>& classes);
+ordered_json idle_json(const metrics::IdleBreakdown& idle);
 
-// At most kMaxDiagnosisLines, worst first: "rank 3: <reason> (value vs median)"; or one
+// At most kMaxDiagnosisLines, worst first: "node2 rank 3: <reason> (value vs median)"; or one
 // line saying there is no outlier (or too few ranks to tell).
 inline constexpr size_t kMaxDiagnosisLines = 5;
 std::vector<std::string> diagnosis_lines(const metrics::RunMetrics& run);

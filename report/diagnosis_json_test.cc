@@ -22,9 +22,16 @@ metrics::RunMetrics diagnosed_run() {
                                          {{"allreduce", "Float", 8, 4194304, 2, 300, 27.96, 48.93},
                                           {"barrier", "Byte", 8, 0, 1, 5, 0, std::nullopt}},
                                          {{"no dtype", 1, 7}}};
+    m.diagnosis->idle = {.host_wait_us = 250, .kernel_wait_us = 0.02, .other_us = 49.98, .host_wait_gaps = 7, .gaps = 9};
+    m.node = "n" + std::to_string(r / 2);
+    m.gpu = r % 2;
     run.per_rank.push_back(m);
   }
-  run.outliers.push_back({2, "rank2.json", "gemm mean kernel time", "us", 46, 40, 3, 1.15, "gemm 15.0% slower"});
+  run.outliers.push_back({.node = "n1", .source = "", .measure = "outlier ranks", .unit = "ranks", .value = 2,
+                          .ranks = 3, .ratio = 1.15, .reason = "2 of its ranks are outliers"});
+  run.outliers.push_back({.rank = 2, .node = "n1", .gpu = 0, .source = "rank2.json", .measure = "gemm mean kernel time",
+                          .unit = "us", .value = 46, .median = 40, .ranks = 3, .ratio = 1.15,
+                          .reason = "gemm 15.0% slower"});
   return run;
 }
 
@@ -39,8 +46,25 @@ TEST(DiagnosisJson, FieldsOfARankAndAnOutlier) {
   EXPECT_EQ(r["collectives"][0]["busbw_gbps"], 48.93);
   EXPECT_TRUE(r["collectives"][1]["busbw_gbps"].is_null());
   EXPECT_EQ(r["missing_metadata"][0]["reason"], "no dtype");
-  EXPECT_EQ(d["outliers"][0]["rank"], 2);
-  EXPECT_EQ(d["outliers"][0]["ratio_to_median"], 1.15);
+  EXPECT_EQ(r["node"], "n0");
+  EXPECT_EQ(r["gpu"], 0);
+  EXPECT_EQ(r["idle"]["host_wait_us"], 250);
+  EXPECT_EQ(r["idle"]["other_us"], 49.98);
+  EXPECT_EQ(r["idle"]["host_wait_gaps"], 7);
+  EXPECT_TRUE(d["outliers"][0]["rank"].is_null());  // the node's own finding
+  EXPECT_TRUE(d["outliers"][0]["median"].is_null());
+  EXPECT_EQ(d["outliers"][0]["node"], "n1");
+  EXPECT_EQ(d["outliers"][1]["rank"], 2);
+  EXPECT_EQ(d["outliers"][1]["gpu"], 0);
+  EXPECT_EQ(d["outliers"][1]["ratio_to_median"], 1.15);
+}
+
+// The console's lines name the node and GPU; a node's finding has no value of its own.
+TEST(DiagnosisJson, ConsoleLinesNameNodeRankAndGpu) {
+  const std::vector<std::string> lines = diagnosis_lines(diagnosed_run());
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0], "n1: 2 of its ranks are outliers");
+  EXPECT_EQ(lines[1], "n1 rank 2 (GPU 0): gemm 15.0% slower (46 us vs median 40)");
 }
 
 TEST(DiagnosisJson, PassesTheReportSchema) {

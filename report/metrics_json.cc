@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "common/utf8.h"
+#include "report/diagnosis_json.h"
 #include "metrics/metric_catalogue.h"
 
 namespace aorta::report {
@@ -37,6 +38,12 @@ ordered_json straggler_json(const metrics::StepStraggler& s) {
   o["step"] = s.step;
   o["slowest_rank"] = s.slowest_rank ? ordered_json(*s.slowest_rank) : ordered_json(nullptr);
   o["excess_ms"] = s.excess_ms;
+  // What made it late (StepStraggler); null without GPU-timeline step figures.
+  const bool known = !s.cause.empty();
+  o["cause"] = known ? ordered_json(s.cause) : ordered_json(nullptr);
+  o["compute_excess_ms"] = known ? ordered_json(s.compute_excess_ms) : ordered_json(nullptr);
+  o["comm_excess_ms"] = known ? ordered_json(s.comm_excess_ms) : ordered_json(nullptr);
+  o["idle_excess_ms"] = known ? ordered_json(s.idle_excess_ms) : ordered_json(nullptr);
   return o;
 }
 
@@ -55,6 +62,8 @@ ordered_json steps_json(const std::vector<metrics::StepMetrics>& steps) {
                               {"exposed_comm_time_ms", &StepMetrics::exposed_comm_ms},
                               {"overlap_time_ms", &StepMetrics::overlap_ms},
                               {"overlap_ratio", &StepMetrics::overlap_ratio}});
+    o["kernel_classes"] = kernel_classes_json(s.classes);
+    o["idle"] = s.idle ? idle_json(*s.idle) : ordered_json(nullptr);
     list.push_back(o);
   }
   return list;
@@ -105,6 +114,8 @@ ordered_json per_rank_json(const metrics::RunMetrics& run) {
     ordered_json o;
     o["rank"] = r.rank ? ordered_json(*r.rank) : ordered_json(nullptr);
     o["rank_source"] = valid_utf8(r.rank_source);
+    o["node"] = r.node ? ordered_json(valid_utf8(*r.node)) : ordered_json(nullptr);
+    o["gpu"] = r.gpu ? ordered_json(*r.gpu) : ordered_json(nullptr);
     o["source"] = valid_utf8(r.source);  // a trace file name: bytes
     o["parser"] = metrics::parser_name(r.parser);
     put_numbers<RankMetrics>(o, r,

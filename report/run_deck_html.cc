@@ -152,6 +152,24 @@ void charts_html(const ordered_json& deck, std::ostream& out) {
   }
 }
 
+// The comparison's diagnosis rows (compare_diagnosis.h), in the metrics' table and
+// number formats compare prints; informational, so only bandwidth has a colour.
+void diagnosis_comparison_rows(const ordered_json& d, std::ostream& out) {
+  auto ratio = [](const ordered_json& r) { return r.is_null() ? std::string("-") : fmt::format("{:.4f}", r.get<double>()); };
+  for (const auto& k : d["kernel_classes"])
+    out << "<tr><td>share " << escape_xml(k["class"]) << "</td><td>"
+        << fmt::format("{:.2f} %</td><td>{:.2f} %</td><td>{:+.2f} pp", k["baseline_share"].get<double>() * 100,
+                       k["candidate_share"].get<double>() * 100, k["change"].get<double>() * 100)
+        << "</td><td>" << ratio(k["ratio"]) << "</td><td class=\"na\">" << escape_xml(k["verdict"]) << "</td></tr>\n";
+  for (const auto& b : d["busbw"])
+    out << "<tr><td>busbw " << escape_xml(b["collective"]) << "</td><td>"
+        << fmt::format("{:.3f} GB/s</td><td>{:.3f} GB/s</td><td>{:+.3f}", b["baseline_gbps"].get<double>(),
+                       b["candidate_gbps"].get<double>(), b["change"].get<double>())
+        << "</td><td>" << ratio(b["ratio"]) << "</td><td class=\""
+        << (b["verdict"] == "better" ? "pass" : b["verdict"] == "worse" ? "fail" : "na") << "\">"
+        << escape_xml(b["verdict"]) << "</td></tr>\n";
+}
+
 void comparison_html(const ordered_json& c, std::ostream& out) {
   out << "<section id=\"comparison\"><h2>Against the baseline</h2>\n<p>baseline " << escape_xml(c["baseline"])
       << "</p>\n<table>\n<tr><th>Metric</th><th>Baseline</th><th>This run</th><th>Change</th><th>Ratio</th>"
@@ -162,7 +180,11 @@ void comparison_html(const ordered_json& c, std::ostream& out) {
         << (m["ratio"].is_null() ? "-" : fmt::format("{:.4f}", m["ratio"].get<double>())) << "</td><td class=\""
         << (m["verdict"] == "better" ? "pass" : m["verdict"] == "worse" ? "fail" : "na") << "\">"
         << escape_xml(m["verdict"]) << "</td></tr>\n";
+  const ordered_json* diagnosis = c.contains("diagnosis") && c["diagnosis"].is_object() ? &c["diagnosis"] : nullptr;
+  if (diagnosis) diagnosis_comparison_rows(*diagnosis, out);
   out << "</table>\n";
+  if (diagnosis && (*diagnosis)["note"].is_string())
+    out << "<p id=\"diagnosis-comparison-note\">" << escape_xml((*diagnosis)["note"]) << "</p>\n";
   if (const auto& st = c["step_times"]; !st.is_null())
     out << "<p id=\"step-comparison\">Step times: " << st["baseline_samples"].get<size_t>() << " vs "
         << st["candidate_samples"].get<size_t>() << " steps, median "

@@ -63,6 +63,36 @@ TEST(RunDeck, AgainstABaseline) {
       << html.str();
 }
 
+// The comparison's diagnosis rows in the deck's table, as compare prints them: GEMM
+// share 25 % -> 20 % is -5.00 pp (ratio 0.8); all-reduce 40 -> 30 GB/s is -10.000, worse.
+TEST(RunDeck, AgainstABaselineShowsTheDiagnosisRows) {
+  Fixture f;
+  metrics::RunFigures baseline{"base.json", {{"avg_iteration_time_ms", 10.0}}, {}};
+  DeckInput in = f.input();
+  in.baseline = &baseline;
+  auto deck = run_deck_json(in);
+  deck["comparison"]["diagnosis"] = ordered_json::parse(R"({"note": null,
+      "kernel_classes": [{"class": "gemm", "baseline_share": 0.25, "candidate_share": 0.2, "change": -0.05,
+                          "ratio": 0.8, "verdict": "changed"}],
+      "busbw": [{"collective": "allreduce", "baseline_gbps": 40, "candidate_gbps": 30, "change": -10, "ratio": 0.75,
+                 "verdict": "worse"}]})");
+  std::ostringstream html;
+  write_run_deck_html(deck, html);
+  EXPECT_NE(html.str().find("<tr><td>share gemm</td><td>25.00 %</td><td>20.00 %</td><td>-5.00 pp</td><td>0.8000</td>"
+                            "<td class=\"na\">changed</td></tr>"),
+            std::string::npos)
+      << html.str();
+  EXPECT_NE(html.str().find("<tr><td>busbw allreduce</td><td>40.000 GB/s</td><td>30.000 GB/s</td><td>-10.000</td>"
+                            "<td>0.7500</td><td class=\"fail\">worse</td></tr>"),
+            std::string::npos);
+  deck["comparison"]["diagnosis"] = ordered_json::parse(R"({"note": "baseline base.json: no rank diagnosed",
+                                                            "kernel_classes": [], "busbw": []})");
+  std::ostringstream without;
+  write_run_deck_html(deck, without);
+  EXPECT_NE(without.str().find("<p id=\"diagnosis-comparison-note\">baseline base.json: no rank diagnosed</p>"),
+            std::string::npos);
+}
+
 TEST(RunDeck, EnforcedPassingRun) {
   Fixture f;
   auto deck = run_deck_json(f.input());

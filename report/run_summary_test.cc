@@ -102,7 +102,8 @@ TEST(RunSummary, DiagnosisLinesWorstFirstAtMostFive) {
   auto m = two_ranks();
   m.per_rank.push_back(m.per_rank[0]);
   for (int r = 0; r < 7; ++r)
-    m.outliers.push_back({r, "x", "gemm mean kernel time", "us", 115.0 - r, 100, 3, 1.15 - r / 100.0, "slow GEMM"});
+    m.outliers.push_back({.rank = r, .source = "x", .measure = "gemm mean kernel time", .unit = "us", .value = 115.0 - r,
+                          .median = 100, .ranks = 3, .ratio = 1.15 - r / 100.0, .reason = "slow GEMM"});
   const std::string out = run_summary(failed_run(), &m);
   const std::string block = out.substr(out.find("Diagnosis\n"));
   EXPECT_EQ(block.substr(0, block.find("SUBFAIL")),

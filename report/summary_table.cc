@@ -9,10 +9,14 @@ std::string steps_line(const metrics::RunMetrics& run, metrics::RatioStyle style
   const auto& st = run.steps;
   if (!st) return "steps: none (no ProfilerStep annotations in the traces)\n";
   std::string straggler = metrics::kNoStragglerPeer;
-  if (st->worst)
-    straggler = fmt::format("worst straggler step {} on rank {}, +{:.3f} ms over the fastest", st->worst->step,
-                            st->worst->slowest_rank ? std::to_string(*st->worst->slowest_rank) : "?",
-                            st->worst->excess_ms);
+  if (st->worst) {
+    const metrics::StepStraggler& w = *st->worst;
+    straggler = fmt::format("worst straggler step {} on rank {}, +{:.3f} ms over the fastest", w.step,
+                            w.slowest_rank ? std::to_string(*w.slowest_rank) : "?", w.excess_ms);
+    if (!w.cause.empty())
+      straggler += fmt::format(" (late in {}: compute {:+.3f}, exposed comm {:+.3f}, idle {:+.3f} ms)", w.cause,
+                               w.compute_excess_ms, w.comm_excess_ms, w.idle_excess_ms);
+  }
   return fmt::format("steps: {} ({} rank-steps), mean {:.3f} ms, median {:.3f}, p95 {:.3f}, max {:.3f}, cv {}; {}\n",
                      st->step_count, st->samples, st->mean_ms, st->median_ms, st->p95_ms, st->max_ms,
                      metrics::format_ratio(st->cv, style), straggler);
