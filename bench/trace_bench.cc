@@ -2,8 +2,10 @@
 // with shifted timestamps and ids, then measures `aorta_suite analyze` against
 // Python's json.load of the same file, measured in the same run, and one plain file
 // read by one thread against the same file split across two (issue 21, part 3).
+// --against OTHER measures another build of aorta_suite (an earlier commit's) on the
+// same file, the two taking turns, and prints the ratios (issue 34's cost).
 //
-// Usage: trace_bench AORTA_SUITE SOURCE_TRACE WORK_DIR [SIZE_MB] [PYTHON] [--split-only]
+// Usage: trace_bench AORTA_SUITE SOURCE_TRACE WORK_DIR [SIZE_MB] [PYTHON] [--split-only | --against OTHER]
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -111,19 +113,50 @@ bool split_figure(const std::string& suite, const fs::path& work, const fs::path
   return ok;
 }
 
+// AORTA_SUITE against OTHER on the same file: 5 turns each, alternating so both see
+// the same page cache and machine load; the medians and their ratios.
+bool against_figure(const std::string& suite, const std::string& other, const fs::path& work, const fs::path& big,
+                    double mb) {
+  std::vector<Measured> mine, theirs;
+  for (int turn = 0; turn < 5; ++turn)
+    for (auto [binary, into] : {std::pair{&suite, &mine}, std::pair{&other, &theirs}})
+      into->push_back(measure({*binary, "analyze", big.string(), "--output", (work / "against.json").string(), "--jobs", "1"}));
+  auto median = [](std::vector<Measured> runs, double Measured::*field) {
+    std::sort(runs.begin(), runs.end(), [&](const Measured& a, const Measured& b) { return a.*field < b.*field; });
+    return runs[runs.size() / 2].*field;
+  };
+  bool ok = true;
+  for (const auto& r : mine) ok = ok && r.status == 0;
+  for (const auto& r : theirs) ok = ok && r.status == 0;
+  std::printf("%.0f MB, --jobs 1, median of 5 turns each  %9s %9s %13s\n", mb, "seconds", "CPU s", "peak RSS MB");
+  for (auto [name, runs] : {std::pair{"this build", &mine}, std::pair{"the other build", &theirs}})
+    std::printf("%-40s %9.2f %9.2f %13.1f\n", name, median(*runs, &Measured::seconds),
+                median(*runs, &Measured::cpu_seconds), median(*runs, &Measured::peak_rss_mb));
+  std::printf("this / other: time %.3fx, CPU %.3fx, peak RSS %.3fx%s\n",
+              median(mine, &Measured::seconds) / median(theirs, &Measured::seconds),
+              median(mine, &Measured::cpu_seconds) / median(theirs, &Measured::cpu_seconds),
+              median(mine, &Measured::peak_rss_mb) / median(theirs, &Measured::peak_rss_mb), ok ? "" : " (a run FAILED)");
+  return ok;
+}
+
 int main(int argc, char** argv) {
   if (argc < 4 || std::string(argv[1]) == "--help") {
-    std::printf("usage: trace_bench AORTA_SUITE SOURCE_TRACE WORK_DIR [SIZE_MB=1024] [PYTHON=python3] [--split-only]\n");
+    std::printf("usage: trace_bench AORTA_SUITE SOURCE_TRACE WORK_DIR [SIZE_MB=1024] [PYTHON=python3] "
+                "[--split-only | --against OTHER_AORTA_SUITE]\n");
     return argc < 4 ? 2 : 0;
   }
   bool split_only = false;
-  for (int i = 4; i < argc; ++i)
-    if (std::string(argv[i]) == "--split-only") {
-      split_only = true;
-      for (int j = i; j + 1 < argc; ++j) argv[j] = argv[j + 1];
-      --argc;
-      break;
-    }
+  std::string against;
+  for (int i = 4; i < argc; ++i) {
+    const std::string a = argv[i];
+    const int take = a == "--split-only" ? 1 : a == "--against" && i + 1 < argc ? 2 : 0;
+    if (take == 0) continue;
+    if (a == "--split-only") split_only = true;
+    else against = argv[i + 1];
+    for (int j = i; j + take < argc; ++j) argv[j] = argv[j + take];
+    argc -= take;
+    --i;
+  }
   std::string suite = argv[1];
   fs::path work = argv[3];
   uint64_t size_mb = argc > 4 ? std::stoull(argv[4]) : 1024;
@@ -134,6 +167,7 @@ int main(int argc, char** argv) {
   fs::path big = work / "big.pt.trace.json";
   double mb = write_trace(src, big, size_mb << 20, 0) / 1048576.0;
   std::printf("trace: %.1f MB (%zu source events replicated, span %.0f us per copy)\n\n", mb, src.events.size(), src.span);
+  if (!against.empty()) return against_figure(suite, against, work, big, mb) ? 0 : 1;
   const bool split_ok = split_figure(suite, work, big, mb);
   if (split_only) return split_ok ? 0 : 1;
 

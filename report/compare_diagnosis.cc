@@ -9,29 +9,29 @@ namespace {
 
 // One rank's diagnosis as compare needs it; the first value not of the report's shape
 // is named in `why`.
-bool rank_of(const ordered_json& r, const std::string& at, metrics::RankDiagnosis& d, std::string& why) {
-  auto list = [&](const char* key) -> const ordered_json* {
+bool rank_of(const nlohmann::json& r, const std::string& at, metrics::RankDiagnosis& d, std::string& why) {
+  auto list = [&](const char* key) -> const nlohmann::json* {
     if (r.is_object() && r.contains(key) && r[key].is_array()) return &r[key];
     why = at + "." + key + " is not a list";
     return nullptr;
   };
-  const ordered_json* classes = list("kernel_classes");
-  const ordered_json* collectives = classes ? list("collectives") : nullptr;
+  const nlohmann::json* classes = list("kernel_classes");
+  const nlohmann::json* collectives = classes ? list("collectives") : nullptr;
   if (!collectives) return false;
   for (size_t j = 0; j < classes->size(); ++j) {
-    const ordered_json& c = (*classes)[j];
-    if (!c.is_object() || !c.value("class", ordered_json()).is_string() ||
-        !c.value("share_of_window", ordered_json()).is_number()) {
+    const nlohmann::json& c = (*classes)[j];
+    if (!c.is_object() || !c.value("class", nlohmann::json()).is_string() ||
+        !c.value("share_of_window", nlohmann::json()).is_number()) {
       why = fmt::format("{}.kernel_classes[{}] has no class name and share_of_window number", at, j);
       return false;
     }
     d.classes.push_back({c["class"].get<std::string>(), 0, 0, c["share_of_window"].get<double>()});
   }
   for (size_t j = 0; j < collectives->size(); ++j) {
-    const ordered_json& c = (*collectives)[j];
-    const ordered_json busbw = c.is_object() ? c.value("busbw_gbps", ordered_json()) : ordered_json();
-    if (!c.is_object() || !c.value("collective", ordered_json()).is_string() ||
-        !c.value("message_bytes", ordered_json()).is_number_unsigned() || !(busbw.is_null() || busbw.is_number())) {
+    const nlohmann::json& c = (*collectives)[j];
+    const nlohmann::json busbw = c.is_object() ? c.value("busbw_gbps", nlohmann::json()) : nlohmann::json();
+    if (!c.is_object() || !c.value("collective", nlohmann::json()).is_string() ||
+        !c.value("message_bytes", nlohmann::json()).is_number_unsigned() || !(busbw.is_null() || busbw.is_number())) {
       why = fmt::format("{}.collectives[{}] has no collective name, message_bytes and busbw_gbps", at, j);
       return false;
     }
@@ -48,7 +48,7 @@ ordered_json optional(const std::optional<double>& v) { return v ? ordered_json(
 
 }  // namespace
 
-void read_diagnosis(const ordered_json& diagnosis, metrics::RunFigures& figures) {
+void read_diagnosis(const nlohmann::json& diagnosis, metrics::RunFigures& figures) {
   if (!diagnosis.is_object() || !diagnosis.contains("ranks") || !diagnosis["ranks"].is_array()) {
     figures.no_diagnosis = "diagnosis.ranks is not a list";
     return;

@@ -15,7 +15,7 @@ inline constexpr const char* kNoRankDiagnosed = "no rank has a GPU-timeline diag
 // Sets figures.diagnosis from ranks[].kernel_classes[{class, share_of_window}] and
 // ranks[].collectives[{collective, message_bytes, busbw_gbps}], or figures.no_diagnosis
 // naming the first value not of that shape.
-void read_diagnosis(const ordered_json& diagnosis, metrics::RunFigures& figures);
+void read_diagnosis(const nlohmann::json& diagnosis, metrics::RunFigures& figures);
 
 // {"note", "kernel_classes", "busbw"}: the note says why the lists are empty.
 ordered_json diagnosis_comparison_json(const metrics::Comparison& c);

@@ -88,5 +88,15 @@ TEST(CompareDiagnosis, RowsAsJson) {
   EXPECT_TRUE(diagnosis_comparison_json(none)["busbw"].empty());
 }
 
+// A hostile diagnosis object of 300000 keys (found by review): kept in a map, each key
+// costs a lookup of log n, so it is read at once and named as not the report's shape.
+// (An ordered_json object scans every key it has: this case took minutes.)
+TEST(CompareDiagnosis, AnObjectOfManyKeysIsReadAtOnce) {
+  std::string many = "{";
+  for (int i = 0; i < 300000; ++i) many += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":0";
+  many += "}";
+  EXPECT_EQ(figures_of(many).no_diagnosis, "diagnosis.ranks is not a list");
+}
+
 }  // namespace
 }  // namespace aorta::report

@@ -14,7 +14,8 @@ namespace {
 constexpr double kBarWidth = 300;  // px for the largest of the ranks and the median
 
 std::string rank_name(const metrics::RankMetrics& r) {
-  return r.rank ? fmt::format("rank {}", *r.rank) : "rank ? (" + r.source + ")";
+  const std::string rank = r.rank ? fmt::format("rank {}", *r.rank) : "rank ? (" + r.source + ")";
+  return r.node ? *r.node + " " + rank : rank;
 }
 
 // One bar, its value's width, with the median as a line across it.

@@ -7,13 +7,6 @@
 namespace aorta::report {
 namespace {
 
-std::string rank_name(const metrics::Finding& f) {
-  std::string rank = f.rank ? fmt::format("rank {}", *f.rank) : "rank unknown";
-  if (f.gpu) rank += fmt::format(" (GPU {})", *f.gpu);
-  if (!f.node) return rank;
-  return f.rank ? valid_utf8(*f.node) + " " + rank : valid_utf8(*f.node);  // a node's own finding has no rank
-}
-
 ordered_json optional_text(const std::optional<std::string>& s) { return s ? ordered_json(valid_utf8(*s)) : ordered_json(nullptr); }
 
 ordered_json rank_json(const metrics::RankMetrics& r) {
@@ -44,6 +37,13 @@ ordered_json rank_json(const metrics::RankMetrics& r) {
 
 }  // namespace
 
+std::string finding_subject(const metrics::Finding& f) {
+  if (f.of_node) return valid_utf8(f.node.value_or("node unknown"));
+  std::string rank = f.rank ? fmt::format("rank {}", *f.rank) : "rank unknown";
+  if (f.gpu) rank += fmt::format(" (GPU {})", *f.gpu);
+  return f.node ? valid_utf8(*f.node) + " " + rank : rank;
+}
+
 ordered_json kernel_classes_json(const std::vector<metrics::KernelClassTime>& classes) {
   ordered_json list = ordered_json::array();
   for (const auto& c : classes)
@@ -71,9 +71,10 @@ ordered_json diagnosis_json(const metrics::RunMetrics& run) {
                              {"measure", valid_utf8(f.measure)},
                              {"unit", f.unit},
                              {"value", f.value},
-                             {"median", f.rank ? ordered_json(f.median) : ordered_json(nullptr)},  // a node's: none
+                             {"median", f.of_node ? ordered_json(nullptr) : ordered_json(f.median)},  // a node's: none
                              {"ranks", f.ranks},
-                             {"ratio_to_median", f.ratio},
+                             {"ratio_to_median", f.of_node ? ordered_json(nullptr) : ordered_json(f.ratio)},
+                             {"of_node", f.of_node},
                              {"reason", valid_utf8(f.reason)}});
   return o;
 }
@@ -86,11 +87,11 @@ std::vector<std::string> diagnosis_lines(const metrics::RunMetrics& run) {
   std::vector<std::string> lines;
   for (const auto& f : run.outliers) {
     if (lines.size() == kMaxDiagnosisLines) break;
-    if (!f.rank) {  // a node's finding: its ranks' lines give the values
-      lines.push_back(fmt::format("{}: {}", rank_name(f), valid_utf8(f.reason)));
+    if (f.of_node) {  // its ranks' lines give the values
+      lines.push_back(fmt::format("{}: {}", finding_subject(f), valid_utf8(f.reason)));
       continue;
     }
-    lines.push_back(fmt::format("{}: {} ({:.4g} {} vs median {:.4g})", rank_name(f), valid_utf8(f.reason), f.value,
+    lines.push_back(fmt::format("{}: {} ({:.4g} {} vs median {:.4g})", finding_subject(f), valid_utf8(f.reason), f.value,
                                 f.unit, f.median));
   }
   return lines;

@@ -11,6 +11,9 @@ namespace aorta::report {
 
 // {"ranks": [per-rank kernel classes, idle split, bandwidths, missing metadata], "outliers": [...]}.
 ordered_json diagnosis_json(const metrics::RunMetrics& run);
+// Whom a finding is about, as every report names it: "node3 rank 5 (GPU 5)", "rank 2",
+// "rank unknown", or the node alone for a node's own finding.
+std::string finding_subject(const metrics::Finding& f);
 // The parts a rank's steps repeat (metrics_json's steps).
 ordered_json kernel_classes_json(const std::vector<metrics::KernelClassTime>& classes);
 ordered_json idle_json(const metrics::IdleBreakdown& idle);

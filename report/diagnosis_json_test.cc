@@ -28,10 +28,13 @@ metrics::RunMetrics diagnosed_run() {
     run.per_rank.push_back(m);
   }
   run.outliers.push_back({.node = "n1", .source = "", .measure = "outlier ranks", .unit = "ranks", .value = 2,
-                          .ranks = 3, .ratio = 1.15, .reason = "2 of its ranks are outliers"});
+                          .ranks = 3, .ratio = 1.15, .reason = "2 of its ranks are outliers", .of_node = true});
   run.outliers.push_back({.rank = 2, .node = "n1", .gpu = 0, .source = "rank2.json", .measure = "gemm mean kernel time",
                           .unit = "us", .value = 46, .median = 40, .ranks = 3, .ratio = 1.15,
                           .reason = "gemm 15.0% slower"});
+  // A rank of unknown number on a known node is still a rank's finding.
+  run.outliers.push_back({.node = "n0", .source = "r.json", .measure = "gemm mean kernel time", .unit = "us",
+                          .value = 45, .median = 40, .ranks = 3, .ratio = 1.125, .reason = "gemm 12.5% slower"});
   return run;
 }
 
@@ -53,6 +56,9 @@ TEST(DiagnosisJson, FieldsOfARankAndAnOutlier) {
   EXPECT_EQ(r["idle"]["host_wait_gaps"], 7);
   EXPECT_TRUE(d["outliers"][0]["rank"].is_null());  // the node's own finding
   EXPECT_TRUE(d["outliers"][0]["median"].is_null());
+  EXPECT_TRUE(d["outliers"][0]["ratio_to_median"].is_null());
+  EXPECT_EQ(d["outliers"][0]["of_node"], true);
+  EXPECT_EQ(d["outliers"][2]["median"], 40);
   EXPECT_EQ(d["outliers"][0]["node"], "n1");
   EXPECT_EQ(d["outliers"][1]["rank"], 2);
   EXPECT_EQ(d["outliers"][1]["gpu"], 0);
@@ -62,9 +68,10 @@ TEST(DiagnosisJson, FieldsOfARankAndAnOutlier) {
 // The console's lines name the node and GPU; a node's finding has no value of its own.
 TEST(DiagnosisJson, ConsoleLinesNameNodeRankAndGpu) {
   const std::vector<std::string> lines = diagnosis_lines(diagnosed_run());
-  ASSERT_EQ(lines.size(), 2u);
+  ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[0], "n1: 2 of its ranks are outliers");
   EXPECT_EQ(lines[1], "n1 rank 2 (GPU 0): gemm 15.0% slower (46 us vs median 40)");
+  EXPECT_EQ(lines[2], "n0 rank unknown: gemm 12.5% slower (45 us vs median 40)");
 }
 
 TEST(DiagnosisJson, PassesTheReportSchema) {

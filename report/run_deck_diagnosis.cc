@@ -1,5 +1,7 @@
 #include "report/run_deck_diagnosis.h"
 
+#include "report/diagnosis_json.h"
+
 #include <algorithm>
 
 #include "common/utf8.h"
@@ -45,6 +47,9 @@ ordered_json deck_diagnosis_json(const metrics::RunMetrics* result) {
   for (const RankBars& b : bars.busbw) d["busbw"].push_back(bars_json(b));
   for (const auto& f : result->outliers)
     d["outliers"].push_back({{"rank", f.rank ? ordered_json(*f.rank) : ordered_json(nullptr)},
+                             {"node", f.node ? ordered_json(valid_utf8(*f.node)) : ordered_json(nullptr)},
+                             {"gpu", f.gpu ? ordered_json(*f.gpu) : ordered_json(nullptr)},
+                             {"subject", finding_subject(f)},
                              {"measure", valid_utf8(f.measure)},
                              {"reason", valid_utf8(f.reason)}});
   d["outlier_note"] = text_or_null(outlier_note(*result));
@@ -59,8 +64,7 @@ void deck_diagnosis_html(const ordered_json& d, std::ostream& out) {
   for (const auto& b : d["busbw"]) write_rank_bars(bars_of(b), out);
   if (!d["outlier_note"].is_null()) out << "<p>" << escape_xml(d["outlier_note"]) << "</p>\n";
   for (const auto& f : d["outliers"])
-    out << "<p class=\"fail\">" << (f["rank"].is_null() ? "" : "rank " + f["rank"].dump() + ": ")
-        << escape_xml(f["reason"]) << "</p>\n";
+    out << "<p class=\"fail\">" << escape_xml(f["subject"]) << ": " << escape_xml(f["reason"]) << "</p>\n";
   out << "</section>\n";
 }
 

@@ -16,7 +16,9 @@ constexpr std::uintmax_t kMaxReportBytes = std::uintmax_t{256} << 20;
 
 // Where a value sits in a report, as far as compare cares: the figures are the numbers
 // at performance.<compared metric> and per_rank_summary[*].steps[*].step_time_ms.
-// The diagnosis object is kept whole and read by shape afterwards (compare_diagnosis.h).
+// The diagnosis object is kept whole and read by shape afterwards (compare_diagnosis.h),
+// in a json whose objects are maps: an ordered_json object finds a key by scanning all
+// of them, so a hostile object of a million keys took about an hour.
 enum class Place { kOther, kRoot, kPerformance, kMetric, kRanks, kRank, kSteps, kStep, kStepTime, kDiagnosis };
 
 // The figures read as the parser goes, with no document built (the tree of a 100 MiB
@@ -27,7 +29,7 @@ class FiguresReader : public nlohmann::json_sax<ordered_json> {
 
   metrics::RunFigures figures;
   bool has_performance = false;
-  std::optional<ordered_json> diagnosis;  // the top-level "diagnosis" value
+  std::optional<nlohmann::json> diagnosis;  // the top-level "diagnosis" value
   std::string refused;  // the limit passed; empty when none was
 
   bool null() override { return keep(nullptr, false) && value(); }
@@ -38,7 +40,7 @@ class FiguresReader : public nlohmann::json_sax<ordered_json> {
   bool string(string_t& v) override { return keep(v, false) && value(); }
   bool binary(binary_t&) override { return keep(nullptr, false) && value(); }
   bool start_object(std::size_t) override {
-    if (!keep(ordered_json::object(), true)) return false;
+    if (!keep(nlohmann::json::object(), true)) return false;
     Place place = next();
     if (place != Place::kRoot && place != Place::kPerformance && place != Place::kRank && place != Place::kStep)
       place = Place::kOther;
@@ -63,7 +65,7 @@ class FiguresReader : public nlohmann::json_sax<ordered_json> {
   }
   bool end_object() override { return close(); }
   bool start_array(std::size_t) override {
-    if (!keep(ordered_json::array(), true)) return false;
+    if (!keep(nlohmann::json::array(), true)) return false;
     const Place place = next();
     return open(place == Place::kRanks || place == Place::kSteps ? place : Place::kOther);
   }
@@ -80,13 +82,13 @@ class FiguresReader : public nlohmann::json_sax<ordered_json> {
   const std::vector<std::string> compared_ = metrics::compared_metrics();
   std::vector<Frame> frames_;
   std::size_t values_ = 0;
-  std::vector<ordered_json*> tree_;  // the open containers of the diagnosis being kept
+  std::vector<nlohmann::json*> tree_;  // the open containers of the diagnosis being kept
   std::string key_;                  // the last key read
   std::size_t kept_ = 0;
 
   // Keeps a value of the diagnosis (its root or inside it); a container becomes where
   // the values after it go until it closes.
-  bool keep(ordered_json v, bool container) {
+  bool keep(nlohmann::json v, bool container) {
     if (tree_.empty()) {
       if (next() != Place::kDiagnosis) return true;
       diagnosis = std::move(v);
@@ -96,8 +98,8 @@ class FiguresReader : public nlohmann::json_sax<ordered_json> {
     if (++kept_ > limits_.max_diagnosis_values)
       return refuse("holds more than " + std::to_string(limits_.max_diagnosis_values) +
                     " values in its diagnosis (a report holds about 100 a rank)");
-    ordered_json& top = *tree_.back();
-    ordered_json* at = &top;
+    nlohmann::json& top = *tree_.back();
+    nlohmann::json* at = &top;
     if (top.is_object()) {
       at = &(top[key_] = std::move(v));
     } else {

@@ -16,7 +16,8 @@ Written from the definitions (README, "Diagnosis"), not from the C++ code:
   ends a gap, which is host wait when the kernel's runtime call (cat cuda_runtime or
   cuda_driver, same args.correlation, the first in the file) has a ts after the gap
   began, else kernel wait when shorter than 0.030 us (30 ns), else other;
-- the GPU index: the one args.device of every GPU event, else none;
+- the GPU index: the one args.device (an integer in 0 .. 2^20 - 1) of every GPU
+  event, else none;
 - per step (independent_steps.py's steps and launch rule): the same classes and idle
   split over the kernels launched in the step, shares of their own span;
 - outliers: median and MAD over the ranks (statistics.median), 3.5 * 1.4826 * MAD and
@@ -156,7 +157,8 @@ def diagnose(path):
             param_comms[name] = param_comms.get(name, 0) + 1
     info = trace.get("distributedInfo", {}) if isinstance(trace, dict) else {}
     devices = {e["args"]["device"] for e in events if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")
-               and isinstance(e.get("args"), dict) and isinstance(e["args"].get("device"), int)}
+               and isinstance(e.get("args"), dict) and type(e["args"].get("device")) is int
+               and 0 <= e["args"]["device"] < 2 ** 20}
     return {"file": path, "rank": info.get("rank"), "gpu": devices.pop() if len(devices) == 1 else None,
             "window_us": window,
             "idle_time_us": timeline(gpu)["idle_time_us"], "idle": idle_split(gpu, launched),

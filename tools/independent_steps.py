@@ -22,7 +22,7 @@ Written from the definitions, not from the C++ code:
   null, and a note says so); the straggler's cause: of compute, exposed comm and the
   rest of the step (step time - compute - exposed comm), the part the slowest rank
   spent longest in beyond the fastest (the first of compute, communication, idle on a
-  tie), null on a timeline-less trace.
+  tie), null on a timeline-less trace or when the slowest is no slower.
 
 Usage: independent_steps.py [--include-unlinked-kernels] TRACE [TRACE ...]
 Prints one JSON object per trace ({"file", "rank", "steps"}), then {"run": ...}.
@@ -122,7 +122,7 @@ def percentile(values, p):
 
 
 def cause(slow, fast):
-    if any(x.get(f) is None for x in (slow, fast) for f in ("compute_time_ms", "exposed_comm_time_ms")):
+    if slow["step_time_ms"] - fast["step_time_ms"] <= 0 or any(x.get(f) is None for x in (slow, fast) for f in ("compute_time_ms", "exposed_comm_time_ms")):
         return {"cause": None, "compute_excess_ms": None, "comm_excess_ms": None, "idle_excess_ms": None}
     parts = {}
     for name, f in (("compute", lambda x: x["compute_time_ms"]), ("communication", lambda x: x["exposed_comm_time_ms"]),

@@ -234,7 +234,9 @@ std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool co
       fail(state, host, node.error);
       continue;
     }
-    state.trace_folders[dest_root] = host;
+    // Only the head's folder without combining: it may hold other nodes' traces (shared
+    // storage, or a script that gathers them), so it names a node only in a one-node run.
+    if (combined || exec.hosts().size() == 1) state.trace_folders[dest_root] = host;
     copies.push_back(std::move(node));
   }
   if (shared) state.trace_folders.clear();

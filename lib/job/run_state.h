@@ -63,7 +63,8 @@ struct RunState {
 
   std::map<std::string, std::vector<std::string>> trace_trees;     // host -> trees collected
   // Where each node's copies were put -> that node, for naming a rank's node; empty when
-  // the nodes listed the same files (shared storage: who wrote a file is unknown).
+  // the nodes listed the same files (shared storage: who wrote a file is unknown), and
+  // when only the head's traces were collected in a run of several nodes.
   std::map<std::filesystem::path, std::string> trace_folders;
   std::vector<std::pair<std::string, std::string>> collection_errors;  // host -> message, cluster order
   std::map<std::string, std::filesystem::path> artifacts;          // torch_traces, training_log, ...

@@ -102,7 +102,8 @@ RankDiagnosis diagnose(const trace::TraceData& data, const std::vector<uint32_t>
                        const trace::LaunchTimes& launches) {
   std::array<Sum, 6> by_kind;
   std::map<std::string, Sum> by_collective;   // collective kernels by Collective name
-  std::vector<Sum> by_key(data.collectives.size());
+  // Only the shapes these events have: a step's few, not the trace's up to 4096 each time.
+  std::map<uint32_t, Sum> by_key;
   std::map<std::string, Sum> missing;
   for (uint32_t i : indices) {
     const trace::GpuEvent& e = data.gpu_events[i];
@@ -137,9 +138,7 @@ RankDiagnosis diagnose(const trace::TraceData& data, const std::vector<uint32_t>
     add_class(kind_name(k), by_kind[static_cast<size_t>(k)]);
   for (const auto& [name, s] : by_collective) add_class("collective:" + name, s);
   for (KernelKind k : {KernelKind::kMemcpy, KernelKind::kMemset}) add_class(kind_name(k), by_kind[static_cast<size_t>(k)]);
-  for (size_t k = 0; k < by_key.size(); ++k) {
-    const Sum& s = by_key[k];
-    if (s.kernels == 0) continue;
+  for (const auto& [k, s] : by_key) {
     const CollectiveKey& key = data.collectives[k];
     const auto bytes = static_cast<uint64_t>(std::max(key.in_nelems, key.out_nelems)) *
                        static_cast<uint64_t>(*dtype_bytes(key.dtype));

@@ -90,25 +90,28 @@ TEST(Diagnosis, MissingMetadataIsSaidNeverGuessed) {
 // at 40, C [150.02, 200) at 140 (a 20 ns gap, launched before the GPU went idle), D
 // [300, 310) at 250 (launched after the idle began at 200: host wait 100), E [400,
 // 420) at 120 (launched long before: other 90), F [420, 430) with no launch (touches
-// E: no gap), G [500, 510) with no launch (other 70, as HTA leaves an unlinked kernel).
+// E: no gap), G [500, 510) with no launch (other 70, as HTA leaves an unlinked kernel),
+// H [510.01, 520) launched at 510.005: a 10 ns gap, but launched after it began, so host
+// wait (HTA asks host wait first).
 TEST(Diagnosis, IdleSplitAsHtaDefinesIt) {
   trace::TraceData d;
   const std::vector<std::tuple<double, double, int64_t>> spans{{300, 10, 4}, {0, 100, 1},  {50, 100, 2},
                                                                 {150.02, 49.98, 3}, {400, 20, 5}, {420, 10, 6},
-                                                                {500, 10, 7}};
+                                                                {500, 10, 7}, {510.01, 9.99, 8}};
   for (const auto& [ts, dur, correlation] : spans) {
     GpuEvent e = kernel(ts, dur, KernelKind::kGemm);
     e.correlation = correlation;
     d.gpu_events.push_back(e);
   }
   // Runtime calls in file order; the second call of correlation 4 does not count.
-  const std::vector<std::pair<int64_t, double>> calls{{1, -5}, {2, 40}, {3, 140}, {4, 250}, {5, 120}, {4, 100}};
+  const std::vector<std::pair<int64_t, double>> calls{{1, -5},  {2, 40},  {3, 140},     {4, 250},
+                                                      {5, 120}, {4, 100}, {8, 510.005}};
   for (const auto& [correlation, ts] : calls) d.runtime_launches.push_back({correlation, trace::kNoKey, ts, false});
-  const IdleBreakdown idle = diagnose(d, all(d), 510, trace::LaunchTimes(d)).idle;
-  EXPECT_EQ(idle.gaps, 4u);
+  const IdleBreakdown idle = diagnose(d, all(d), 520, trace::LaunchTimes(d)).idle;
+  EXPECT_EQ(idle.gaps, 5u);
   EXPECT_DOUBLE_EQ(idle.kernel_wait_us, 150.02 - 150);
-  EXPECT_DOUBLE_EQ(idle.host_wait_us, 100);
-  EXPECT_EQ(idle.host_wait_gaps, 1u);
+  EXPECT_DOUBLE_EQ(idle.host_wait_us, 100 + (510.01 - 510));
+  EXPECT_EQ(idle.host_wait_gaps, 2u);
   EXPECT_DOUBLE_EQ(idle.other_us, 90 + 70);
 }
 

@@ -77,22 +77,31 @@ std::string reason_of(const Finding& f, Family family, bool other_family_too) {
   return "";
 }
 
-// Each known node with two or more outlier ranks gets one finding, before the first
-// of them: several sick GPUs of one node point at what they share.
-std::vector<Finding> with_node_findings(std::vector<Finding> findings) {
+bool is_part(Family f) { return f == Family::kCompute || f == Family::kBandwidth; }
+
+// Each known node with two or more ranks whose GPU or link is out of line (compute or
+// bandwidth: host waits and idle are no part's fault) gets one finding, before the first
+// of them: several sick GPUs of one node point at what they share. Only in a run of two
+// nodes or more, where a node has peers to differ from.
+std::vector<Finding> with_node_findings(const std::vector<std::pair<Finding, Family>>& found,
+                                        const std::vector<RankMetrics>& ranks) {
+  std::set<std::string> nodes;
+  for (const RankMetrics& r : ranks)
+    if (r.node) nodes.insert(*r.node);
   std::map<std::string, std::set<int>> ranks_of;
-  for (const Finding& f : findings)
-    if (f.node && f.rank) ranks_of[*f.node].insert(*f.rank);
+  for (const auto& [f, family] : found)
+    if (f.node && f.rank && is_part(family)) ranks_of[*f.node].insert(*f.rank);
   std::vector<Finding> out;
   std::set<std::string> said;
-  for (const Finding& f : findings) {
-    if (f.node && ranks_of[*f.node].size() >= 2 && said.insert(*f.node).second) {
-      const auto& ranks = ranks_of[*f.node];
-      Finding n{.node = f.node, .measure = "outlier ranks", .unit = "ranks", .value = static_cast<double>(ranks.size()),
-                .ranks = f.ranks, .ratio = f.ratio};
-      n.reason = fmt::format("{} of its ranks are outliers (ranks {}): suspect what they share (the node's power, "
-                             "cooling, PCIe switch or NIC), not one GPU",
-                             ranks.size(), fmt::join(ranks, ", "));
+  for (const auto& [f, family] : found) {
+    if (nodes.size() >= 2 && f.node && is_part(family) && ranks_of[*f.node].size() >= 2 &&
+        said.insert(*f.node).second) {
+      const auto& outliers = ranks_of[*f.node];
+      Finding n{.node = f.node, .measure = "outlier ranks", .unit = "ranks",
+                .value = static_cast<double>(outliers.size()), .ranks = f.ranks, .ratio = f.ratio, .of_node = true};
+      n.reason = fmt::format("{} of its ranks have slow compute or bandwidth (ranks {}): suspect what they share (the "
+                             "node's power, cooling, PCIe switch or NIC), not one GPU",
+                             outliers.size(), fmt::join(outliers, ", "));
       out.push_back(std::move(n));
     }
     out.push_back(f);
@@ -130,15 +139,14 @@ std::vector<Finding> find_outliers(const std::vector<RankMetrics>& ranks) {
   // A rank with compute and bandwidth findings both points at the node, not one part.
   std::set<std::pair<std::string, Family>> families;
   for (const auto& [f, family] : found) families.insert({f.source, family});
-  std::vector<Finding> out;
   for (auto& [f, family] : found) {
     const Family other = family == Family::kCompute ? Family::kBandwidth : Family::kCompute;
-    f.reason = reason_of(f, family, family != Family::kIdle && families.count({f.source, other}) > 0);
-    out.push_back(std::move(f));
+    f.reason = reason_of(f, family, is_part(family) && families.count({f.source, other}) > 0);
   }
-  std::stable_sort(out.begin(), out.end(),
-                   [](const Finding& a, const Finding& b) { return std::abs(a.ratio - 1) > std::abs(b.ratio - 1); });
-  return with_node_findings(std::move(out));
+  std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+    return std::abs(a.first.ratio - 1) > std::abs(b.first.ratio - 1);
+  });
+  return with_node_findings(found, ranks);
 }
 
 }  // namespace aorta::metrics

@@ -11,17 +11,18 @@
 namespace aorta::metrics {
 
 struct Finding {
-  std::optional<int> rank;  // unset for a node's finding
+  std::optional<int> rank;  // unset for a node's finding, or a rank of unknown number
   std::optional<std::string> node;
   std::optional<int> gpu;  // the rank's GPU index on its node, where its trace says
   std::string source;   // the rank's trace file
   std::string measure;  // e.g. "gemm mean kernel time", "allreduce 4194304 B Float bus bandwidth"
-  std::string unit;     // us | GB/s
+  std::string unit;     // us | GB/s | ranks (a node's finding)
   double value = 0;
   double median = 0;    // of every rank that has the measure
   size_t ranks = 0;     // how many have it
-  double ratio = 0;     // value / median
+  double ratio = 0;     // value / median; a node's finding: its worst rank's (for the order only)
   std::string reason;   // one plain sentence
+  bool of_node = false;  // a node's own finding: no rank, value the count of its outlier ranks
 };
 
 // A rank is an outlier on a measure when at least kMinRanks ranks have it, it lies more
@@ -30,9 +31,10 @@ struct Finding {
 // bandwidth and idle 10% (run-to-run noise on a healthy cluster stays below).
 // Compute is compared per kernel (class time over kernels, the same work on every
 // rank); bus bandwidth per collective type, message size and dtype, lower only; idle
-// both ways; host wait higher only. Worst first (the largest |ratio - 1|). Two or more
-// ranks of one known node among the outliers add a finding for that node (no rank,
-// measure "outlier ranks", value their count), placed before its ranks' findings.
+// both ways; host wait higher only. Worst first (the largest |ratio - 1|). In a run of
+// two nodes or more, two or more ranks of one node with compute or bandwidth findings
+// add a finding for that node (of_node, measure "outlier ranks", value their count),
+// placed before its ranks' findings.
 constexpr size_t kMinRanks = 3;
 std::vector<Finding> find_outliers(const std::vector<RankMetrics>& ranks);
 

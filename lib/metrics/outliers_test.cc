@@ -84,10 +84,11 @@ TEST(Outliers, TwoOutlierRanksOfOneNodeNameTheNode) {
   EXPECT_EQ(found[0].rank, 1);
   EXPECT_FALSE(found[1].rank.has_value());
   EXPECT_EQ(found[1].node, "c");
+  EXPECT_TRUE(found[1].of_node);
   EXPECT_EQ(found[1].measure, "outlier ranks");
   EXPECT_EQ(found[1].value, 2);
-  EXPECT_EQ(found[1].reason, "2 of its ranks are outliers (ranks 4, 5): suspect what they share (the node's power, "
-                             "cooling, PCIe switch or NIC), not one GPU");
+  EXPECT_EQ(found[1].reason, "2 of its ranks have slow compute or bandwidth (ranks 4, 5): suspect what they share (the "
+                             "node's power, cooling, PCIe switch or NIC), not one GPU");
   EXPECT_EQ(found[2].rank, 5);
   EXPECT_EQ(found[2].node, "c");
   EXPECT_DOUBLE_EQ(found[2].ratio, 120.0 / 101);
@@ -96,6 +97,21 @@ TEST(Outliers, TwoOutlierRanksOfOneNodeNameTheNode) {
   std::vector<RankMetrics> anonymous = ranks;
   for (auto& r : anonymous) r.node.reset();
   EXPECT_EQ(find_outliers(anonymous).size(), 3u);
+  // One node for all: no peers to differ from, no node finding.
+  std::vector<RankMetrics> one_node = ranks;
+  for (auto& r : one_node) r.node = "a";
+  EXPECT_EQ(find_outliers(one_node).size(), 3u);
+}
+
+// Host waits are no part's fault: two ranks of node c waiting on their hosts (idle
+// 1400 against 1000) add no node finding, only their own (host wait and idle each).
+TEST(Outliers, HostWaitsMakeNoNodeFinding) {
+  const std::vector<RankMetrics> ranks{rank(0, 100, 40, 1000, "a"), rank(1, 100, 40, 1000, "a"),
+                                       rank(2, 100, 40, 1000, "b"), rank(3, 100, 40, 1000, "b"),
+                                       rank(4, 100, 40, 1400, "c"), rank(5, 100, 40, 1400, "c")};
+  const auto found = find_outliers(ranks);
+  ASSERT_EQ(found.size(), 4u);
+  for (const Finding& f : found) EXPECT_FALSE(f.of_node) << f.reason;
 }
 
 TEST(Outliers, NoOutlierWithinNoiseOrWithTooFewRanks) {

@@ -22,8 +22,9 @@ double quantile(const std::vector<double>& sorted, double p) {
 
 // Which part of the step the slowest rank spent longer in than the fastest: compute,
 // exposed communication, or the rest (time_ms - compute - exposed comm). Nothing when
-// either lacks the GPU-timeline figures.
+// either lacks the GPU-timeline figures, or when the slowest is no slower.
 void set_cause(StepStraggler& s, const StepMetrics& slow, const StepMetrics& fast) {
+  if (!(s.excess_ms > 0)) return;  // no rank was late: nothing made it so
   if (!slow.compute_ms || !slow.exposed_comm_ms || !fast.compute_ms || !fast.exposed_comm_ms) return;
   auto rest = [](const StepMetrics& m) { return m.time_ms - *m.compute_ms - *m.exposed_comm_ms; };
   s.compute_excess_ms = *slow.compute_ms - *fast.compute_ms;
@@ -89,6 +90,29 @@ std::optional<StepSummary> summarize_steps(const std::vector<RankMetrics>& ranks
   return out;
 }
 
+// A rank's GPU index is the device its process saw (args.device). Under per-task GPU
+// binding (CUDA_VISIBLE_DEVICES per rank, Slurm's --gpu-bind) every rank sees device
+// 0, which names no GPU: an index that two ranks of one node share is dropped, and so
+// is one that every rank of unknown node shares.
+void drop_shared_gpu_indices(std::vector<RankMetrics>& ranks) {
+  std::map<std::pair<std::string, int>, int> on_node;
+  std::set<int> unplaced;
+  size_t unplaced_ranks = 0;
+  for (const auto& r : ranks) {
+    if (!r.gpu) continue;
+    if (r.node) {
+      ++on_node[{*r.node, *r.gpu}];
+    } else {
+      unplaced.insert(*r.gpu);
+      ++unplaced_ranks;
+    }
+  }
+  for (auto& r : ranks) {
+    if (!r.gpu) continue;
+    if (r.node ? on_node[{*r.node, *r.gpu}] > 1 : unplaced_ranks > 1 && unplaced.size() == 1) r.gpu.reset();
+  }
+}
+
 }  // namespace
 
 Result<RunMetrics> aggregate(std::vector<RankMetrics> per_rank) {
@@ -139,6 +163,7 @@ Result<RunMetrics> aggregate(std::vector<RankMetrics> per_rank) {
       return Error{ErrorCode::kInvalidInput, fmt::format("{} = {} is outside 0..1", name, value), ""};
   }
   run.steps = summarize_steps(per_rank);
+  drop_shared_gpu_indices(per_rank);
   run.outliers = find_outliers(per_rank);
   run.per_rank = std::move(per_rank);
   return run;

@@ -24,7 +24,8 @@ std::vector<trace::StepAnnotation> steps_by_start(const trace::TraceData& data) 
 }  // namespace
 
 std::vector<StepMetrics> step_metrics(const trace::TraceData& data, const std::vector<bool>& selected) {
-  return step_metrics(data, selected, trace::LaunchTimes(data));
+  // Without a GPU timeline nothing is looked up: no table to build.
+  return step_metrics(data, selected, selected.empty() ? trace::LaunchTimes() : trace::LaunchTimes(data));
 }
 
 std::vector<StepMetrics> step_metrics(const trace::TraceData& data, const std::vector<bool>& selected,
@@ -68,7 +69,7 @@ std::vector<StepMetrics> step_metrics(const trace::TraceData& data, const std::v
       m.classes = std::move(d.classes);
       m.idle = d.idle;
     }
-    out.push_back(m);
+    out.push_back(std::move(m));
   }
   return out;
 }

@@ -53,7 +53,8 @@ std::vector<std::string> dropped_step_warnings(const trace::TraceData& data);
 
 // What made a straggler's step late: of its compute, exposed communication and the
 // rest of the step (idle, exposed copies, launch overhead: time_ms - compute_ms -
-// exposed_comm_ms), the part by which the slowest rank exceeds the fastest the most.
+// exposed_comm_ms), the part by which the slowest rank exceeds the fastest the most;
+// none when the slowest is no slower.
 struct StepStraggler {
   int64_t step = 0;
   std::optional<int> slowest_rank;  // unknown rank stays unknown

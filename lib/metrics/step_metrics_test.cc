@@ -301,19 +301,22 @@ TEST(StepSummary, PooledFiguresAndStragglersByHand) {
 // What made each straggler late. Step 1: rank 0 100 ms (compute 60, exposed comm 20,
 // rest 20), rank 1 112 ms (62, 21, rest 29): idle +9 beats compute +2 and comm +1.
 // Step 2: rank 1 130 ms (90, 20, 20) against 100 (60, 20, 20): compute +30. Step 3: no
-// timeline figures, no cause.
+// timeline figures, no cause. Step 4: rank 0 145 ms (60, 55, rest 30) against 110 (60, 25,
+// 25): communication +30 beats idle +5; the worst (35 ms). Step 5: both 100 ms, no
+// straggler, so no cause.
 TEST(StepSummary, StragglerCauseIsThePartThatGrewMost) {
-  RankMetrics r0 = rank_with_steps(0, {100, 100, 100});
-  RankMetrics r1 = rank_with_steps(1, {112, 130, 120});
-  const std::vector<std::pair<double, double>> figures0{{60, 20}, {60, 20}}, figures1{{62, 21}, {90, 20}};
-  for (size_t i = 0; i < 2; ++i) {
+  RankMetrics r0 = rank_with_steps(0, {100, 100, 100, 145, 100});
+  RankMetrics r1 = rank_with_steps(1, {112, 130, 120, 110, 100});
+  const std::vector<std::pair<double, double>> figures0{{60, 20}, {60, 20}, {}, {60, 55}, {60, 20}},
+      figures1{{62, 21}, {90, 20}, {}, {60, 25}, {70, 10}};
+  for (size_t i : {0, 1, 3, 4}) {
     std::tie(r0.steps[i].compute_ms, r0.steps[i].exposed_comm_ms) = figures0[i];
     std::tie(r1.steps[i].compute_ms, r1.steps[i].exposed_comm_ms) = figures1[i];
   }
   auto run = aggregate({r0, r1});
   ASSERT_TRUE(run.ok());
   const auto& st = run->steps->stragglers;
-  ASSERT_EQ(st.size(), 3u);
+  ASSERT_EQ(st.size(), 5u);
   EXPECT_EQ(st[0].cause, "idle");
   EXPECT_DOUBLE_EQ(st[0].compute_excess_ms, 2);
   EXPECT_DOUBLE_EQ(st[0].comm_excess_ms, 1);
@@ -322,7 +325,13 @@ TEST(StepSummary, StragglerCauseIsThePartThatGrewMost) {
   EXPECT_DOUBLE_EQ(st[1].compute_excess_ms, 30);
   EXPECT_DOUBLE_EQ(st[1].idle_excess_ms, 0);
   EXPECT_EQ(st[2].cause, "");
-  EXPECT_EQ(run->steps->worst->step, 2);
+  EXPECT_EQ(st[3].slowest_rank, 0);
+  EXPECT_EQ(st[3].cause, "communication");
+  EXPECT_DOUBLE_EQ(st[3].comm_excess_ms, 30);
+  EXPECT_DOUBLE_EQ(st[3].idle_excess_ms, 5);
+  EXPECT_DOUBLE_EQ(st[4].excess_ms, 0);
+  EXPECT_EQ(st[4].cause, "");
+  EXPECT_EQ(run->steps->worst->step, 4);
 }
 
 TEST(StepSummary, NoAnnotationsGiveNoFiguresAndAConfiguredStepGateFails) {

@@ -223,6 +223,8 @@ TEST(StageBodies, CollectionWithoutCombiningKeepsTheHeadsNewestTree) {
   EXPECT_EQ(h.fake.downloads("n1"), std::vector<std::string>{"/scratch/alice/aorta/" + newer});
   EXPECT_TRUE(h.fake.downloads("n2").empty());
   EXPECT_EQ(h.state.artifacts.at("torch_traces"), h.state.output_root / "traces/run_b/torch_profiler");
+  // Two nodes, the head's traces only: they may be any node's, so none is named (review of issue 34).
+  EXPECT_TRUE(h.state.trace_folders.empty());
 }
 
 // --- analyze and parse_results ----------------------------------------------

@@ -14,6 +14,7 @@ namespace aorta::trace {
 class LaunchTimes {
  public:
   using Entry = std::pair<int64_t, double>;  // (correlation, CPU ts)
+  LaunchTimes() = default;  // finds nothing
   // The first runtime call of each correlation in file order wins.
   explicit LaunchTimes(const TraceData& data);
   std::optional<double> of(int64_t correlation) const;
