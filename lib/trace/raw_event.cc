@@ -63,6 +63,16 @@ simdjson::error_code read_id(simdjson::ondemand::value value, int64_t& out, IdIn
       return simdjson::SUCCESS;
     }
     if (auto e = value.get_double().get(d)) return e;
+    // Past int64 (a uint64 above 2^63, 1e300) a cast is undefined (found by the fuzzer):
+    // such an id is kept by its text, as a string id is.
+    if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) {
+      std::string_view raw = value.raw_json_token();
+      while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' || raw.back() == '\t'))
+        raw.remove_suffix(1);
+      out = interner.intern(raw);
+      interned |= bit;
+      return simdjson::SUCCESS;
+    }
     out = static_cast<int64_t>(d);
     interned &= static_cast<uint8_t>(~bit);
     return simdjson::SUCCESS;

@@ -10,6 +10,7 @@
 
 #include "tests/gunzip.h"
 #include "tests/temp_dir.h"
+#include "trace/timeline.h"
 
 namespace aorta::trace {
 namespace {
@@ -93,6 +94,28 @@ TEST(TraceReader, NegativeDurationsAreSkippedAndCounted) {
   ASSERT_TRUE(data.ok());
   EXPECT_EQ(data->negative_durations, 1u);
   EXPECT_EQ(data->gpu_events.size(), 1u);
+}
+
+// Ids past int64 (a pid of 1e300, a tid of 2^64 - 1): a cast was undefined (found by the
+// fuzzer under UBSan) and made every such pid one; each is now kept by its text, so the
+// first kernel's flow end names it and the second's (pid 2e300) does not.
+TEST(TraceReader, IdsPastInt64AreKeptByTheirText) {
+  aorta::testing::TempDir dir;
+  auto data = read_trace(dir.write("huge.json", R"({"traceEvents": [
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":100,"tid":100,"ts":0,"dur":1,"args":{"correlation":1}},
+    {"ph":"s","cat":"ac2g","name":"ac2g","id":1,"pid":100,"tid":100,"ts":0},
+    {"ph":"f","cat":"ac2g","name":"ac2g","id":1,"pid":1e300,"tid":18446744073709551615,"ts":10,"bp":"e"},
+    {"ph":"X","cat":"kernel","name":"a","pid":1e300,"tid":18446744073709551615,"ts":10,"dur":5,"args":{"correlation":1}},
+    {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":100,"tid":100,"ts":1,"dur":1,"args":{"correlation":2}},
+    {"ph":"s","cat":"ac2g","name":"ac2g","id":2,"pid":100,"tid":100,"ts":1},
+    {"ph":"f","cat":"ac2g","name":"ac2g","id":2,"pid":2e300,"tid":18446744073709551615,"ts":20,"bp":"e"},
+    {"ph":"X","cat":"kernel","name":"b","pid":1e300,"tid":18446744073709551615,"ts":20,"dur":5,"args":{"correlation":2}}
+  ]})"));
+  ASSERT_TRUE(data.ok()) << data.error().describe();
+  const std::vector<bool> selected = select_gpu_events(*data, KernelSelection::kLinkedOnly);
+  ASSERT_EQ(selected.size(), 2u);
+  EXPECT_TRUE(selected[0]);
+  EXPECT_FALSE(selected[1]);
 }
 
 TEST(TraceReader, StringsWithBracesAndEscapesDoNotConfuseTheScanner) {
