@@ -5,15 +5,10 @@
 #include <numeric>
 
 #include "metrics/metric_catalogue.h"
+#include "metrics/outliers.h"
 
 namespace aorta::metrics {
 namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // The diagnosis rows of two runs that both have one.
 void compare_diagnosis(const DiagnosisFigures& base, const DiagnosisFigures& cand, Comparison& out) {
@@ -107,8 +102,8 @@ Comparison compare_runs(const RunFigures& baseline, const RunFigures& candidate,
     StepComparison s;
     s.baseline_samples = baseline.step_times_ms.size();
     s.candidate_samples = candidate.step_times_ms.size();
-    s.baseline_median_ms = median(baseline.step_times_ms);
-    s.candidate_median_ms = median(candidate.step_times_ms);
+    s.baseline_median_ms = median_of(baseline.step_times_ms);
+    s.candidate_median_ms = median_of(candidate.step_times_ms);
     s.test = mann_whitney(baseline.step_times_ms, candidate.step_times_ms);
     if (s.baseline_samples < 2 || s.candidate_samples < 2) s.verdict = "too few steps";
     else if (s.test.p >= kSignificance) s.verdict = "no significant difference";

@@ -60,13 +60,19 @@ std::optional<int> dtype_bytes(std::string_view dtype) {
   return it->second;
 }
 
+bool is_collective_type(std::string_view collective, std::string_view type) {
+  auto has = [&](std::string_view s) { return collective.find(s) != std::string_view::npos; };
+  if (type == "allreduce") return has("allreduce") || has("all_reduce");
+  if (type == "allgather") return has("allgather") || has("all_gather");
+  return has(type);
+}
+
 std::optional<double> busbw_factor(std::string_view collective, int64_t n) {
   if (n < 1) return std::nullopt;
-  auto has = [&](std::string_view s) { return collective.find(s) != std::string_view::npos; };
+  auto is = [&](std::string_view type) { return is_collective_type(collective, type); };
   const double ranks = static_cast<double>(n);
-  if (has("allreduce") || has("all_reduce")) return 2 * (ranks - 1) / ranks;
-  if (has("allgather") || has("all_gather") || has("reduce_scatter") || has("alltoall") || has("all_to_all"))
-    return (ranks - 1) / ranks;
+  if (is("allreduce")) return 2 * (ranks - 1) / ranks;
+  if (is("allgather") || is("reduce_scatter") || is("alltoall") || is("all_to_all")) return (ranks - 1) / ranks;
   for (std::string_view one : {"broadcast", "reduce", "send", "recv"})
     if (collective == one) return 1.0;
   return std::nullopt;

@@ -69,6 +69,8 @@ struct RankDiagnosis {
 
 // Bytes of one element of a PyTorch dtype as record_param_comms writes it (Float, BFloat16...).
 std::optional<int> dtype_bytes(std::string_view dtype);
+// Whether a "Collective name" is of `type` (allreduce also all_reduce, allgather also all_gather).
+bool is_collective_type(std::string_view collective, std::string_view type);
 // nccl-tests' bus bandwidth factor for a PyTorch collective name and group size n:
 // all-reduce 2(n-1)/n; all-gather, reduce-scatter, all-to-all (n-1)/n; broadcast,
 // reduce, send, recv 1.

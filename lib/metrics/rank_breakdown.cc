@@ -6,13 +6,6 @@
 
 namespace aorta::metrics {
 
-bool is_collective_type(std::string_view collective, std::string_view type) {
-  auto has = [&](std::string_view s) { return collective.find(s) != std::string_view::npos; };
-  if (type == "allreduce") return has("allreduce") || has("all_reduce");
-  if (type == "allgather") return has("allgather") || has("all_gather");
-  return has(type);
-}
-
 std::optional<BusbwPerRank> busbw_per_rank(const std::vector<RankMetrics>& ranks, std::string_view type) {
   BusbwPerRank out;
   bool any = false;

@@ -19,8 +19,6 @@ namespace aorta::metrics {
 // The collective types that have a bus-bandwidth gate, in the order reports show them.
 inline constexpr std::array<std::string_view, 3> kGatedCollectives{"allreduce", "allgather", "reduce_scatter"};
 
-// Whether a "Collective name" is of `type` (allreduce also all_reduce, allgather also all_gather).
-bool is_collective_type(std::string_view collective, std::string_view type);
 
 // One collective type at the largest message size any rank sent for it (small ones
 // measure latency): each rank's lowest bus bandwidth there, over dtypes and groups.
