@@ -78,11 +78,30 @@ Result<JunitOutput> junit_output(const std::string& flag, const std::string& val
   return JunitOutput{path, path.back() == '/'};
 }
 
+// Why one --gtest_ word is refused (unknown, malformed, or breaking the session), or nothing.
+std::optional<Error> flag_refusal(const std::string& arg, const std::string& name, const std::string& key,
+                                  const std::optional<std::string>& value) {
+  if (key.rfind("internal_", 0) == 0) return usage(name + " is GoogleTest-internal (death tests); the suite runs none");
+  auto it = known_flags().find(key);
+  if (it == known_flags().end())
+    return usage("unknown GoogleTest flag " + name + " (see aorta_suite run --help for the gtest flags it takes)");
+  if (it->second != Kind::kBool && !value) return usage(name + " needs a value (" + name + "=...)");
+  if (it->second == Kind::kInt && !int_value(*value)) return usage(arg + ": not a whole number");
+  if (key == "flagfile")
+    return usage(name + " is not supported: give the flags on the command line, where they are checked");
+  if (key == "repeat" && *int_value(*value) != 1) return repeat_refused(arg);
+  if (key == "shuffle" && bool_value(value.value_or(""))) return shuffle_refused(arg);
+  if (std::string why = abort_reason(key);
+      !why.empty() && (key == "stream_result_to" ? !value->empty() : bool_value(value.value_or(""))))
+    return abort_refused(arg, why);
+  return std::nullopt;
+}
+
 }  // namespace
 
 Result<GtestFlags> check_gtest_flags(const std::vector<std::string>& args, const Getenv& getenv) {
   GtestFlags out;
-  bool color_given = false;
+  bool color_given = false, fail_fast_given = false;
   std::optional<std::string> output;
   std::string output_label;  // the flag or variable it came from, for errors
   for (const auto& arg : args) {
@@ -91,20 +110,7 @@ Result<GtestFlags> check_gtest_flags(const std::vector<std::string>& args, const
     std::optional<std::string> value;
     if (eq != std::string::npos) value = arg.substr(eq + 1);
     std::string key = name.rfind("--gtest_", 0) == 0 ? name.substr(8) : "";
-    if (key.rfind("internal_", 0) == 0)
-      return usage(name + " is GoogleTest-internal (death tests); the suite runs none");
-    auto it = known_flags().find(key);
-    if (it == known_flags().end())
-      return usage("unknown GoogleTest flag " + name + " (see aorta_suite run --help for the gtest flags it takes)");
-    if (it->second != Kind::kBool && !value) return usage(name + " needs a value (" + name + "=...)");
-    if (it->second == Kind::kInt && !int_value(*value)) return usage(arg + ": not a whole number");
-    if (key == "flagfile")
-      return usage(name + " is not supported: give the flags on the command line, where they are checked");
-    if (key == "repeat" && *int_value(*value) != 1) return repeat_refused(arg);
-    if (key == "shuffle" && bool_value(value.value_or(""))) return shuffle_refused(arg);
-    if (std::string why = abort_reason(key);
-        !why.empty() && (key == "stream_result_to" ? !value->empty() : bool_value(value.value_or(""))))
-      return abort_refused(arg, why);
+    if (auto refused = flag_refusal(arg, name, key, value)) return *refused;
     if (key == "filter") {
       out.filter = *value;
       continue;
@@ -112,6 +118,11 @@ Result<GtestFlags> check_gtest_flags(const std::vector<std::string>& args, const
     if (key == "output") {
       output = *value;
       output_label = arg;
+      continue;
+    }
+    if (key == "fail_fast") {
+      fail_fast_given = true;
+      out.fail_fast = bool_value(value.value_or(""));
       continue;
     }
     if (key == "list_tests") out.list_tests = bool_value(value.value_or(""));
@@ -134,6 +145,8 @@ Result<GtestFlags> check_gtest_flags(const std::vector<std::string>& args, const
     if (v && *v && (std::string(key) == "stream_result_to" || std::string(v) != "0"))
       return abort_refused(variable + "=" + v, abort_reason(key));
   }
+  // gtest reads GTEST_FAIL_FAST as the flag's default: any value but "0" is true.
+  if (const char* f = getenv("GTEST_FAIL_FAST"); f && *f && !fail_fast_given) out.fail_fast = std::string(f) != "0";
   // Sharding would split one session's stages across processes, each its own run.
   for (const char* variable : {"GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX"})
     if (const char* v = getenv(variable); v && *v)

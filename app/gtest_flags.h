@@ -28,6 +28,10 @@ struct GtestFlags {
   std::optional<std::string> filter;      // the last --gtest_filter
   std::optional<JunitOutput> junit;       // --gtest_output=xml[:PATH], or GTEST_OUTPUT
   bool list_tests = false;
+  // --gtest_fail_fast or GTEST_FAIL_FAST, taken by the run rather than gtest: the
+  // stages already stop at the first failure, and gtest's own fail-fast would skip
+  // collection, reports and teardown without running them (issue 31, 1).
+  bool fail_fast = false;
 };
 
 // Every flag GoogleTest 1.12 (Debian 12) parses, by the kind of value it takes.

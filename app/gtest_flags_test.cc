@@ -30,10 +30,29 @@ TEST(GtestFlags, KnownFlagsPassThroughFilterAndOutputAreTakenOut) {
   EXPECT_EQ(*r->filter, "b.*");  // the last one, as gtest
   EXPECT_EQ(r->pass_through,
             (std::vector<std::string>{"--gtest_brief=1", "--gtest_print_time=0", "--gtest_color=yes",
-                                      "--gtest_also_run_disabled_tests", "--gtest_random_seed=7", "--gtest_fail_fast",
+                                      "--gtest_also_run_disabled_tests", "--gtest_random_seed=7",
                                       "--gtest_repeat=1", "--gtest_shuffle=0"}));
   EXPECT_EQ(r->junit->file_for("aorta_single"), "j.xml");
   EXPECT_FALSE(r->list_tests);
+  EXPECT_TRUE(r->fail_fast);  // the run's, never gtest's
+}
+
+// Issue 31, 1: fail-fast is taken by the run (gtest's skips teardown unrun and breaks
+// the JUnit names), from the flag or gtest's variable, the flag winning.
+TEST(GtestFlags, FailFastIsTheRunsFromTheFlagOrTheVariable) {
+  auto fail_fast = [](const std::vector<std::string>& args, Getenv e) {
+    auto r = check_gtest_flags(args, e);
+    EXPECT_TRUE(r) << r.error().describe();
+    for (const auto& a : r->pass_through) EXPECT_EQ(a.find("fail_fast"), std::string::npos) << a;
+    return r->fail_fast;
+  };
+  EXPECT_FALSE(fail_fast({}, env()));
+  EXPECT_TRUE(fail_fast({"--gtest_fail_fast=1"}, env()));
+  EXPECT_FALSE(fail_fast({"--gtest_fail_fast=0"}, env()));
+  EXPECT_TRUE(fail_fast({}, env({{"GTEST_FAIL_FAST", "1"}})));
+  EXPECT_TRUE(fail_fast({}, env({{"GTEST_FAIL_FAST", "yes"}})));
+  EXPECT_FALSE(fail_fast({}, env({{"GTEST_FAIL_FAST", "0"}})));
+  EXPECT_FALSE(fail_fast({"--gtest_fail_fast=false"}, env({{"GTEST_FAIL_FAST", "1"}})));
 }
 
 TEST(GtestFlags, RepeatOtherThanOneIsRefused) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "common/output_path.h"
 #include "fixtures/session.h"
 
 namespace aorta::app {
@@ -58,6 +59,28 @@ report::ReportContext report_context(const ReportRequest& request, const std::st
   context.extra_junit_paths = request.junit_paths(suite);
   context.junit = report::junit_options_from_environment(request.junit_shape).value();  // checked before the run starts
   return context;
+}
+
+std::optional<std::string> report_path_problem(const ReportRequest& request, const std::string& suite) {
+  std::vector<std::pair<std::string, fs::path>> files;
+  if (request.wants("html") && !request.html_file.empty()) {
+    files.emplace_back("--html", request.html_file);
+    // The HTML's <suite>_html/ folder beside it, when something is there already (a link planted there).
+    const auto folder = request.html_file.parent_path() / (suite + "_html");
+    std::error_code ec;
+    if (fs::symlink_status(folder, ec).type() != fs::file_type::not_found)
+      files.emplace_back("--html", folder / "report.css");
+  }
+  if (request.wants("log") && !request.log_file.empty()) files.emplace_back("--log-file", request.log_file);
+  for (const auto& path : request.junit_files) files.emplace_back("--junitxml", path);
+  if (request.gtest_junit)
+    files.emplace_back("--gtest_output", fs::absolute(request.gtest_junit->file_for(suite)));
+  std::string problems;  // every path at fault, so one fix-up round is enough
+  for (const auto& [flag, path] : files)
+    if (Status s = probe_output_file(path); !s)
+      problems += (problems.empty() ? "" : "; ") + flag + " " + s.error().describe();
+  if (problems.empty()) return std::nullopt;
+  return "report paths cannot be written (nothing was run): " + problems;
 }
 
 bool write_problem_reports(const ReportRequest& request, const std::string& suite,

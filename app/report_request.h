@@ -37,6 +37,13 @@ ReportRequest report_request(const cli::Options& o, const GtestFlags& flags, con
 report::ReportContext report_context(const ReportRequest& request, const std::string& suite, const std::string& run_id,
                                      const std::filesystem::path& run_folder);
 
+// Every report file asked for by path (--junitxml, --gtest_output, --html and the
+// HTML's folder when something is there, --log-file), probed before any node is
+// touched: a path that cannot be written is found now, not after the benchmark (issue
+// 31, 4). The bundle goes beside the HTML file, so its probe covers it. Every path at
+// fault, in one message, or nothing.
+std::optional<std::string> report_path_problem(const ReportRequest& request, const std::string& suite);
+
 // A run that could not start writes what was asked for by path (and everything into
 // a workspace's run folder): one failed test_configuration naming every problem.
 // Nothing asked for: nothing written. False when a file could not be written.

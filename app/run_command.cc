@@ -39,6 +39,7 @@
 #include "report/run_figures.h"
 #include "report/run_deck.h"
 #include "slurm/job.h"
+#include "suites/selection.h"
 #include "suites/suites.h"
 
 namespace aorta::app {
@@ -74,6 +75,17 @@ const fixtures::SuiteSpec* pick_suite(const std::string& named, const std::optio
     if (!fixtures::node_count_error(*suite, nodes)) return suite;
   error = *fixtures::node_count_error(*selected.front(), nodes);
   return nullptr;
+}
+
+// A filter never hides a failure: one that selects tests without the stages they
+// need is refused (listing runs nothing, so it may list any selection).
+std::optional<std::string> filter_problem(const GtestFlags& flags, const fixtures::SuiteSpec& suite,
+                                          const config::Variant& variant, const std::vector<std::string>& hosts) {
+  if (!flags.filter || flags.list_tests) return std::nullopt;
+  auto selected = [&](const std::string& test) { return cli::filter_matches(*flags.filter, test); };
+  auto missing = suites::missing_stages(suite, suites::planned_tests(suite, &variant, hosts), selected);
+  if (!missing) return std::nullopt;
+  return suites::missing_stages_message(suite, *flags.filter, *missing, cli::filter_matches);
 }
 
 // Our listener writes every report; gtest's own XML printer is released, since two
@@ -207,6 +219,7 @@ int load_plan(const cli::Options& o, const GtestFlags& flags, Plan& plan, std::v
   if (!suite) return refuse(job ? error + " (Slurm job " + job->id + " has " +
                                            std::to_string(cluster->nodes.size()) + " node(s))"
                                      : error);
+  if (auto problem = filter_problem(flags, *suite, *variant.variant, host_names(*cluster))) return refuse(*problem);
   if (!o.baseline.empty()) {
     auto baseline = report::load_run_figures(o.baseline);
     if (!baseline) return refuse("--baseline " + printable(baseline.error().message));
@@ -227,7 +240,8 @@ void init_gtest(const char* argv0, const GtestFlags& flags, const std::string& f
   std::vector<std::string> args = {argv0};
   args.insert(args.end(), flags.pass_through.begin(), flags.pass_through.end());
   // Flags win over gtest's environment variables: stages run once, in order.
-  args.insert(args.end(), {"--gtest_shuffle=0", "--gtest_repeat=1", "--gtest_filter=" + filter});
+  // Fail-fast is the run's (GtestFlags::fail_fast): gtest's would skip teardown unrun.
+  args.insert(args.end(), {"--gtest_shuffle=0", "--gtest_repeat=1", "--gtest_fail_fast=0", "--gtest_filter=" + filter});
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -311,6 +325,11 @@ int run_suite(const cli::Options& o, const char* argv0) {
     for (const auto& suite : suites::all()) suites::register_suite_tests(suite, nullptr, {});
   if (flags->list_tests) return RUN_ALL_TESTS() == 0 ? kExitOk : kExitFailed;
 
+  // A usage error like a bad flag: the reports asked for cannot all be written, so none is.
+  if (auto problem = report_path_problem(request, plan->suite->name)) return usage_error(*problem, cli::Command::kRun);
+  if (flags->fail_fast)
+    std::cout << "aorta_suite: fail-fast: the stages stop at the first failure; trace collection, parsing, the "
+                 "reports and teardown still run, so that nothing is lost\n";
   const auto& job = plan->form.job;
   if (job || std::getenv("CVS_SCHEDULER")) std::cout << "aorta_suite: " << plan->form.reason << "\n";
   // Managed: the agents first (the session's transport is theirs); they end with the run.

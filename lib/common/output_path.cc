@@ -179,4 +179,22 @@ Result<int> open_output_for_append(const fs::path& path) {
   return fd;
 }
 
+Status probe_output_file(const fs::path& path) {
+  if (!path.has_filename()) return refused(path, "it names a folder, not a file");
+  auto folder = open_output_folder(path.parent_path().empty() ? fs::path(".") : path.parent_path(), true);
+  if (!folder) return folder.error();
+  if (Status s = check_output_target(*folder, path.filename().string(), path); !s) return s.error();
+  // A file of our own beside it, made and removed: a read-only or full disk fails here.
+  const std::string probe = ".aorta_suite_probe." + std::to_string(::getpid());
+  int fd = ::openat(folder->fd(), probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return Error{ErrorCode::kIo, std::string("cannot write in its folder: ") + std::strerror(errno), path.string()};
+  const bool written = ::write(fd, "probe\n", 6) == 6;
+  const int saved = errno;
+  ::close(fd);
+  ::unlinkat(folder->fd(), probe.c_str(), 0);
+  if (!written)
+    return Error{ErrorCode::kIo, std::string("cannot write in its folder: ") + std::strerror(saved), path.string()};
+  return ok_status();
+}
+
 }  // namespace aorta

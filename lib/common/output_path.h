@@ -54,4 +54,9 @@ Status check_output_target(const FolderHandle& folder, const std::string& name, 
 // check_output_target allow. The caller closes the descriptor.
 Result<int> open_output_for_append(const std::filesystem::path& path);
 
+// Checks before a run that a report can later be written at `path`: its folder is
+// made (as open_output_for_append would) and a probe file written there and removed,
+// and what is at `path` is one an output may replace. The error names the path.
+Status probe_output_file(const std::filesystem::path& path);
+
 }  // namespace aorta

@@ -135,5 +135,25 @@ TEST(OutputPath, AppendCreatesAndAppends) {
   EXPECT_EQ(read(dir.path() / "live" / "x.log"), "one\ntwo\n");
 }
 
+// Issue 31, 4: a report path is probed before the run: its folder is made, nothing is
+// left behind, and a path that could not take the file is refused naming it.
+TEST(OutputPath, ProbeMakesTheFolderAndLeavesNothing) {
+  testing::TempDir dir;
+  const fs::path report = dir.path() / "reports" / "junit.xml";
+  ASSERT_TRUE(probe_output_file(report));
+  EXPECT_TRUE(fs::is_directory(dir.path() / "reports"));
+  EXPECT_TRUE(fs::is_empty(dir.path() / "reports"));  // neither the probe nor the report
+
+  std::ofstream(dir.path() / "a_file") << "x";
+  Status under_file = probe_output_file(dir.path() / "a_file" / "junit.xml");
+  ASSERT_FALSE(under_file);
+  EXPECT_NE(under_file.error().describe().find((dir.path() / "a_file").string()), std::string::npos)
+      << under_file.error().describe();
+  fs::create_directory(dir.path() / "a_folder");
+  Status folder = probe_output_file(dir.path() / "a_folder");
+  ASSERT_FALSE(folder);
+  EXPECT_NE(folder.error().describe().find("a folder"), std::string::npos) << folder.error().describe();
+}
+
 }  // namespace
 }  // namespace aorta

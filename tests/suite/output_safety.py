@@ -327,7 +327,8 @@ def full_disk():
             subprocess.run(["umount", disk])
 
 
-# 6. Outputs aimed at what another user planted: refused at the moment of writing.
+# 6. Outputs aimed at what another user planted: refused before the run (issue 31, 4);
+#    the write itself refuses them too (lib/common/output_path, its unit tests).
 def planted():
     if not IS_ROOT:
         print("note: not root: cannot plant another user's link or a device node; not run")
@@ -352,7 +353,9 @@ def planted():
         cmd = [binary, "--output_dir", os.path.join(work, "out"), "--config_file", cfg,
                "--html", os.path.join(shared, "report.html"), "--junitxml", device, "--log-file", log_link]
         p = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=600)
-        expect(p.returncode == 1, f"exit {p.returncode}", p)
+        # Each refused before the run (issue 31, 4), all in one message.
+        expect(p.returncode == 2 and "report paths cannot be written (nothing was run)" in p.stderr, f"exit {p.returncode}", p)
+        expect(not os.path.exists(os.path.join(work, "out")), "nothing may run", p)
         expect(sorted(os.listdir(secrets)) == ["id_ed25519"], f"written through the planted link: {os.listdir(secrets)}")
         expect(f"{planted_link}: refused to write there: it is a symbolic link owned by uid 4242" in p.stderr,
                "the planted link is not named", p)
@@ -368,7 +371,7 @@ def planted():
                            cwd=work, capture_output=True, text=True, timeout=600)
         expect(open(cfg).read() == before, "the config was overwritten by the log", p)
         expect(f"{cfg}: refused to write there: it is one of this run's inputs" in p.stderr, "the input is not named", p)
-        expect(p.returncode == 1, f"exit {p.returncode}", p)
+        expect(p.returncode == 2, f"exit {p.returncode}", p)
         print("ok: a planted link, a device node, a log link and the config as outputs: each refused and named")
 
 
