@@ -1,6 +1,7 @@
 #include "job/outcome.h"
 
 #include <cctype>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -24,6 +25,20 @@ std::string SubTest::measured() const {
   std::string u = unit.empty() ? "" : " " + unit;
   std::string s = fmt::format("actual {:.6g}{}", *actual, u);
   if (limit) s += fmt::format(", {} {:.6g}{}", gate == Gate::kMin ? "min" : "max", *limit, u);
+  return s;
+}
+
+std::optional<double> SubTest::margin() const {
+  if (!actual || !limit || !gate) return std::nullopt;
+  return *gate == Gate::kMax ? *limit - *actual : *actual - *limit;
+}
+
+std::string SubTest::measured_with_margin() const {
+  auto m = margin();
+  if (!m) return measured();
+  std::string s = fmt::format("{}, margin {:.6g}{}", measured(), *m, unit.empty() ? "" : " " + unit);
+  // The share of the limit left, for a gate that holds (a failed one says how far it missed).
+  if (*m >= 0 && *limit != 0) s += fmt::format(" ({:.2f}% of the limit)", *m / std::abs(*limit) * 100);
   return s;
 }
 

@@ -39,6 +39,13 @@ struct SubTest {
   std::string line() const;
   // "actual 835.2 ms, max 60000 ms" (empty without a value).
   std::string measured() const;
+  // How far a gate's value is inside its limit, in its unit (negative: by how much it
+  // failed); nothing without a value, limit and gate.
+  std::optional<double> margin() const;
+  // "actual 835.2 ms, max 60000 ms, margin 59164.8 ms (98.61% of the limit)" ("margin
+  // -3 ms" when failed), what a gate's testcase shows in its system-out, where Jenkins
+  // shows a passing gate's figures.
+  std::string measured_with_margin() const;
 };
 
 // The gtest-name form of a value: every character outside [A-Za-z0-9_.] made '_'

@@ -27,11 +27,13 @@ StageResult collect_traces(StageContext& ctx) {
     for (const auto& [h, message] : ctx.state.collection_errors)
       if (h == host) {
         t.outcome = job::Outcome::kFailed;
-        t.message = "Trace collection on " + host + ": " + message;
-        out.failures.push_back(t.message);
+        t.message += (t.message.empty() ? "Trace collection on " + host + ": " : "; ") + message;
       }
     out.subtests.push_back(t);
   }
+  if (std::string failed = failed_subtests_line(out.subtests, "node's trace collection", "nodes' trace collections");
+      !failed.empty())
+    out.failures.push_back(failed);
   if (!ctx.state.artifacts.count("torch_traces")) {
     job::SubTest t{.kind = job::SubTestKind::kTraceCollection, .key = "artifact", .value = "torch_traces",
                    .outcome = job::Outcome::kFailed, .message = "No fresh torch_traces artifact was collected"};

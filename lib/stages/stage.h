@@ -44,6 +44,12 @@ struct StageResult {
 StageResult subtest_result(const std::string& stage_test, const std::string& name_part, const std::string& label,
                            const job::SubTest& sub);
 
+// The stage's one failure for its failed sub-tests: how many and their names, not
+// their messages, which each sub-test's own test says (issue 31, 6: one failure, said
+// once). "2 gates failed: max_avg_iteration_ms, min_overlap_ratio". Empty: none failed.
+std::string failed_subtests_line(const std::vector<job::SubTest>& subtests, const std::string& what,
+                                 const std::string& whats);
+
 struct StageContext {
   job::NodeExec& exec;
   job::RunState& state;

@@ -42,10 +42,10 @@ StageResult validate_thresholds(StageContext& ctx) {
     out.failures.push_back("No benchmark result to validate");
     return out;
   }
-  for (const auto& check : metrics::check_thresholds(*ctx.state.result, v.thresholds)) {
-    if (!check.passed) out.failures.push_back(check.message);
+  for (const auto& check : metrics::check_thresholds(*ctx.state.result, v.thresholds))
     out.subtests.push_back(threshold_subtest(check));
-  }
+  if (std::string failed = failed_subtests_line(out.subtests, "gate", "gates"); !failed.empty())
+    out.failures.push_back(failed);
   return out;
 }
 
