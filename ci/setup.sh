@@ -23,6 +23,7 @@ packages=(
   slurm-wlm munge          # Slurm on the test cluster (ctest -L slurm)
   libxml2-utils           # xmllint: the tests validate the JUnit XML against report/junit.xsd
   python3-junitparser     # a real JUnit consumer for tests/suite/junit_consumers.py
+  python3-prometheus-client  # a real OpenMetrics parser for metrics.txt (tests/suite/ci_contract.py)
   chromium fonts-dejavu-core  # the report tests render both HTML files headless
 )
 missing=()

@@ -12,6 +12,7 @@
 
 #include "common/atomic_file.h"
 #include "common/utf8.h"
+#include "report/ci_metrics.h"
 #include "report/html_writer.h"
 #include "report/metrics_json.h"
 #include "report/redact.h"
@@ -46,6 +47,15 @@ class JunitOutput final : public Output {
 const metrics::RunMetrics* parsed_result(const ReportContext& context) {
   return context.result && *context.result ? &**context.result : nullptr;
 }
+
+// GitLab's metrics report and the Jenkins Plot plugin's CSV, in the report folder.
+class CiMetricsOutput final : public Output {
+ public:
+  void write(RunRecord& run, const ReportContext& context, OutputSink& sink) const override {
+    sink.file(kOpenMetricsFile, openmetrics_text(run, parsed_result(context)));
+    sink.file(kPlotCsvFile, plot_csv(run, parsed_result(context)));
+  }
+};
 
 class LogOutput final : public Output {
  public:
@@ -273,7 +283,7 @@ bool write_problem_reports(const std::string& suite, const std::string& run_id, 
 }
 
 const std::vector<std::string>& default_outputs() {
-  static const std::vector<std::string> names = {"summary", "junit", "log", "deck", "html", "bundle"};
+  static const std::vector<std::string> names = {"summary", "junit", "ci_metrics", "log", "deck", "html", "bundle"};
   return names;
 }
 
@@ -282,6 +292,7 @@ Result<std::vector<std::unique_ptr<Output>>> create_outputs(const std::vector<st
   for (const auto& name : names) {
     if (name == "summary") outputs.push_back(std::make_unique<SummaryOutput>());
     else if (name == "junit") outputs.push_back(std::make_unique<JunitOutput>());
+    else if (name == "ci_metrics") outputs.push_back(std::make_unique<CiMetricsOutput>());
     else if (name == "log") outputs.push_back(std::make_unique<LogOutput>());
     else if (name == "deck") outputs.push_back(std::make_unique<DeckOutput>());
     else if (name == "html") outputs.push_back(std::make_unique<HtmlOutput>());

@@ -110,7 +110,7 @@ bool write_problem_reports(const std::string& suite, const std::string& run_id,
                            const std::vector<std::string>& problems, const ReportContext& context,
                            const std::vector<std::string>& outputs);
 
-// "summary" (standard output), "junit", "log", "deck", "html", "bundle", the order every run writes them in:
+// "summary" (standard output), "junit", "ci_metrics" (metrics.txt, aorta_metrics.csv), "log", "deck", "html", "bundle", the order every run writes them in:
 // the deck before the HTML report, which links it; the bundle last, it zips theirs.
 const std::vector<std::string>& default_outputs();
 

@@ -30,7 +30,7 @@ RunRecord test_run() {
 TEST(ReportOutputs, AnUnknownNameIsRefusedNamingItAndTheKnownOnes) {
   auto made = create_outputs({"junit", "pdf"});
   ASSERT_FALSE(made.ok());
-  EXPECT_EQ(made.error().message, "unknown report output \"pdf\"; known: summary, junit, log, deck, html, bundle");
+  EXPECT_EQ(made.error().message, "unknown report output \"pdf\"; known: summary, junit, ci_metrics, log, deck, html, bundle");
   ReportContext context;
   RunRecord run = test_run();
   auto listener = AortaListener::create(context, run, {"log", "xml"});

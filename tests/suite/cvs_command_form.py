@@ -67,7 +67,8 @@ with tempfile.TemporaryDirectory() as work:
     expect(f"run {run_id}" in p.stdout, f"the run id printed is the folder's: {run_id}\n{p.stdout[-1000:]}")
     expect(os.path.isdir(os.path.join(work, "out", run_id)), "the run's own folder keeps output_dir/<run-id>")
     in_ws = files_under(os.path.join(work, "ws", "cvs_runs", run_id))
-    expect(in_ws == ["aorta_single.xml"], f"--html and --log-file move those two out of the workspace: {in_ws}")
+    expect(in_ws == ["aorta_metrics.csv", "aorta_single.xml", "metrics.txt"],
+           f"--html and --log-file move those two out of the workspace: {in_ws}")
     for path in (junit, os.path.join(work, "ws", "cvs_runs", run_id, "aorta_single.xml")):
         cases = junit_cases(path)
         expect(cases.get("test_teardown", ("",))[0] == "passed", f"{path}: {cases}")
@@ -101,7 +102,8 @@ with tempfile.TemporaryDirectory() as work:
     expect(len(runs) == 1, f"CVS_WORKSPACE holds the run: {runs}")
     left = files_under(os.path.join(ws, "cvs_runs", runs[0]))
     expect(set(left) == {"aorta_single_html/aorta_run_deck.html", "aorta_single_html/aorta_run_deck.json",
-                         "aorta_single_html/aorta_run_deck.css", "aorta_single.xml"}, f"no HTML, zip or log: {left}")
+                         "aorta_single_html/aorta_run_deck.css", "aorta_single.xml", "metrics.txt",
+                         "aorta_metrics.csv"}, f"no HTML, zip or log: {left}")
     # --workspace wins over the variable.
     p = suite(work, "--config_file", config, "--output_dir", "out", "--workspace", "flag ws", TEARDOWN,
               env={"CVS_WORKSPACE": ws})

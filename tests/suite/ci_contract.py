@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""Issue 31: every gtest flag, every filter and every consumer gives the same honest
+verdict. On the real binary with the built-in local default:
+1. gtest's flags and their GTEST_* variables keep the JUnit names and outcomes, the
+   JSON report and a teardown that ran;
+2. a filter that selects tests without the stages they need is refused (exit 2),
+   naming them, before anything runs;
+3. report paths that cannot be written are refused before anything runs;
+4. two failed gates are said once each, and the stage names them;
+5. a gate's margin is in its testcase's system-out, metrics.txt (read by a real
+   OpenMetrics parser) and the Plot plugin's CSV, equal to limit - actual worked here
+   from the JSON report and the threshold file.
+Usage: ci_contract.py AORTA_SUITE
+"""
+import csv
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+from suite_run import expect
+
+try:
+    import yaml
+    from prometheus_client.openmetrics.parser import text_string_to_metric_families
+except ImportError:
+    # Debian's python3-yaml and python3-prometheus-client, when the interpreter is not Debian's own.
+    sys.path.append("/usr/lib/python3/dist-packages")
+    import yaml
+    from prometheus_client.openmetrics.parser import text_string_to_metric_families
+
+binary = os.path.abspath(sys.argv[1])
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+MAX_ITER = 0.001   # ms: fails
+MIN_COMPUTE = 1.0  # a CPU run never spends all its window computing: fails
+MAX_VARIANCE = 1.0
+
+
+def copy_default(work):
+    for name in ("local_cpu_single.json", "local_cpu_threshold.json"):
+        subprocess.run([binary, "config", "copy", name, "--output", os.path.join(work, name)], check=True,
+                       stdout=subprocess.DEVNULL)
+    path = os.path.join(work, "local_cpu_threshold.json")
+    doc = json.load(open(path))
+    doc["expected_results"].update(max_avg_iteration_ms=MAX_ITER, min_compute_ratio=MIN_COMPUTE,
+                                   max_time_variance_ratio=MAX_VARIANCE)
+    json.dump(doc, open(path, "w"))
+    return os.path.join(work, "local_cpu_single.json")
+
+
+def suite(work, *args, env=None):
+    return subprocess.run([binary, "--config_file", os.path.join(work, "local_cpu_single.json"), *args],
+                          capture_output=True, text=True, cwd=work, env=env, timeout=900)
+
+
+def junit_cases(path):
+    """(classname, name, outcome) of every testcase, in order."""
+    cases = []
+    for case in ET.parse(path).getroot().iter("testcase"):
+        outcome = "failed" if case.find("failure") is not None else \
+                  "skipped" if case.find("skipped") is not None else "passed"
+        cases.append((case.get("classname"), case.get("name"), outcome))
+    return cases
+
+
+def finished_run(work, label, p):
+    """What a whole run left in <label>/ and <label>.xml: its JUnit cases, the JSON
+    report and the run folder; exit 1 (the gates fail) and a teardown that ran."""
+    out = os.path.join(work, label)
+    expect(p.returncode == 1, f"{label}: exit 1 for the failing gates, got {p.returncode}", p)
+    reports = glob.glob(os.path.join(out, "*", "aorta_benchmark_report.json"))
+    expect(len(reports) == 1, f"{label}: aorta_benchmark_report.json is written", p)
+    cases = junit_cases(out + ".xml")
+    expect(("aorta_single", "test_teardown", "passed") in cases, f"{label}: teardown ran and passed: {cases}", p)
+    return p, cases, json.load(open(reports[0])), os.path.dirname(reports[0])
+
+
+def full_run(work, label, *args, env=None):
+    out = os.path.join(work, label)
+    return finished_run(work, label, suite(work, "--output_dir", out, f"--junitxml={out}.xml", *args, env=env))
+
+
+def gitlab_example(work, env):
+    """The README's .gitlab-ci.yml job, its script run as GitLab's runner would (bash,
+    one shell, stopping at the first failing line), then its report paths read."""
+    job = yaml.safe_load(open(os.path.join(ROOT, "ci", "examples", "gitlab-ci.yml")))["aorta"]
+    os.symlink(binary, os.path.join(work, "aorta_suite"))
+    script = "set -e\n" + "\n".join(job["script"]) + "\n"
+    p = subprocess.run(["bash", "-c", script], capture_output=True, text=True, cwd=work, env=env, timeout=900)
+    reports = job["artifacts"]["reports"]
+    for key in ("junit", "metrics"):
+        expect(os.path.isfile(os.path.join(work, reports[key])), f"the GitLab example's {key} report exists", p)
+    return p
+
+
+with tempfile.TemporaryDirectory() as work:
+    copy_default(work)
+    base_env = {k: v for k, v in os.environ.items() if not k.startswith("GTEST_")}
+    p, baseline, report, run_dir = finished_run(work, "results", gitlab_example(work, base_env))
+
+    # 4. Two failed gates: three failed tests (the stage and its two gates); each
+    #    gate's message once, the stage's failure naming both without repeating them.
+    xml = open(os.path.join(work, "results.xml")).read()
+    root = ET.fromstring(xml)
+    failures = [(c.get("name"), f.get("message")) for c in root.iter("testcase") for f in c.findall("failure")]
+    expect(len(failures) == 3, f"three failures (stage + two gates): {failures}")
+    stage_failure = dict(failures)["test_validate_thresholds"]
+    expect(stage_failure == "2 gates failed: max_avg_iteration_ms, min_compute_ratio",
+           f"the stage names its failed gates: {stage_failure!r}")
+    gate_message = dict(failures)["max_avg_iteration_ms"]
+    said = [name for name, message in failures if gate_message in message]
+    expect(said == ["max_avg_iteration_ms"], f"the gate's message is one <failure>, its own: {said}")
+    console = p.stdout.count("Average iteration time")
+    expect(console == 1 + p.stdout.count("SUBFAIL [threshold] (metric=max_avg_iteration_ms)"),
+           f"the console says the gate's failure once (and its SUBFAIL line): {console}", p)
+    print("ok: two failed gates are said once each; the stage names them")
+
+    # 5. Margins: the passing gate's system-out, metrics.txt and the CSV, against
+    #    limit - actual worked from the JSON report.
+    perf = report["performance"]
+    variance = perf["time_variance_ratio"]
+    expected_margin = {"max_avg_iteration_ms": MAX_ITER - perf["avg_iteration_time_ms"],
+                       "min_compute_ratio": perf["avg_compute_ratio"] - MIN_COMPUTE}
+    if variance is not None:
+        expected_margin["max_time_variance_ratio"] = MAX_VARIANCE - variance
+    passing = [c for c in root.iter("testcase") if c.get("name") == "max_time_variance_ratio"]
+    if variance is not None:
+        out_text = passing[0].findtext("system-out") or ""
+        expect("margin " in out_text and "% of the limit" in out_text, f"a passing gate's system-out: {out_text!r}")
+    text = open(os.path.join(work, "metrics.txt")).read()  # where the GitLab example put it
+    families = {f.name: f for f in text_string_to_metric_families(text)}  # the real parser: raises on bad text
+    margins = {s.labels["gate"]: s.value for s in families["aorta_gate_margin"].samples}
+    for gate, margin in expected_margin.items():
+        expect(abs(margins[gate] - margin) <= 1e-9 * max(1, abs(margin)), f"{gate}: margin {margins[gate]} != {margin}")
+    avg = families["aorta_avg_iteration_time_ms"].samples[0].value
+    expect(avg == perf["avg_iteration_time_ms"], f"metrics.txt avg iteration {avg}")
+    tests = {s.labels["outcome"]: s.value for s in families["aorta_tests"].samples}
+    expect(tests["failed"] == 3 and tests["passed"] == sum(1 for c in baseline if c[2] == "passed"), str(tests))
+    rows = list(csv.reader(open(os.path.join(run_dir, "aorta_metrics.csv"))))
+    expect(len(rows) == 2 and len(rows[0]) == len(rows[1]), f"the CSV is a header row and a value row: {rows}")
+    plot = dict(zip(rows[0], map(float, rows[1])))
+    for gate, margin in expected_margin.items():
+        expect(abs(plot["gate_margin:" + gate] - margin) <= 1e-9 * max(1, abs(margin)), f"CSV {gate}")
+    print("ok: margins in system-out, metrics.txt (OpenMetrics parser) and the CSV equal limit - actual")
+
+    # 1. Each accepted flag, and each GTEST_* variable, gives the baseline's testcases.
+    flags = ["--gtest_brief=1", "--gtest_also_run_disabled_tests", "--gtest_random_seed=7", "--gtest_print_time=0",
+             "--gtest_color=no"]
+    variables = {"GTEST_BRIEF": "1", "GTEST_ALSO_RUN_DISABLED_TESTS": "1", "GTEST_RANDOM_SEED": "7",
+                 "GTEST_PRINT_TIME": "0", "GTEST_COLOR": "no"}
+    for label, args, env in [("fail_fast", ["--gtest_fail_fast"], base_env),
+                             ("fail_fast_variable", [], {**base_env, "GTEST_FAIL_FAST": "1"}),
+                             ("flags", flags, base_env), ("variables", [], {**base_env, **variables})]:
+        p, cases, _, _ = full_run(work, label, *args, env=env)
+        expect(cases == baseline, f"{label}: the testcases differ from the plain run's:\n{cases}\n{baseline}", p)
+        if label.startswith("fail_fast"):
+            expect("fail-fast: the stages stop at the first failure" in p.stdout, f"{label}: says what it does", p)
+        if label == "flags":
+            expect("[       OK ]" not in p.stdout, "--gtest_brief prints no passing test", p)
+    print("ok: fail-fast, brief, also_run_disabled_tests, random_seed, print_time and color, as flags and as "
+          "variables, keep the testcases, the JSON report and teardown")
+
+    # 2. Filters that select tests without the stages they need: exit 2 naming them,
+    #    nothing run or created.
+    for flt, needs in [("*max_avg_iteration_ms", "without test_launch_container, test_clone_aorta"),
+                       ("*test_validate_thresholds", "without test_launch_container"),
+                       ("-*test_collect_traces", "selects aorta_single.test_collect_traces/localhost without test_collect_traces")]:
+        out = os.path.join(work, "filtered")
+        p = suite(work, "--output_dir", out, f"--gtest_filter={flt}", env=base_env)
+        expect(p.returncode == 2 and needs in p.stderr and "nothing was run" in p.stderr, f"filter {flt}", p)
+        expect("[ RUN      ]" not in p.stdout and not os.path.exists(out), f"filter {flt}: nothing ran", p)
+    print("ok: a filter that leaves out what its tests need is refused, naming the stages")
+
+    # 3. Report paths that cannot be written: exit 2 naming the flag and path, before
+    #    anything runs (a regular file stands where a folder must be).
+    blocker = os.path.join(work, "blocker")
+    open(blocker, "w").close()
+    os.mkdir(os.path.join(work, "a_folder"))
+    for args, flag in [([f"--junitxml={blocker}/j.xml"], "--junitxml"), ([f"--html={blocker}/r.html"], "--html"),
+                       ([f"--log-file={work}/a_folder"], "--log-file"),
+                       ([f"--gtest_output=xml:{blocker}/g.xml"], "--gtest_output")]:
+        out = os.path.join(work, "unwritable")
+        p = suite(work, "--output_dir", out, *args, env=base_env)
+        expect(p.returncode == 2 and "report paths cannot be written (nothing was run): " + flag in p.stderr,
+               f"{args}", p)
+        expect("[ RUN      ]" not in p.stdout and not os.path.exists(out), f"{args}: nothing ran", p)
+    print("ok: unwritable --junitxml, --html, --log-file and --gtest_output paths are refused before the run")
