@@ -16,6 +16,7 @@ Usage: real_aorta.py AORTA_SUITE CASE
                          is absolute (chrome_trace names)
   local_torchrun         torchrun mode: the overrides reach train.py
   local_lock             a second run on the same aorta_path is refused by the lock
+  local_crash            after the suite is killed (SIGKILL, SIGTRAP) the next run takes its lock over
   cluster_launch_rocm    the shipped single config over SSH, in a container
   cluster_launch_cuda    launch_cuda.sh over SSH, in a container
   cluster_torchrun       torchrun mode over SSH, in a container
@@ -291,6 +292,59 @@ def case_local_lock(binary):
         fake = type("P", (), {"stdout": out, "stderr": ""})
         check_passed(Run(out, stages, report, first_work), first.returncode, fake, "aorta_single", 2)
         print("PASS local_lock: the second run refused, the first one unharmed")
+
+
+def processes_naming(text):
+    """The pids whose command line holds text (the lock holder's names its run)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if text.encode() in open(f"/proc/{pid}/cmdline", "rb").read():
+                found.append(int(pid))
+        except OSError:
+            pass
+    return found
+
+
+def case_local_crash(binary):
+    """Issue 31, 3: the suite ended by SIGKILL, then by SIGTRAP (what
+    --gtest_break_on_failure would send; that flag is refused), mid-benchmark: the
+    next run takes over the lock, saying so, passes, and leaves no process of the
+    dead run behind."""
+    import signal
+    with tempfile.TemporaryDirectory() as work:
+        checkout, traces, env = local_setup(work)
+        args = write_inputs(work, local_variant(work, traces))
+        for sig in (signal.SIGKILL, signal.SIGTRAP):
+            started, hold = os.path.join(work, "started"), os.path.join(work, "hold")
+            for f in (started, hold):
+                if os.path.exists(f):
+                    os.remove(f)
+            crashed_work = os.path.join(work, f"crashed_{sig.name}")
+            os.makedirs(crashed_work)
+            for name in ("aorta.json", "mi3xx_aorta_profile_overlap_2gpu_threshold.json"):
+                shutil.copy(os.path.join(work, name), crashed_work)
+            crashed = start(binary, crashed_work, ["--config_file", os.path.join(crashed_work, "aorta.json")],
+                            "aorta_single", dict(env, AORTA_GPU_DOUBLE_STARTED=started, AORTA_GPU_DOUBLE_HOLD=hold))
+            deadline = time.monotonic() + 300
+            while not os.path.exists(started):  # its training is under way, the lock taken
+                expect(crashed.poll() is None and time.monotonic() < deadline, "the run never started training")
+                time.sleep(0.1)
+            os.kill(crashed.pid, sig)
+            crashed.communicate(timeout=60)
+            expect(crashed.returncode == -sig, f"{sig.name}: the suite ended by it ({crashed.returncode})")
+            run_id = os.listdir(os.path.join(crashed_work, "out"))[0]
+            expect(processes_naming(f"run {run_id},"), f"{sig.name}: the dead run's lock holder is there to take over")
+            open(hold, "w").close()  # its training may end now
+            run, rc, p = run_suite(binary, work, args, "aorta_single", env)
+            expect(f"took over the aorta_path lock of run {run_id}: its suite (pid {crashed.pid} on this head node) "
+                   "is no longer running" in run.out, f"{sig.name}: the takeover is said", p)
+            check_passed(run, rc, p, "aorta_single", 2)
+            deadline = time.monotonic() + 10
+            while processes_naming(f"run {run_id},") and time.monotonic() < deadline:
+                time.sleep(0.1)
+            expect(not processes_naming(f"run {run_id},"), f"{sig.name}: a process of the dead run is left")
+        print("PASS local_crash: after SIGKILL and SIGTRAP the next run takes the lock over, saying so, and passes")
 
 
 # --- the test cluster: SSH to netns nodes, podman containers ---
