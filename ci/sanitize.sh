@@ -4,6 +4,7 @@
 # number of inputs each (ctest labels unit and fuzz). Needs ci/setup.sh first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}" CCACHE_NOHASHDIR=1  # as .ci/run: reusable from another clone
 CC=clang CXX=clang++ cmake -S . -B build-asan -DAORTA_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
 cmake --build build-asan -j2 --target aorta_unit_tests fuzz_config_loader fuzz_cluster_loader fuzz_trace_reader \

@@ -17,6 +17,7 @@
 #include "report/text_log_writer.h"
 #include "tests/diagnosis_fixture.h"
 #include "tests/rank_fixture.h"
+#include "test_paths.h"  // AORTA_TEST_DATA_DIR, AORTA_SOURCE_DIR, AORTA_SUITE_BINARY
 
 namespace aorta::report {
 namespace {

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "suites/suites.h"
+#include "test_paths.h"  // AORTA_TEST_DATA_DIR, AORTA_SOURCE_DIR, AORTA_SUITE_BINARY
 
 namespace aorta::suites {
 namespace {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/shell_quote.h"
+#include "test_paths.h"  // AORTA_TEST_DATA_DIR, AORTA_SOURCE_DIR, AORTA_SUITE_BINARY
 
 namespace aorta::testing {
 

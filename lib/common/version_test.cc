@@ -4,6 +4,7 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include "test_paths.h"  // AORTA_TEST_DATA_DIR, AORTA_SOURCE_DIR, AORTA_SUITE_BINARY
 
 namespace aorta {
 namespace {

@@ -10,6 +10,7 @@
 #include "config/json_fields.h"
 #include "metrics/threshold_catalogue.h"
 #include "tests/temp_dir.h"
+#include "test_paths.h"  // AORTA_TEST_DATA_DIR, AORTA_SOURCE_DIR, AORTA_SUITE_BINARY
 
 namespace aorta::config {
 namespace {

@@ -13,6 +13,7 @@
 #include "stages/specs.h"
 #include "tests/fake_transport.h"
 #include "tests/temp_dir.h"
+#include "test_paths.h"  // AORTA_TEST_DATA_DIR, AORTA_SOURCE_DIR, AORTA_SUITE_BINARY
 
 namespace aorta::job {
 namespace {

@@ -13,6 +13,7 @@
 #include "metrics/run_metrics.h"
 #include "metrics/threshold_catalogue.h"
 #include "tests/rank_fixture.h"
+#include "test_paths.h"  // AORTA_TEST_DATA_DIR, AORTA_SOURCE_DIR, AORTA_SUITE_BINARY
 
 namespace aorta::metrics {
 namespace {

@@ -11,6 +11,7 @@
 #include "common/utf8.h"
 #include "metrics/trace_set.h"
 #include "tests/temp_dir.h"
+#include "test_paths.h"  // AORTA_TEST_DATA_DIR, AORTA_SOURCE_DIR, AORTA_SUITE_BINARY
 
 namespace aorta::metrics {
 namespace {

@@ -8,6 +8,7 @@
 #include "metrics/diagnosis_gates.h"
 #include "metrics/trace_set.h"
 #include "tests/diagnosis_fixture.h"
+#include "test_paths.h"  // AORTA_TEST_DATA_DIR, AORTA_SOURCE_DIR, AORTA_SUITE_BINARY
 
 namespace aorta::metrics {
 namespace {

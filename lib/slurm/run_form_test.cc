@@ -3,6 +3,7 @@
 #include <map>
 
 #include <gtest/gtest.h>
+#include "test_paths.h"  // AORTA_TEST_DATA_DIR, AORTA_SOURCE_DIR, AORTA_SUITE_BINARY
 
 namespace aorta::slurm {
 namespace {

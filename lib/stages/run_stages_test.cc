@@ -11,6 +11,7 @@
 #include "stages/stage_harness.h"
 #include "tests/rank_fixture.h"
 #include "tests/temp_dir.h"
+#include "test_paths.h"  // AORTA_TEST_DATA_DIR, AORTA_SOURCE_DIR, AORTA_SUITE_BINARY
 
 namespace aorta::job {
 namespace {

@@ -9,6 +9,7 @@
 
 #include "tests/gunzip.h"
 #include "tests/temp_dir.h"
+#include "test_paths.h"  // AORTA_TEST_DATA_DIR, AORTA_SOURCE_DIR, AORTA_SUITE_BINARY
 
 namespace aorta::trace {
 namespace {

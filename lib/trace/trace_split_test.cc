@@ -7,6 +7,7 @@
 #include "tests/temp_dir.h"
 #include "trace/event_scanner.h"
 #include "trace/timeline.h"
+#include "test_paths.h"  // AORTA_TEST_DATA_DIR, AORTA_SOURCE_DIR, AORTA_SUITE_BINARY
 
 namespace aorta::trace {
 namespace {
