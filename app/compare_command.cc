@@ -12,6 +12,7 @@
 #include "common/output_path.h"
 #include "common/utf8.h"
 #include "metrics/compare.h"
+#include "metrics/metric_catalogue.h"
 #include "report/metrics_json.h"
 #include "report/run_figures.h"
 
@@ -55,21 +56,43 @@ std::string idle_gate(const std::vector<std::string>& given, const metrics::Comp
   const std::string inputs = "baseline " + base.source + " and candidate " + cand.source;
   for (const auto& g : given) {
     const std::string key = gate_key(g);
-    if (std::any_of(c.metrics.begin(), c.metrics.end(), [&](const auto& m) { return key.empty() || m.key == key; }))
+    if (std::any_of(c.metrics.begin(), c.metrics.end(),
+                    [&](const auto& m) { return key.empty() ? metrics::gated_by_default(m.key) : m.key == key; }))
       continue;
     return "--max-regression " + g + " compares nothing: " +
-           (key.empty() ? inputs + " have no compared metric in common" : key + " is not in both " + inputs);
+           (key.empty() ? inputs + " have no headline time (ms) in common; name a metric: KEY=PCT"
+                        : key + " is not in both " + inputs);
   }
   return "";
 }
 
 std::string number(double v) { return fmt::format("{:.6g}", v); }
 
-// " (7.80 % worse, limit 5 %)", " (2.10 % better)", or nothing when unchanged or unjudged.
-std::string how_much(const metrics::MetricComparison& m) {
-  if (!m.regression_pct || *m.regression_pct == 0) return "";
-  const std::string limit = m.limit_pct ? fmt::format(", limit {} %", number(*m.limit_pct)) : "";
-  return fmt::format(" ({:.2f} % {}{})", std::fabs(*m.regression_pct), *m.regression_pct > 0 ? "worse" : "better", limit);
+// One format per unit (issue 31, 8): times with 3 decimals, fractions in % with 2.
+bool is_fraction(const std::string& key) {
+  const metrics::MetricSpec* spec = metrics::find_metric(key);
+  return spec && spec->unit == metrics::MetricUnit::kFraction;
+}
+std::string value_text(const std::string& key, double v) {
+  if (is_fraction(key)) return fmt::format("{:.2f} %", v * 100);
+  return metrics::gated_by_default(key) ? fmt::format("{:.3f}", v) : fmt::format("{:.4g}", v);
+}
+std::string change_text(const metrics::MetricComparison& m) {
+  if (is_fraction(m.key)) return fmt::format("{:+.2f} pp", m.change * 100);
+  return metrics::gated_by_default(m.key) ? fmt::format("{:+.3f}", m.change) : fmt::format("{:+.4g}", m.change);
+}
+
+// " (7.80 % worse, limit 5 %)", " (2.00 pp better)", " (within noise: U test p 0.42)",
+// or nothing when unchanged or unjudged.
+std::string how_much(const metrics::MetricComparison& m, const std::optional<metrics::StepComparison>& steps) {
+  if (m.judged == metrics::Judged::kSteps && m.verdict == "same" && m.change != 0 && steps)
+    return fmt::format(" (within noise: U test p {:.3f})", steps->test.p);
+  const bool points = m.judged == metrics::Judged::kPoints;
+  const std::optional<double>& worse = points ? m.regression_points : m.regression_pct;
+  if (!worse || *worse == 0 || (points && m.verdict == "same")) return "";
+  const char* unit = points ? "pp" : "%";
+  const std::string limit = m.limit_pct ? fmt::format(", limit {} {}", number(*m.limit_pct), unit) : "";
+  return fmt::format(" ({:.2f} {} {}{})", std::fabs(*worse), unit, *worse > 0 ? "worse" : "better", limit);
 }
 
 std::string ratio_text(const std::optional<double>& ratio) { return ratio ? fmt::format("{:.4f}", *ratio) : "-"; }
@@ -98,14 +121,17 @@ void print_diagnosis(const metrics::Comparison& c) {
   }
 }
 
-void print(const metrics::Comparison& c, const metrics::RunFigures& base, const metrics::RunFigures& cand) {
+}  // namespace
+
+void print_comparison(const metrics::Comparison& c, const metrics::RunFigures& base, const metrics::RunFigures& cand) {
   std::cout << "baseline  " << printable(base.source) << "\ncandidate " << printable(cand.source) << "\n";
+  for (const auto& w : c.warnings) std::cout << "note: " << w << "\n";
   std::cout << fmt::format("{:<24} {:>12} {:>12} {:>12} {:>8}  {}\n", "metric", "baseline", "candidate", "change",
                            "ratio", "verdict");
   for (const auto& m : c.metrics)
-    std::cout << fmt::format("{:<24} {:>12} {:>12} {:>12} {:>8}  {}{}\n", m.key, number(m.baseline),
-                             number(m.candidate), (m.change > 0 ? "+" : "") + number(m.change),
-                             ratio_text(m.ratio), m.verdict, how_much(m));
+    std::cout << fmt::format("{:<24} {:>12} {:>12} {:>12} {:>8}  {}{}\n", m.key, value_text(m.key, m.baseline),
+                             value_text(m.key, m.candidate), change_text(m), ratio_text(m.ratio), m.verdict,
+                             how_much(m, c.steps));
   print_diagnosis(c);
   if (c.steps)
     std::cout << fmt::format("step times: {} vs {} steps, median {:.3f} vs {:.3f} ms; Mann-Whitney U {}, p {:.4g}: {}\n",
@@ -113,9 +139,9 @@ void print(const metrics::Comparison& c, const metrics::RunFigures& base, const 
                              c.steps->candidate_median_ms, number(c.steps->test.u), c.steps->test.p, c.steps->verdict);
   else
     std::cout << "step times: not in both runs (no ProfilerStep annotations)\n";
+  for (const auto& m : c.metrics)  // the regressed metrics by name, each with how far past its limit
+    if (m.verdict == "regressed") std::cout << "regressed: " << m.key << how_much(m, c.steps) << "\n";
 }
-
-}  // namespace
 
 int compare(const cli::Options& o) {
   try {
@@ -130,13 +156,12 @@ int compare(const cli::Options& o) {
     const metrics::Comparison c = metrics::compare_runs(*base, *cand, *limits);
     if (const std::string idle = idle_gate(o.max_regression, c, *base, *cand); !idle.empty())
       return usage_error(printable(idle), cli::Command::kCompare);
-    print(c, *base, *cand);
+    print_comparison(c, *base, *cand);
     if (!o.output.empty())
       if (Status s = write_file_atomically(o.output, report::json_text(report::comparison_json(c, *base, *cand))); !s) {
         std::cerr << "aorta_suite compare: " << printable(s.error().describe()) << "\n";
         return kExitFailed;
       }
-    if (c.regressed) std::cout << "regressed: a metric is past its --max-regression\n";
     return c.regressed ? kExitFailed : kExitOk;
   } catch (const std::exception& e) {
     std::cerr << "aorta_suite compare: " << printable(e.what()) << "\n";

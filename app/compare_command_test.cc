@@ -32,7 +32,13 @@ TEST(CompareCommand, AGateThatComparesNothingFailsNamingTheGateAndBothInputs) {
       {{"base.json", "other.json", "--max-regression", "5.0"},
        2,
        "aorta_suite: --max-regression 5.0 compares nothing: baseline base.json and candidate other.json have no "
-       "compared metric in common\n"},
+       "headline time (ms) in common; name a metric: KEY=PCT\n"},
+      // A bare PCT gates the headline times only: a fraction in common is not enough.
+      {{"base.json", "base.json", "--max-regression", "5"}, 0, ""},
+      {{"other.json", "other.json", "--max-regression", "5"},
+       2,
+       "aorta_suite: --max-regression 5 compares nothing: baseline other.json and candidate other.json have no "
+       "headline time (ms) in common; name a metric: KEY=PCT\n"},
       {{"base.json", "cand.json", "--max-regression", "avg_comm_ratio=5"},
        2,
        "aorta_suite: --max-regression avg_comm_ratio=5 compares nothing: avg_comm_ratio is not in both baseline "

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "app/compare_command.h"
 #include "app/exit_codes.h"
 #include "app/gtest_flags.h"
 #include "app/live_log.h"
@@ -292,6 +293,19 @@ Result<std::unique_ptr<cluster::Transport>> run_transport(const Plan& plan, std:
   return fleet->transport();
 }
 
+// What --gtest_fail_fast (GtestFlags::fail_fast) does, said when it is given.
+constexpr const char* kFailFastNote =
+    "aorta_suite: fail-fast: the stages stop at the first failure; trace collection, parsing, the reports and "
+    "teardown still run, so that nothing is lost\n";
+
+// A run with --baseline shows the comparison on the console too, as `compare` prints it.
+void print_against_baseline(const std::optional<metrics::RunFigures>& baseline, const job::RunState& state) {
+  if (!baseline || !state.result) return;
+  const metrics::RunFigures figures = report::run_figures(*state.result, "this run");
+  std::cout << "\nAgainst the baseline:\n";
+  print_comparison(metrics::compare_runs(*baseline, figures, {}), *baseline, figures);
+}
+
 }  // namespace
 
 int run_suite(const cli::Options& o, const char* argv0) {
@@ -327,9 +341,7 @@ int run_suite(const cli::Options& o, const char* argv0) {
 
   // A usage error like a bad flag: the reports asked for cannot all be written, so none is.
   if (auto problem = report_path_problem(request, plan->suite->name)) return usage_error(*problem, cli::Command::kRun);
-  if (flags->fail_fast)
-    std::cout << "aorta_suite: fail-fast: the stages stop at the first failure; trace collection, parsing, the "
-                 "reports and teardown still run, so that nothing is lost\n";
+  if (flags->fail_fast) std::cout << kFailFastNote;
   const auto& job = plan->form.job;
   if (job || std::getenv("CVS_SCHEDULER")) std::cout << "aorta_suite: " << plan->form.reason << "\n";
   // Managed: the agents first (the session's transport is theirs); they end with the run.
@@ -367,6 +379,7 @@ int run_suite(const cli::Options& o, const char* argv0) {
   if (logging) s->training_output = live_log(log_path, live_header);
   install_interrupt_handlers();
   int rc = RUN_ALL_TESTS();
+  print_against_baseline(plan->baseline, s->state());
   if (logging) remove_stale_live_log(log_path, live_header);
   if (interrupt_signal()) std::cerr << "aorta_suite: interrupted by " << interrupt_name() << "; cleaned up and reported\n";
   if (s->state().report_file) std::cout << "aorta_suite: report " << s->state().report_file->string() << "\n";

@@ -221,7 +221,12 @@ ordered_json comparison_json(const metrics::Comparison& c, const metrics::RunFig
     doc["metrics"].push_back({{"metric", m.key}, {"better", m.lower_is_better ? "lower" : "higher"},
                               {"baseline", m.baseline}, {"candidate", m.candidate}, {"change", m.change},
                               {"ratio", optional(m.ratio)}, {"regression_pct", optional(m.regression_pct)},
-                              {"max_regression_pct", optional(m.limit_pct)}, {"verdict", m.verdict}});
+                              {"regression_points", optional(m.regression_points)},
+                              {"max_regression_pct", optional(m.limit_pct)},
+                              {"judged_by", m.judged == metrics::Judged::kSteps    ? "step times (U test)"
+                                            : m.judged == metrics::Judged::kPoints ? "points"
+                                                                                    : "relative change"},
+                              {"verdict", m.verdict}});
   if (c.steps)
     doc["step_times"] = {{"baseline_samples", c.steps->baseline_samples},
                          {"candidate_samples", c.steps->candidate_samples},
@@ -234,6 +239,7 @@ ordered_json comparison_json(const metrics::Comparison& c, const metrics::RunFig
   else
     doc["step_times"] = nullptr;
   doc["diagnosis"] = diagnosis_comparison_json(c);
+  doc["warnings"] = c.warnings;
   doc["regressed"] = c.regressed;
   return doc;
 }

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <numeric>
 
+#include <fmt/format.h>
+
 #include "metrics/metric_catalogue.h"
 #include "metrics/outliers.h"
 
@@ -70,45 +72,89 @@ MannWhitney mann_whitney(const std::vector<double>& baseline, const std::vector<
   return r;
 }
 
+bool gated_by_default(const std::string& key) {
+  const MetricSpec* spec = find_metric(key);
+  return spec && (spec->unit == MetricUnit::kMs || spec->unit == MetricUnit::kUs);
+}
+
+namespace {
+
+StepComparison compare_steps(const RunFigures& baseline, const RunFigures& candidate) {
+  StepComparison s;
+  s.baseline_samples = baseline.step_times_ms.size();
+  s.candidate_samples = candidate.step_times_ms.size();
+  s.baseline_median_ms = median_of(baseline.step_times_ms);
+  s.candidate_median_ms = median_of(candidate.step_times_ms);
+  s.test = mann_whitney(baseline.step_times_ms, candidate.step_times_ms);
+  if (s.baseline_samples < 2 || s.candidate_samples < 2) s.verdict = "too few steps";
+  else if (s.test.p >= kSignificance) s.verdict = "no significant difference";
+  else s.verdict = s.candidate_median_ms > s.baseline_median_ms ? "slower" : "faster";
+  return s;
+}
+
+// One metric's change and verdict, judged as Judged says. steps_trusted: both runs
+// have kMinSamples step times or more; steps_differ: the U test finds them different.
+MetricComparison compare_metric(const MetricSpec& spec, double base, double cand,
+                                const std::map<std::string, double>& limits, bool steps_trusted, bool steps_differ) {
+  MetricComparison m;
+  m.key = spec.key;
+  m.lower_is_better = spec.better == Better::kLower;
+  m.baseline = base;
+  m.candidate = cand;
+  m.change = cand - base;
+  if (auto own = limits.find(m.key); own != limits.end()) m.limit_pct = own->second;
+  else if (auto all = limits.find(""); all != limits.end() && gated_by_default(m.key)) m.limit_pct = all->second;
+  const double worse = m.lower_is_better ? m.change : -m.change;  // > 0: worse
+  if (base != 0) {
+    m.ratio = cand / base;
+    m.regression_pct = worse / std::fabs(base) * 100;
+  } else if (cand == 0) {
+    m.regression_pct = 0;
+  }
+  if (spec.unit == MetricUnit::kFraction) {
+    m.judged = Judged::kPoints;
+    m.regression_points = worse * 100;
+    const double points = *m.regression_points;
+    if (m.limit_pct && points > *m.limit_pct) m.verdict = "regressed";
+    else m.verdict = std::fabs(points) < kNoisePoints ? "same" : points > 0 ? "worse" : "better";
+    return m;
+  }
+  if (gated_by_default(m.key) && steps_trusted) {
+    m.judged = Judged::kSteps;
+    if (!steps_differ) {  // within the steps' own noise: no change to judge, nor to gate
+      m.verdict = "same";
+      return m;
+    }
+  }
+  if (!m.regression_pct) m.verdict = "n/a";  // from 0 to something: no percentage to judge
+  else if (m.limit_pct && *m.regression_pct > *m.limit_pct) m.verdict = "regressed";
+  else m.verdict = *m.regression_pct > 0 ? "worse" : *m.regression_pct < 0 ? "better" : "same";
+  return m;
+}
+
+}  // namespace
+
 Comparison compare_runs(const RunFigures& baseline, const RunFigures& candidate,
                         const std::map<std::string, double>& limits) {
   Comparison out;
+  const bool both_steps = !baseline.step_times_ms.empty() && !candidate.step_times_ms.empty();
+  if (both_steps) out.steps = compare_steps(baseline, candidate);
+  const bool trusted = both_steps && out.steps->baseline_samples >= kMinSamples &&
+                       out.steps->candidate_samples >= kMinSamples;
+  if (!both_steps)
+    out.warnings.push_back("no step times in both runs: times are judged by their relative change alone, with no "
+                           "estimate of the noise");
+  else if (!trusted)
+    out.warnings.push_back(fmt::format("{} vs {} step times, fewer than {} a side: too few for the U test to tell "
+                                       "noise from a change, so times are judged by their relative change; profile "
+                                       "more steps",
+                                       out.steps->baseline_samples, out.steps->candidate_samples, kMinSamples));
+  const bool differ = trusted && out.steps->test.p < kSignificance;
   for (const MetricSpec* spec : metrics_in(kInCompare)) {
-    const std::string key = spec->key;
-    const bool lower = spec->better == Better::kLower;
-    auto b = baseline.performance.find(key), c = candidate.performance.find(key);
+    auto b = baseline.performance.find(spec->key), c = candidate.performance.find(spec->key);
     if (b == baseline.performance.end() || c == candidate.performance.end()) continue;
-    MetricComparison m;
-    m.key = key;
-    m.lower_is_better = lower;
-    m.baseline = b->second;
-    m.candidate = c->second;
-    m.change = m.candidate - m.baseline;
-    if (auto own = limits.find(key); own != limits.end()) m.limit_pct = own->second;
-    else if (auto all = limits.find(""); all != limits.end()) m.limit_pct = all->second;
-    if (m.baseline != 0) {
-      m.ratio = m.candidate / m.baseline;
-      m.regression_pct = (lower ? m.change : -m.change) / std::fabs(m.baseline) * 100;
-    } else if (m.candidate == 0) {
-      m.regression_pct = 0;
-    }
-    if (!m.regression_pct) m.verdict = "n/a";  // from 0 to something: no percentage to judge
-    else if (m.limit_pct && *m.regression_pct > *m.limit_pct) m.verdict = "regressed";
-    else m.verdict = *m.regression_pct > 0 ? "worse" : *m.regression_pct < 0 ? "better" : "same";
-    out.regressed = out.regressed || m.verdict == "regressed";
-    out.metrics.push_back(m);
-  }
-  if (!baseline.step_times_ms.empty() && !candidate.step_times_ms.empty()) {
-    StepComparison s;
-    s.baseline_samples = baseline.step_times_ms.size();
-    s.candidate_samples = candidate.step_times_ms.size();
-    s.baseline_median_ms = median_of(baseline.step_times_ms);
-    s.candidate_median_ms = median_of(candidate.step_times_ms);
-    s.test = mann_whitney(baseline.step_times_ms, candidate.step_times_ms);
-    if (s.baseline_samples < 2 || s.candidate_samples < 2) s.verdict = "too few steps";
-    else if (s.test.p >= kSignificance) s.verdict = "no significant difference";
-    else s.verdict = s.candidate_median_ms > s.baseline_median_ms ? "slower" : "faster";
-    out.steps = s;
+    out.metrics.push_back(compare_metric(*spec, b->second, c->second, limits, trusted, differ));
+    out.regressed = out.regressed || out.metrics.back().verdict == "regressed";
   }
   if (baseline.diagnosis && candidate.diagnosis) compare_diagnosis(*baseline.diagnosis, *candidate.diagnosis, out);
   else out.no_diagnosis = !baseline.diagnosis ? "baseline " + baseline.source + ": " + baseline.no_diagnosis

@@ -23,6 +23,15 @@ struct RunFigures {
   std::string no_diagnosis{};
 };
 
+// How a metric's verdict was reached (issue 31, 8: a noise model):
+// - kSteps: a time with at least kMinSamples step times a side: "same" when the
+//   Mann-Whitney U test finds no significant difference, else by relative change;
+// - kPoints: a fraction of the window, judged in absolute terms: "same" within
+//   kNoisePoints percentage points, a --max-regression limit in points (a change from
+//   0.02 to 0.01 is 1 point, not "50 % worse");
+// - kRelative: by relative change against the baseline.
+enum class Judged { kRelative, kSteps, kPoints };
+
 struct MetricComparison {
   std::string key;
   bool lower_is_better = true;
@@ -31,9 +40,14 @@ struct MetricComparison {
   double change = 0;                     // candidate - baseline
   std::optional<double> ratio;           // candidate / baseline; none when the baseline is 0
   std::optional<double> regression_pct;  // how much worse, in % of the baseline (negative: better)
-  std::optional<double> limit_pct;       // --max-regression for this metric
+  std::optional<double> regression_points;  // fractions: how much worse, in percentage points
+  std::optional<double> limit_pct;       // --max-regression for this metric (points for a fraction)
+  Judged judged = Judged::kRelative;
   std::string verdict;                   // better | worse | same | regressed | n/a
 };
+
+inline constexpr size_t kMinSamples = 9;     // per side, below which the U test is not trusted (compare.py's)
+inline constexpr double kNoisePoints = 1.0;  // a fraction's change below this many points is noise
 
 struct MannWhitney {
   double u = 0;  // U of the baseline sample
@@ -86,12 +100,17 @@ struct Comparison {
   std::vector<ShareComparison> class_shares;  // by class name
   std::vector<BusbwComparison> busbw;         // in kGatedCollectives order, types both runs have
   std::string no_diagnosis;                   // why there are no diagnosis rows; empty when there are
+  std::vector<std::string> warnings;          // said before the verdicts: too few samples to judge noise
 };
 
 // The keys compare looks at (the catalogue's kInCompare rows), in the order it shows them.
 std::vector<std::string> compared_metrics();
 
-// limits: per key, or "" for every metric without its own.
+// The metrics a bare --max-regression PCT gates: the headline times (ms or us). Others
+// are gated only when named (KEY=PCT), a fraction in points.
+bool gated_by_default(const std::string& key);
+
+// limits: per key, or "" for every headline metric without its own (gated_by_default).
 Comparison compare_runs(const RunFigures& baseline, const RunFigures& candidate,
                         const std::map<std::string, double>& limits);
 

@@ -36,12 +36,14 @@ RunFigures run(std::map<std::string, double> performance, std::vector<double> st
 }
 
 TEST(CompareRuns, DirectionsChangesRatiosAndLimits) {
-  // Iteration 800 -> 840 ms: +40, ratio 1.05, 5 % worse. Compute ratio 0.5 -> 0.55: 10 % better.
-  // Overlap 0.2 -> 0.1: 50 % worse, past the 20 % limit given to every metric.
+  // Iteration 800 -> 840 ms: +40, ratio 1.05, 5 % worse, past its own 4 % limit (no step
+  // times: judged by relative change). Compute ratio 0.5 -> 0.55: 5 points better.
+  // Overlap 0.2 -> 0.1: 10 points worse; a bare limit gates only the headline times, so
+  // only its own limit (8 points) makes it regress.
   Comparison c = compare_runs(
       run({{"avg_iteration_time_ms", 800}, {"avg_compute_ratio", 0.5}, {"avg_overlap_ratio", 0.2}, {"only_here", 1}}),
       run({{"avg_iteration_time_ms", 840}, {"avg_compute_ratio", 0.55}, {"avg_overlap_ratio", 0.1}}),
-      {{"", 20}, {"avg_iteration_time_ms", 4}});
+      {{"", 20}, {"avg_iteration_time_ms", 4}, {"avg_overlap_ratio", 8}});
   ASSERT_EQ(c.metrics.size(), 3u);  // shown in the fixed order, only keys both runs have
   const auto& iteration = c.metrics[0];
   EXPECT_EQ(iteration.key, "avg_iteration_time_ms");
@@ -49,19 +51,25 @@ TEST(CompareRuns, DirectionsChangesRatiosAndLimits) {
   EXPECT_DOUBLE_EQ(*iteration.ratio, 1.05);
   EXPECT_DOUBLE_EQ(*iteration.regression_pct, 5);
   EXPECT_DOUBLE_EQ(*iteration.limit_pct, 4);  // its own limit wins over the general one
+  EXPECT_EQ(iteration.judged, Judged::kRelative);
   EXPECT_EQ(iteration.verdict, "regressed");
   const auto& compute = c.metrics[1];
   EXPECT_EQ(compute.key, "avg_compute_ratio");
-  EXPECT_NEAR(*compute.regression_pct, -10, 1e-12);
+  EXPECT_EQ(compute.judged, Judged::kPoints);
+  EXPECT_NEAR(*compute.regression_points, -5, 1e-12);
+  EXPECT_FALSE(compute.limit_pct);  // the bare 20 is for the headline times
   EXPECT_EQ(compute.verdict, "better");
   const auto& overlap = c.metrics[2];
-  EXPECT_NEAR(*overlap.regression_pct, 50, 1e-12);
+  EXPECT_NEAR(*overlap.regression_points, 10, 1e-12);
+  EXPECT_NEAR(*overlap.regression_pct, 50, 1e-12);  // shown, not judged: the points are
   EXPECT_EQ(overlap.verdict, "regressed");
   EXPECT_TRUE(c.regressed);
   EXPECT_FALSE(c.steps);
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_EQ(c.warnings[0].rfind("no step times in both runs", 0), 0u) << c.warnings[0];
 }
 
-TEST(CompareRuns, WithoutLimitsNothingRegressesAndZeroBaselinesAreNotJudged) {
+TEST(CompareRuns, WithoutLimitsNothingRegressesAndFractionsAreJudgedInPoints) {
   Comparison c = compare_runs(run({{"avg_iteration_time_ms", 100}, {"avg_overlap_ratio", 0}, {"avg_comm_ratio", 0}}),
                               run({{"avg_iteration_time_ms", 300}, {"avg_overlap_ratio", 0.3}, {"avg_comm_ratio", 0}}),
                               {});
@@ -69,9 +77,51 @@ TEST(CompareRuns, WithoutLimitsNothingRegressesAndZeroBaselinesAreNotJudged) {
   EXPECT_EQ(c.metrics[0].verdict, "worse");
   EXPECT_EQ(c.metrics[1].key, "avg_comm_ratio");
   EXPECT_EQ(c.metrics[1].verdict, "same");
-  EXPECT_EQ(c.metrics[2].verdict, "n/a");
+  // From 0 to 0.3: no ratio, but 30 points of the window, better for overlap.
+  EXPECT_EQ(c.metrics[2].verdict, "better");
   EXPECT_FALSE(c.metrics[2].ratio);
+  EXPECT_NEAR(*c.metrics[2].regression_points, -30, 1e-12);
   EXPECT_FALSE(c.regressed);
+}
+
+// Issue 31, 8: a noise model. Near-zero fractions move by points, not by "94 % worse";
+// times with enough step samples are "same" unless the U test finds them different.
+TEST(CompareRuns, ChangesWithinNoiseAreSame) {
+  // Overlap 0.016 -> 0.001: 94 % worse relatively, 1.5 points absolutely: worse, not
+  // regressed under a 2-point limit; 0.016 -> 0.010 (0.6 points) is noise: same.
+  Comparison tiny = compare_runs(run({{"avg_overlap_ratio", 0.016}}), run({{"avg_overlap_ratio", 0.001}}),
+                                 {{"avg_overlap_ratio", 2}});
+  EXPECT_NEAR(*tiny.metrics[0].regression_pct, 93.75, 1e-9);
+  EXPECT_NEAR(*tiny.metrics[0].regression_points, 1.5, 1e-9);
+  EXPECT_EQ(tiny.metrics[0].verdict, "worse");
+  EXPECT_EQ(compare_runs(run({{"avg_overlap_ratio", 0.016}}), run({{"avg_overlap_ratio", 0.010}}), {})
+                .metrics[0].verdict,
+            "same");
+  // Nine steps a side, interleaved (U = 36 of 81, p = 0.72): the 0.3 % longer window is noise,
+  // and no limit can call it a regression.
+  const std::vector<double> a = {100, 102, 104, 106, 108, 110, 112, 114, 116};
+  const std::vector<double> b = {101, 103, 105, 107, 109, 111, 113, 115, 117};
+  Comparison noisy = compare_runs(run({{"avg_iteration_time_ms", 1000}}, a), run({{"avg_iteration_time_ms", 1003}}, b),
+                                  {{"", 0.1}});
+  EXPECT_GT(noisy.steps->test.p, kSignificance);
+  EXPECT_EQ(noisy.metrics[0].judged, Judged::kSteps);
+  EXPECT_EQ(noisy.metrics[0].verdict, "same");
+  EXPECT_FALSE(noisy.regressed);
+  EXPECT_TRUE(noisy.warnings.empty());
+  // Nine steps a side, all slower (p = 0.0004): the window's 5 % is a change, past 1 %.
+  std::vector<double> slow;
+  for (double x : a) slow.push_back(x + 20);
+  Comparison slower = compare_runs(run({{"avg_iteration_time_ms", 1000}}, a), run({{"avg_iteration_time_ms", 1050}}, slow),
+                                   {{"", 1}});
+  EXPECT_LT(slower.steps->test.p, kSignificance);
+  EXPECT_EQ(slower.metrics[0].verdict, "regressed");
+  // Eight a side: too few to trust the U test; judged by relative change, with a warning.
+  Comparison few = compare_runs(run({{"avg_iteration_time_ms", 1000}}, {a.begin(), a.end() - 1}),
+                                run({{"avg_iteration_time_ms", 1003}}, {b.begin(), b.end() - 1}), {});
+  EXPECT_EQ(few.metrics[0].judged, Judged::kRelative);
+  EXPECT_EQ(few.metrics[0].verdict, "worse");
+  ASSERT_EQ(few.warnings.size(), 1u);
+  EXPECT_EQ(few.warnings[0].rfind("8 vs 8 step times, fewer than 9 a side", 0), 0u) << few.warnings[0];
 }
 
 TEST(CompareRuns, StepTimesGetAVerdict) {
