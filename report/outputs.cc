@@ -179,8 +179,13 @@ class BundleOutput final : public Output {
     const fs::path own = (dir / folder).lexically_normal();
     std::vector<std::pair<std::string, fs::path>> entries;
     std::vector<fs::path> files;
+    // Beside the report, what its pages link: the text log (the deck's link), the JUnit
+    // file, the CI metrics and the JSON report, so no link inside the zip leads nowhere
+    // (issue 31, 9). Only files of this run; never the traces.
+    std::vector<fs::path> beside;
     for (const auto& path : sink.written()) {
       if (path == report.lexically_normal()) entries.emplace_back(report.filename().string(), path);
+      else if (path.parent_path() == dir.lexically_normal()) beside.push_back(path);
       auto [end, at] = std::mismatch(own.begin(), own.end(), path.begin(), path.end());
       if (end == own.end() && at != path.end()) files.push_back(path.lexically_relative(own));
     }
@@ -188,6 +193,12 @@ class BundleOutput final : public Output {
       sink.fail("no bundle: the HTML report " + report.string() + " was not written");
       return;
     }
+    if (context.json_report && *context.json_report &&
+        (*context.json_report)->lexically_normal().parent_path() == dir.lexically_normal())
+      beside.push_back((*context.json_report)->lexically_normal());
+    std::sort(beside.begin(), beside.end());
+    beside.erase(std::unique(beside.begin(), beside.end()), beside.end());
+    for (const auto& f : beside) entries.emplace_back(f.filename().string(), f);
     std::sort(files.begin(), files.end());
     files.erase(std::unique(files.begin(), files.end()), files.end());
     for (const auto& f : files) entries.emplace_back(folder + "/" + f.generic_string(), own / f);

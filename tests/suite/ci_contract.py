@@ -9,17 +9,21 @@ verdict. On the real binary with the built-in local default:
 4. two failed gates are said once each, and the stage names them;
 5. a gate's margin is in its testcase's system-out, metrics.txt (read by a real
    OpenMetrics parser) and the Plot plugin's CSV, equal to limit - actual worked here
-   from the JSON report and the threshold file.
+   from the JSON report and the threshold file;
+6. every link of every page inside the unpacked zip bundle opens.
 Usage: ci_contract.py AORTA_SUITE
 """
 import csv
 import glob
+import html
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
+import zipfile
 
 from suite_run import expect
 
@@ -43,6 +47,11 @@ def copy_default(work):
     for name in ("local_cpu_single.json", "local_cpu_threshold.json"):
         subprocess.run([binary, "config", "copy", name, "--output", os.path.join(work, name)], check=True,
                        stdout=subprocess.DEVNULL)
+    # A folder of its own for aorta_path: another run on this machine holds its own lock.
+    variant = os.path.join(work, "local_cpu_single.json")
+    doc = json.load(open(variant))
+    doc["paths"]["shared_fs"] = os.path.join(work, "fs")
+    json.dump(doc, open(variant, "w"))
     path = os.path.join(work, "local_cpu_threshold.json")
     doc = json.load(open(path))
     doc["expected_results"].update(max_avg_iteration_ms=MAX_ITER, min_compute_ratio=MIN_COMPUTE,
@@ -145,6 +154,23 @@ with tempfile.TemporaryDirectory() as work:
     for gate, margin in expected_margin.items():
         expect(abs(plot["gate_margin:" + gate] - margin) <= 1e-9 * max(1, abs(margin)), f"CSV {gate}")
     print("ok: margins in system-out, metrics.txt (OpenMetrics parser) and the CSV equal limit - actual")
+
+    # 6. The bundle unpacked elsewhere: every href and src of every page in it opens.
+    bundles = glob.glob(os.path.join(run_dir, "aorta_single_*.zip"))
+    expect(len(bundles) == 1, f"one bundle: {bundles}")
+    unpacked = os.path.join(work, "unpacked")
+    zipfile.ZipFile(bundles[0]).extractall(unpacked)
+    pages, dead = 0, []
+    for page in glob.glob(os.path.join(unpacked, "**", "*.html"), recursive=True):
+        pages += 1
+        for link in re.findall(r'(?:href|src)="([^"]*)"', open(page).read()):
+            link = html.unescape(link).split("#")[0].split("?")[0]
+            if not link or re.match(r"^[a-z]+:", link):
+                continue  # an anchor on the page, or another site
+            if not os.path.exists(os.path.join(os.path.dirname(page), link)):
+                dead.append(f"{os.path.relpath(page, unpacked)} -> {link}")
+    expect(pages >= 3 and not dead, f"{pages} pages; dead links inside the zip: {dead}")
+    print(f"ok: the zip's {pages} pages have no dead link")
 
     # 1. Each accepted flag, and each GTEST_* variable, gives the baseline's testcases.
     flags = ["--gtest_brief=1", "--gtest_also_run_disabled_tests", "--gtest_random_seed=7", "--gtest_print_time=0",
