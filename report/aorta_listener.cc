@@ -102,15 +102,21 @@ void AortaListener::OnTestProgramEnd(const ::testing::UnitTest& unit_test) {
 bool AortaListener::record_late_interruption() {
   if (!interrupt_signal() || interruption_recorded_) return false;
   interruption_recorded_ = true;
+  record_.interrupted = interrupt_name();
   const std::string named = "interrupted by " + interrupt_name();
   for (const auto& stage : record_.stages)
     for (const auto& f : stage.failures)
       if (f.find(named) != std::string::npos) return false;
+  int not_started = 0;  // stages skipped because the signal came between stages
+  for (const auto& stage : record_.stages)
+    if (stage.skip_reason.find(named) != std::string::npos && stage.failures.empty()) ++not_started;
   StageResult late;
   late.name = late.stage = "run_interrupted";
   late.outcome = job::Outcome::kFailed;
-  late.failures.push_back("the run was " + named + " after its stages had run (while its reports were written); "
-                          "its exit status is 1");
+  late.failures.push_back(not_started ? "the run was " + named + " between its stages: " + std::to_string(not_started) +
+                                            " not started; its exit status is 1"
+                                      : "the run was " + named + " after its stages had run (while its reports were "
+                                            "written); its exit status is 1");
   record_.stages.push_back(std::move(late));
   return true;
 }

@@ -30,8 +30,10 @@ void rank_table(const metrics::RunMetrics& m, std::string& out) {
 
 std::string run_summary(const RunRecord& run, const metrics::RunMetrics* result) {
   const int failed = run.count(job::Outcome::kFailed);
+  // An interrupted run is said to be one (issue 31, 9), whatever its counts.
+  const std::string verdict = !run.interrupted.empty() ? "INTERRUPTED by " + run.interrupted : failed ? "FAILED" : "PASSED";
   std::string out = fmt::format("== {} {}: {} passed, {} failed, {} skipped of {} tests; run {}, {:.1f} s\n", run.suite,
-                                failed ? "FAILED" : "PASSED", run.count(job::Outcome::kPassed), failed,
+                                verdict, run.count(job::Outcome::kPassed), failed,
                                 run.count(job::Outcome::kSkipped), run.stages.size(), run.run_id, run.seconds);
   if (result && !result->per_rank.empty()) {
     rank_table(*result, out);
