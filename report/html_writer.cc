@@ -46,7 +46,7 @@ void write_facts(const char* id, const char* title, const std::vector<std::pair<
 std::vector<std::pair<std::string, std::string>> headline(const metrics::RunMetrics& m) {
   std::vector<std::pair<std::string, std::string>> rows = {
       {"ranks", std::to_string(m.per_rank.size())},
-      {"avg iteration time", fmt::format("{:.3f} ms (min {:.3f}, max {:.3f})", m.avg_iteration_time_ms,
+      {"avg iteration time (the whole profiled window)", fmt::format("{:.3f} ms (min {:.3f}, max {:.3f})", m.avg_iteration_time_ms,
                                          m.min_iteration_time_us / 1000.0, m.max_iteration_time_us / 1000.0)}};
   for (const metrics::MetricSpec* spec : metrics::metrics_in(metrics::kInHtml))
     rows.emplace_back(spec->label, metrics::format_metric(*spec, m, metrics::RatioStyle::kFraction));

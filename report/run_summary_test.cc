@@ -65,10 +65,10 @@ TEST(RunSummary, VerdictRankTableRunLineSubTestsAndFailures) {
   auto m = two_ranks();
   EXPECT_EQ(run_summary(failed_run(), &m),
             "== aorta_distributed FAILED: 1 passed, 2 failed, 0 skipped of 3 tests; run r1, 42.0 s\n"
-            "rank   parser                   iteration ms  compute     comm  exposed comm  overlap\n"
+            "rank   parser                      window ms  compute     comm  exposed comm  overlap\n"
             "0      tracelens_gpu_timeline        835.600   0.1149   0.6114        0.6114   0.1117\n"
             "?      basic_scan                    834.100   0.1149   0.6114             -   0.1117\n"
-            "run: avg iteration 834.850 ms (min 834.100, max 835.600), time variance ratio 0.0013; avg compute 0.1149, "
+            "run: avg window 834.850 ms (min 834.100, max 835.600), time variance ratio 0.0013; avg compute 0.1149, "
             "comm 0.6114, exposed comm -, overlap 0.1117\n"
             "steps: none (no ProfilerStep annotations in the traces)\n"
             "Diagnosis\n"
@@ -90,10 +90,10 @@ TEST(RunSummary, StepsLineNamesTheStragglerOrWhyThereIsNone) {
   steps.max_ms = 235.77;
   steps.cv = 0.0891;
   m.steps = steps;
-  EXPECT_EQ(steps_line(m), "steps: 4 (4 rank-steps), mean 209.256 ms, median 208.916, p95 232.000, max 235.770, "
+  EXPECT_EQ(steps_line(m), "steps: 4 (4 rank-steps), per-step mean 209.256 ms, median 208.916, p95 232.000, max 235.770, "
                            "cv 0.0891; one rank: no peer to compare with, so no straggler\n");
   m.steps->worst = metrics::StepStraggler{3, 1, 24.5};
-  EXPECT_EQ(steps_line(m), "steps: 4 (4 rank-steps), mean 209.256 ms, median 208.916, p95 232.000, max 235.770, "
+  EXPECT_EQ(steps_line(m), "steps: 4 (4 rank-steps), per-step mean 209.256 ms, median 208.916, p95 232.000, max 235.770, "
                            "cv 0.0891; worst straggler step 3 on rank 1, +24.500 ms over the fastest\n");
 }
 

@@ -17,7 +17,7 @@ std::string steps_line(const metrics::RunMetrics& run, metrics::RatioStyle style
       straggler += fmt::format(" (late in {}: compute {:+.3f}, exposed comm {:+.3f}, idle {:+.3f} ms)", w.cause,
                                w.compute_excess_ms, w.comm_excess_ms, w.idle_excess_ms);
   }
-  return fmt::format("steps: {} ({} rank-steps), mean {:.3f} ms, median {:.3f}, p95 {:.3f}, max {:.3f}, cv {}; {}\n",
+  return fmt::format("steps: {} ({} rank-steps), per-step mean {:.3f} ms, median {:.3f}, p95 {:.3f}, max {:.3f}, cv {}; {}\n",
                      st->step_count, st->samples, st->mean_ms, st->median_ms, st->p95_ms, st->max_ms,
                      metrics::format_ratio(st->cv, style), straggler);
 }
@@ -31,7 +31,7 @@ void write_summary_table(const metrics::RunMetrics& run, std::ostream& out) {
                        r.compute_time_us / 1000, r.comm_time_us / 1000, r.total_comm_time_us / 1000,
                        r.compute_ratio * 100, r.comm_ratio * 100, r.overlap_ratio * 100);
   }
-  out << fmt::format("avg iteration {:.3f} ms (std {:.3f} ms, min {:.3f}, max {:.3f}); {} over {} rank(s)\n",
+  out << fmt::format("avg window {:.3f} ms (std {:.3f} ms, min {:.3f}, max {:.3f}); {} over {} rank(s)\n",
                      run.avg_iteration_time_ms, run.std_iteration_time_us / 1000, run.min_iteration_time_us / 1000,
                      run.max_iteration_time_us / 1000,
                      metrics::short_list(run, metrics::kInTable, metrics::RatioStyle::kPercent), run.per_rank.size());
