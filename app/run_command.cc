@@ -15,6 +15,7 @@
 #include "app/exit_codes.h"
 #include "app/gtest_flags.h"
 #include "app/live_log.h"
+#include "app/step_progress.h"
 #include "app/managed_run.h"
 #include "app/report_request.h"
 #include "app/slurm_preflight.h"
@@ -376,7 +377,8 @@ int run_suite(const cli::Options& o, const char* argv0) {
   const bool logging = request.wants("log");
   const std::filesystem::path log_path = report::text_log_path(report_dir, suite, request.log_file);
   const std::string live_header = live_log_header(suite, s->state().run_id);
-  if (logging) s->training_output = live_log(log_path, live_header);
+  s->training_output = training_watchers(logging ? live_log(log_path, live_header) : job::ProgressFn{},
+                                         configured_max_steps(plan->variant));
   install_interrupt_handlers();
   int rc = RUN_ALL_TESTS();
   print_against_baseline(plan->baseline, s->state());

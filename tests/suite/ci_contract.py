@@ -125,7 +125,8 @@ with tempfile.TemporaryDirectory() as work:
     console = p.stdout.count("Average iteration time")
     expect(console == 1 + p.stdout.count("SUBFAIL [threshold] (metric=max_avg_iteration_ms)"),
            f"the console says the gate's failure once (and its SUBFAIL line): {console}", p)
-    print("ok: two failed gates are said once each; the stage names them")
+    expect("[benchmark] step 1/8 (node 0's training log)" in p.stdout, "the training's step on the console", p)
+    print("ok: two failed gates are said once each; the stage names them; the training's step is shown")
 
     # 5. Margins: the passing gate's system-out, metrics.txt and the CSV, against
     #    limit - actual worked from the JSON report.
