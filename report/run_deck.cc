@@ -88,6 +88,15 @@ ordered_json lifecycle_json(const RunRecord& run) {
   return lifecycle;
 }
 
+// The stages the timeline leaves out (CVS's lifecycle has only the stages that ran),
+// each with why: the deck's timeline lists them under its chart (issue 31, 9).
+ordered_json lifecycle_skipped_json(const RunRecord& run) {
+  ordered_json skipped = ordered_json::object();
+  for (const auto& s : run.stages)
+    if (!s.label.empty() && !s.is_subtest() && s.outcome == job::Outcome::kSkipped) skipped[s.label] = s.skip_reason;
+  return skipped;
+}
+
 // One tier per catalogue key (reference §4.6.3), one verdict per configured (non-null) key.
 ordered_json gate_matrix_json(const DeckInput& in, const DeckFacts& facts) {
   ordered_json gates = ordered_json::object();
@@ -253,6 +262,7 @@ ordered_json run_deck_json(const DeckInput& in) {
   deck["overall_status"] = overall_status(in);
   deck["report"] = report_json(*in.run);
   deck["lifecycle"] = lifecycle_json(*in.run);
+  deck["lifecycle_skipped"] = lifecycle_skipped_json(*in.run);
   deck["gate_matrix"] = gate_matrix_json(in, facts);
   deck["run_card_display"] = run_card_json(in, facts);
   deck["accelerator_fields"] = facts.accelerator;

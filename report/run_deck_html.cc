@@ -101,6 +101,13 @@ void lifecycle_html(const ordered_json& deck, std::ostream& out) {
     longest = std::max(longest, seconds.get<double>());
   }
   svg_chart(stages, "s", data_axis(longest), ordered_json::array(), out);
+  // The stages that did not run, in run order, each with why.
+  if (const auto& skipped = deck["lifecycle_skipped"]; skipped.is_object() && !skipped.empty()) {
+    out << "<ul class=\"skipped\">\n";
+    for (const auto& [label, reason] : skipped.items())
+      out << "<li>" << escape_xml(label) << ": skipped (" << escape_xml(reason.get<std::string>()) << ")</li>\n";
+    out << "</ul>\n";
+  }
   out << "</section>\n";
 }
 
@@ -117,8 +124,8 @@ void gates_html(const ordered_json& deck, std::ostream& out) {
                                  metrics::format_limit(*spec, g["spec"]["value"].get<double>());
     // The actual in the gate's unit too: 11.00 ms, 0.7750.
     std::string actual = g["actual"].is_null() || !spec ? "n/a" : metrics::format_actual(*spec, g["actual"].get<double>());
-    out << "<tr><td>" << tier << "</td><td>" << escape_xml(g["metric"]) << "</td><td>" << escape_xml(gate)
-        << "</td><td>" << escape_xml(actual) << "</td><td class=\"" << status.substr(0, status.find(' '))
+    out << "<tr><td>" << tier << "</td><td>" << escape_xml(g["metric"]) << "</td><td class=\"num\">" << escape_xml(gate)
+        << "</td><td class=\"num\">" << escape_xml(actual) << "</td><td class=\"" << status.substr(0, status.find(' '))
         << "\">" << status << "</td><td>" << escape_xml(g.value("reason", "")) << "</td></tr>\n";
   }
   out << "</table></section>\n";
@@ -202,7 +209,7 @@ void full_results_html(const ordered_json& deck, std::ostream& out) {
   out << "</tr>\n";
   for (const auto& r : deck["results_table"]["rows"]) {
     out << "<tr>";
-    for (const auto& v : r) out << "<td>" << escape_xml(text(v)) << "</td>";
+    for (const auto& v : r) out << (v.is_number() ? "<td class=\"num\">" : "<td>") << escape_xml(text(v)) << "</td>";
     out << "</tr>\n";
   }
   out << "</table></div></section>\n";
@@ -213,10 +220,14 @@ void full_results_html(const ordered_json& deck, std::ostream& out) {
 std::string run_deck_stylesheet() {
   return "body{font-family:Helvetica,Arial,sans-serif;font-size:14px;margin:24px;color:#222;max-width:1000px}\n"
          "section{border:1px solid #ddd;border-radius:6px;padding:12px 16px;margin:16px 0;overflow-x:auto}\n"
+         // Numbers and names never break mid-token (0.000146 stays whole): a table
+         // too wide for its card scrolls inside it instead.
          "table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:3px 8px;text-align:left;"
-         "overflow-wrap:anywhere}\n"
+         "overflow-wrap:normal;word-break:normal}\n"
          "th{background:#eee;overflow-wrap:normal}.pass{color:#1a7f37;font-weight:bold}.fail{color:#cf222e;font-weight:bold}\n"
          ".record,.na,.not{color:#6e7781;font-weight:bold}\n"
+         ".verdict-line{font-size:18px}.verdict{font-size:28px;text-transform:uppercase;padding:2px 12px;"
+         "border:3px solid currentColor;border-radius:6px}ul.skipped{color:#6e7781}td.num{white-space:nowrap}\n"
          // The full results table: as wide as its card, cells wrap, and what still
          // does not fit scrolls inside the card.
          ".scroll{overflow-x:auto;max-width:100%}table.wide{width:100%}table.wide th,table.wide td{font-size:12px}\n";
@@ -228,8 +239,10 @@ void write_run_deck_html(const ordered_json& deck, std::ostream& out) {
          "<link rel=\"stylesheet\" href=\"aorta_run_deck.css\">\n</head>\n<body>\n";
   const auto& report = deck["report"];
   std::string overall = deck["overall_status"];
-  out << "<h1>" << escape_xml(report["title"]) << "</h1>\n<p>" << escape_xml(report["subtitle"])
-      << " &middot; overall <span id=\"overall-status\" class=\"" << overall << "\">" << overall << "</span></p>\n";
+  // The verdict first and large, in words (issue 31, 9): no one has to look for it.
+  out << "<h1>" << escape_xml(report["title"]) << "</h1>\n<p class=\"verdict-line\">overall <span id=\"overall-status\" "
+      << "class=\"verdict " << overall << "\">" << overall << "</span></p>\n<p>" << escape_xml(report["subtitle"])
+      << "</p>\n";
   run_card_html(deck, out);
   lifecycle_html(deck, out);
   gates_html(deck, out);

@@ -154,8 +154,9 @@ TEST(RunDeck, GateTextInTheGatesUnit) {
   std::ostringstream html;
   write_run_deck_html(deck, html);
   const std::string page = html.str();
-  for (const char* needle : {"<td>≤ 60000 ms</td>", "<td>≥ 0.5</td>", "<td>≤ 0.125</td>", "<td>11.00 ms</td>",
-                             "<td>0.7750</td>", "<td>0.1286</td>",
+  for (const char* needle : {"<td class=\"num\">≤ 60000 ms</td>", "<td class=\"num\">≥ 0.5</td>",
+                             "<td class=\"num\">≤ 0.125</td>", "<td class=\"num\">11.00 ms</td>",
+                             "<td class=\"num\">0.7750</td>", "<td class=\"num\">0.1286</td>",
                              "PASS · 11.00 ms (limit ≤ 60000 ms)", "PASS · 0.7750 (limit ≥ 0.5)"})
     EXPECT_NE(page.find(needle), std::string::npos) << needle;
   EXPECT_EQ(page.find("6e+04"), std::string::npos);
@@ -164,7 +165,7 @@ TEST(RunDeck, GateTextInTheGatesUnit) {
   f.variant.thresholds = {{"max_avg_iteration_ms", 835.25}};
   std::ostringstream fractional;
   write_run_deck_html(run_deck_json(f.input()), fractional);
-  EXPECT_NE(fractional.str().find("<td>≤ 835.25 ms</td>"), std::string::npos);
+  EXPECT_NE(fractional.str().find("<td class=\"num\">≤ 835.25 ms</td>"), std::string::npos);
 }
 
 // A zero limit fails with its unit (audit D18); record-only and not-evaluated runs

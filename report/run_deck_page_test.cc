@@ -1,0 +1,70 @@
+// Issue 31, 9: how the Run Deck's page reads: its verdict, its timeline, its numbers.
+#include <sstream>
+#include <tuple>
+
+#include <gtest/gtest.h>
+
+#include "report/run_deck.h"
+#include "tests/rank_fixture.h"
+
+namespace aorta::report {
+namespace {
+
+// Two ranks (10 and 12 ms), a benchmark, a skipped analysis and a gate that passes.
+struct Fixture {
+  RunRecord run;
+  config::Variant variant;
+  metrics::RunMetrics result = metrics::aggregate({aorta::testing::rank_metrics(1, 12000, 9000, 4000),
+                                                   aorta::testing::rank_metrics(0, 10000, 8000, 3000)})
+                                   .value();
+  Fixture() {
+    run.suite = "aorta_single";
+    for (auto [name, seconds, label] : {std::tuple{"test_run_benchmark", 1.5, "benchmark"},
+                                        std::tuple{"test_validate_thresholds", 0.1, "thresholds"}}) {
+      StageResult stage;
+      stage.name = stage.stage = name;
+      stage.seconds = seconds;
+      stage.label = label;
+      run.stages.push_back(stage);
+    }
+    variant.model_id = "test";
+    variant.thresholds = {{"max_avg_iteration_ms", 20.0}};
+  }
+  DeckInput input() { return {&run, &variant, 1, 2, 112, &result, "../r.html", "../r.log", "", "v.json"}; }
+};
+
+std::string page(const ordered_json& deck) {
+  std::ostringstream html;
+  write_run_deck_html(deck, html);
+  return html.str();
+}
+
+// The verdict leads the page in large words, the timeline names the stages
+// that did not run and why, and no number or name breaks mid-token (0.000146 / 4).
+TEST(RunDeckPage, VerdictFirstSkippedStagesNamedNumbersWhole) {
+  Fixture f;
+  StageResult skipped;
+  skipped.name = skipped.stage = "test_analyze";
+  skipped.label = "analysis";
+  skipped.outcome = job::Outcome::kSkipped;
+  skipped.skip_reason = "Optional TraceLens/GEMM analysis is disabled";
+  f.run.stages.insert(f.run.stages.begin() + 1, skipped);
+  auto deck = run_deck_json(f.input());
+  EXPECT_EQ(deck["lifecycle"].dump(), R"({"benchmark":1.5,"thresholds":0.1})");  // CVS's shape, unchanged
+  EXPECT_EQ(deck["lifecycle_skipped"].dump(), R"({"analysis":"Optional TraceLens/GEMM analysis is disabled"})");
+  const std::string html = page(deck);
+  const size_t verdict = html.find("<span id=\"overall-status\" class=\"verdict pass\">pass</span>");
+  ASSERT_NE(verdict, std::string::npos) << html.substr(0, 600);
+  EXPECT_LT(verdict, html.find("id=\"run-card\""));
+  EXPECT_NE(html.find("<li>analysis: skipped (Optional TraceLens/GEMM analysis is disabled)</li>"), std::string::npos);
+  const std::string css = run_deck_stylesheet();
+  EXPECT_EQ(css.find("anywhere"), std::string::npos) << css;
+  EXPECT_NE(css.find("td.num{white-space:nowrap}"), std::string::npos) << css;
+  // Every number of the results table in a cell that does not wrap.
+  const size_t table = html.find("<section id=\"results\">");
+  ASSERT_NE(table, std::string::npos);
+  EXPECT_NE(html.find("<td class=\"num\">11</td>", table), std::string::npos) << html.substr(table, 1500);
+}
+
+}  // namespace
+}  // namespace aorta::report
