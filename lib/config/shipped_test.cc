@@ -3,6 +3,8 @@
 #include "config/shipped.h"
 
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 
 #include <gtest/gtest.h>
 
@@ -44,6 +46,27 @@ TEST(ShippedConfigs, NoFolderIsAnErrorNamingWhereItLooked) {
   auto names = shipped_config_names();
   ASSERT_FALSE(names.ok());
   EXPECT_EQ(names.error().message, "AORTA_SUITE_DATA=" + dir.path().string() + " has no config/ folder");
+}
+
+// Audit G2: the guide's path form, `config copy benchmark/aorta/<file>`, copies the
+// shipped file of that name, as a bare name does; a path to a file not shipped is refused.
+TEST(ShippedConfigs, TheGuidesPathFormNamesTheShippedFile) {
+  aorta::testing::TempDir dir;
+  dir.write("config/mi3xx_single.json", "{\"shipped\": true}");
+  DataFolder data(dir.path().string());
+  auto by_path = shipped_config("benchmark/aorta/mi3xx_single.json");
+  ASSERT_TRUE(by_path.ok()) << by_path.error().message;
+  EXPECT_EQ(*by_path, dir.path() / "config" / "mi3xx_single.json");
+  ASSERT_TRUE(copy_shipped_config("benchmark/aorta/mi3xx_single.json", dir.path() / "copy.json"));
+  std::ifstream copied(dir.path() / "copy.json");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(copied), {}), "{\"shipped\": true}");
+  auto unknown = shipped_config("benchmark/aorta/other.json");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().message.rfind("no shipped config named 'benchmark/aorta/other.json'; shipped configs:\n"
+                                          "  mi3xx_single.json",
+                                          0),
+            0u)
+      << unknown.error().message;
 }
 
 }  // namespace

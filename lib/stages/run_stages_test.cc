@@ -52,6 +52,27 @@ TEST(StageBodies, BenchmarkUsesTheHeadsPortAndScansEveryNode) {
   EXPECT_TRUE(h.fake.commands_with("n2", "import socket").empty());  // audit J3: only the head picks the port
 }
 
+// Audit G9: a configured multi_node.master_addr wins over the head node's vpc_ip in
+// every node's launch (the test cluster's head has vpc_ip 10.0.0.1).
+TEST(StageBodies, AConfiguredMasterAddrWinsOverTheHeadsAddress) {
+  Harness h;
+  h.v.container.runtime = config::RuntimeKind::kNone;
+  h.v.multi_node.master_port = 0;
+  h.v.multi_node.master_addr = "192.0.2.77";
+  h.fake.on("n1", "import socket", 0, "29512\n");
+  h.fake.on(kAny, "date +%s.%N", 0, "1700000000.25\n");
+  h.fake.on(kAny, "CVS_AORTA_PID=", 0, "CVS_AORTA_PID=555\n");
+  h.fake.on(kAny, "2>/dev/null; true; else", 0, "0\n");  // the exit file
+  h.run(stages::kRunBenchmark);
+  for (const char* host : {"n1", "n2"}) {
+    auto scripts = h.fake.commands_with(host, "--master_port=");
+    ASSERT_EQ(scripts.size(), 1u) << host;
+    EXPECT_TRUE(contains(scripts[0], "--master_addr=" + shell_quote("192.0.2.77"))) << scripts[0];
+    EXPECT_TRUE(contains(scripts[0], "export MASTER_ADDR=" + shell_quote("192.0.2.77"))) << scripts[0];
+    EXPECT_FALSE(contains(scripts[0], "10.0.0.1")) << scripts[0];
+  }
+}
+
 // Issue 32 (6), reference 5.4's legacy scan: the head's `date +'%a %b %e %H:%M:%S'`
 // at start and end bound the window to the minute, every node runs `dmesg -T | awk`
 // over it, and a match is the original's message, typo and all. A node whose scan
