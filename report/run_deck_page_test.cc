@@ -1,37 +1,15 @@
 // Issue 31, 9: how the Run Deck's page reads: its verdict, its timeline, its numbers.
 #include <sstream>
-#include <tuple>
 
 #include <gtest/gtest.h>
 
 #include "report/run_deck.h"
-#include "tests/rank_fixture.h"
+#include "tests/deck_fixture.h"
 
 namespace aorta::report {
 namespace {
 
-// Two ranks (10 and 12 ms), a benchmark, a skipped analysis and a gate that passes.
-struct Fixture {
-  RunRecord run;
-  config::Variant variant;
-  metrics::RunMetrics result = metrics::aggregate({aorta::testing::rank_metrics(1, 12000, 9000, 4000),
-                                                   aorta::testing::rank_metrics(0, 10000, 8000, 3000)})
-                                   .value();
-  Fixture() {
-    run.suite = "aorta_single";
-    for (auto [name, seconds, label] : {std::tuple{"test_run_benchmark", 1.5, "benchmark"},
-                                        std::tuple{"test_validate_thresholds", 0.1, "thresholds"}}) {
-      StageResult stage;
-      stage.name = stage.stage = name;
-      stage.seconds = seconds;
-      stage.label = label;
-      run.stages.push_back(stage);
-    }
-    variant.model_id = "test";
-    variant.thresholds = {{"max_avg_iteration_ms", 20.0}};
-  }
-  DeckInput input() { return {&run, &variant, 1, 2, 112, &result, "../r.html", "../r.log", "", "v.json"}; }
-};
+using Fixture = aorta::testing::DeckFixture;
 
 std::string page(const ordered_json& deck) {
   std::ostringstream html;

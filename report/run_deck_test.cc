@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/deck_fixture.h"
 #include "tests/rank_fixture.h"
 
 namespace aorta::report {
@@ -14,27 +15,7 @@ namespace {
 
 using aorta::testing::rank_metrics;
 
-struct Fixture {
-  RunRecord run;
-  config::Variant variant;
-  metrics::RunMetrics result = metrics::aggregate({rank_metrics(1, 12000, 9000, 4000), rank_metrics(0, 10000, 8000, 3000)}).value();
-  Fixture() {
-    run.suite = "aorta_single";
-    for (auto [name, seconds, label] : {std::tuple{"test_run_benchmark", 1.5, "benchmark"},
-                                        std::tuple{"test_validate_thresholds", 0.1, "thresholds"}}) {
-      StageResult stage;
-      stage.name = stage.stage = name;
-      stage.seconds = seconds;
-      stage.label = label;
-      run.stages.push_back(stage);
-    }
-    variant.model_id = "test";
-    variant.thresholds = {{"max_avg_iteration_ms", 20.0}, {"min_compute_ratio", 0.5}, {"min_overlap_ratio", std::nullopt}};
-  }
-  DeckInput input(bool with_result = true) {
-    return {&run, &variant, 1, 2, 112, with_result ? &result : nullptr, "../r.html", "../r.log", "", "v.json"};
-  }
-};
+using Fixture = aorta::testing::DeckFixture;
 
 // Issue 19: with --baseline the deck compares the run with it, as `compare` does.
 // This run: ranks of 10 and 12 ms, avg 11 ms; compute 0.8 and 0.75, avg 0.775.

@@ -26,7 +26,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 import zipfile
 
-from suite_run import expect
+from suite_run import copy_default, expect
 
 try:
     import junitparser
@@ -44,23 +44,6 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 MAX_ITER = 0.001   # ms: fails
 MIN_COMPUTE = 1.0  # a CPU run never spends all its window computing: fails
 MAX_VARIANCE = 1.0
-
-
-def copy_default(work):
-    for name in ("local_cpu_single.json", "local_cpu_threshold.json"):
-        subprocess.run([binary, "config", "copy", name, "--output", os.path.join(work, name)], check=True,
-                       stdout=subprocess.DEVNULL)
-    # A folder of its own for aorta_path: another run on this machine holds its own lock.
-    variant = os.path.join(work, "local_cpu_single.json")
-    doc = json.load(open(variant))
-    doc["paths"]["shared_fs"] = os.path.join(work, "fs")
-    json.dump(doc, open(variant, "w"))
-    path = os.path.join(work, "local_cpu_threshold.json")
-    doc = json.load(open(path))
-    doc["expected_results"].update(max_avg_iteration_ms=MAX_ITER, min_compute_ratio=MIN_COMPUTE,
-                                   max_time_variance_ratio=MAX_VARIANCE)
-    json.dump(doc, open(path, "w"))
-    return os.path.join(work, "local_cpu_single.json")
 
 
 def suite(work, *args, env=None):
@@ -129,7 +112,8 @@ def gitlab_example(work, env):
 
 
 with tempfile.TemporaryDirectory() as work:
-    copy_default(work)
+    copy_default(binary, work, edit_thresholds=lambda t: t["expected_results"].update(
+        max_avg_iteration_ms=MAX_ITER, min_compute_ratio=MIN_COMPUTE, max_time_variance_ratio=MAX_VARIANCE))
     base_env = {k: v for k, v in os.environ.items() if not k.startswith("GTEST_")}
     p, baseline, report, run_dir = finished_run(work, "results", gitlab_example(work, base_env))
 

@@ -22,7 +22,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.normpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
-from suite_run import expect  # noqa: E402
+from suite_run import copy_default, expect  # noqa: E402
 
 binary = os.path.abspath(sys.argv[1])
 MODULES = os.environ.get("AORTA_JUNIT_CONSUMERS", os.path.join(REPO, "build", "npm-consumers", "node_modules"))
@@ -188,17 +188,8 @@ with tempfile.TemporaryDirectory() as work:
     expect(lint.returncode == 0, "the default family breaks report/junit.xsd: " + lint.stderr)
 
     # 2. A failing threshold, the strict xunit2 family.
-    for name in ("local_cpu_single.json", "local_cpu_threshold.json"):
-        subprocess.run([binary, "config", "copy", name, "--output", os.path.join(work, name)], check=True,
-                       stdout=subprocess.DEVNULL)
-    cfg = os.path.join(work, "local_cpu_single.json")
-    variant = json.load(open(cfg))
-    variant["paths"]["shared_fs"] = os.path.join(work, "fs")
-    json.dump(variant, open(cfg, "w"))
-    thresholds = os.path.join(work, "local_cpu_threshold.json")
-    doc = json.load(open(thresholds))
-    doc["expected_results"]["max_avg_iteration_ms"] = 0.001
-    json.dump(doc, open(thresholds, "w"))
+    cfg = copy_default(binary, work,
+                       edit_thresholds=lambda t: t["expected_results"].update(max_avg_iteration_ms=0.001))
     p, failing_xml = run_suite(work, "fail", "matrix.cpu_fail", "xunit2", cfg)
     expect(p.returncode == 1, f"the failing run exited {p.returncode}", p)
     failing = with_prefix(gtest_summary(p), "matrix.cpu_fail")
@@ -214,6 +205,7 @@ with tempfile.TemporaryDirectory() as work:
     check("merge of both runs", [passing_xml, failing_xml], add(passing, failing))
 
     # 4. The same failing run in CVS's shape, asked for by the config's junit_shape.
+    variant = json.load(open(cfg))
     variant["junit_shape"] = "cvs"
     json.dump(variant, open(cfg, "w"))
     p, cvs_xml = run_suite(work, "cvs", "matrix.cpu_cvs", "", cfg)

@@ -65,3 +65,24 @@ def expect(condition, message, p=None):
     if not condition:
         detail = f"\n--- stdout ---\n{p.stdout[-4000:]}\n--- stderr ---\n{p.stderr[-4000:]}" if p else ""
         raise SystemExit("FAIL: " + message + detail)
+
+
+def copy_default(binary, work, edit_variant=None, edit_thresholds=None):
+    """The shipped default's config and threshold file in work, its aorta_path in a
+    folder of its own (work/fs: another run on this machine holds its own lock), each
+    file edited as given (a function of its JSON). Returns the config's path."""
+    for name in ("local_cpu_single.json", "local_cpu_threshold.json"):
+        subprocess.run([binary, "config", "copy", name, "--output", os.path.join(work, name)], check=True,
+                       stdout=subprocess.DEVNULL)
+
+    def own_folder(v):
+        v["paths"]["shared_fs"] = os.path.join(work, "fs")
+        if edit_variant:
+            edit_variant(v)
+    for name, edit in (("local_cpu_single.json", own_folder), ("local_cpu_threshold.json", edit_thresholds)):
+        if edit:
+            path = os.path.join(work, name)
+            doc = json.load(open(path))
+            edit(doc)
+            json.dump(doc, open(path, "w"))
+    return os.path.join(work, "local_cpu_single.json")

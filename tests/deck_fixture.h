@@ -1,0 +1,36 @@
+// The Run Deck tests' run: ranks 1 (12000/9000/4000 us total/compute/comm) and 0
+// (10000/8000/3000 us), a benchmark and a threshold stage, and three gates of which one
+// is null (reference §4.6's fixture).
+#pragma once
+
+#include <tuple>
+
+#include "report/run_deck.h"
+#include "tests/rank_fixture.h"
+
+namespace aorta::testing {
+
+struct DeckFixture {
+  report::RunRecord run;
+  config::Variant variant;
+  metrics::RunMetrics result =
+      metrics::aggregate({rank_metrics(1, 12000, 9000, 4000), rank_metrics(0, 10000, 8000, 3000)}).value();
+  DeckFixture() {
+    run.suite = "aorta_single";
+    for (auto [name, seconds, label] : {std::tuple{"test_run_benchmark", 1.5, "benchmark"},
+                                        std::tuple{"test_validate_thresholds", 0.1, "thresholds"}}) {
+      report::StageResult stage;
+      stage.name = stage.stage = name;
+      stage.seconds = seconds;
+      stage.label = label;
+      run.stages.push_back(stage);
+    }
+    variant.model_id = "test";
+    variant.thresholds = {{"max_avg_iteration_ms", 20.0}, {"min_compute_ratio", 0.5}, {"min_overlap_ratio", std::nullopt}};
+  }
+  report::DeckInput input(bool with_result = true) {
+    return {&run, &variant, 1, 2, 112, with_result ? &result : nullptr, "../r.html", "../r.log", "", "v.json"};
+  }
+};
+
+}  // namespace aorta::testing
