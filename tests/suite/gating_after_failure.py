@@ -11,6 +11,7 @@ import tempfile
 import glob
 
 import html_report
+import suite_run
 from suite_run import expect, run
 
 binary = os.path.abspath(sys.argv[1])
@@ -18,16 +19,7 @@ PRIOR = "a prior lifecycle stage failed"
 
 
 def copy_default(work, edit_variant=None, edit_thresholds=None):
-    for name in ("local_cpu_single.json", "local_cpu_threshold.json"):
-        subprocess.run([binary, "config", "copy", name, "--output", os.path.join(work, name)], check=True,
-                       stdout=subprocess.DEVNULL)
-    for name, edit in (("local_cpu_single.json", edit_variant), ("local_cpu_threshold.json", edit_thresholds)):
-        if edit:
-            path = os.path.join(work, name)
-            doc = json.load(open(path))
-            edit(doc)
-            json.dump(doc, open(path, "w"))
-    return os.path.join(work, "local_cpu_single.json")
+    return suite_run.copy_default(binary, work, edit_variant, edit_thresholds)
 
 
 # 1. A stage fails early (the experiment script is missing): everything after it
