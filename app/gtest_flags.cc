@@ -146,7 +146,7 @@ Result<GtestFlags> check_gtest_flags(const std::vector<std::string>& args, const
       return abort_refused(variable + "=" + v, abort_reason(key));
   }
   // gtest reads GTEST_FAIL_FAST as the flag's default: any value but "0" is true.
-  if (const char* f = getenv("GTEST_FAIL_FAST"); f && *f && !fail_fast_given) out.fail_fast = std::string(f) != "0";
+  if (const char* f = getenv("GTEST_FAIL_FAST"); f && !fail_fast_given) out.fail_fast = std::string(f) != "0";
   // Sharding would split one session's stages across processes, each its own run.
   for (const char* variable : {"GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX"})
     if (const char* v = getenv(variable); v && *v)

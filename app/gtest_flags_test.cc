@@ -42,7 +42,10 @@ TEST(GtestFlags, KnownFlagsPassThroughFilterAndOutputAreTakenOut) {
 TEST(GtestFlags, FailFastIsTheRunsFromTheFlagOrTheVariable) {
   auto fail_fast = [](const std::vector<std::string>& args, Getenv e) {
     auto r = check_gtest_flags(args, e);
-    EXPECT_TRUE(r) << r.error().describe();
+    if (!r) {
+      ADD_FAILURE() << r.error().describe();
+      return false;
+    }
     for (const auto& a : r->pass_through) EXPECT_EQ(a.find("fail_fast"), std::string::npos) << a;
     return r->fail_fast;
   };
@@ -52,6 +55,7 @@ TEST(GtestFlags, FailFastIsTheRunsFromTheFlagOrTheVariable) {
   EXPECT_TRUE(fail_fast({}, env({{"GTEST_FAIL_FAST", "1"}})));
   EXPECT_TRUE(fail_fast({}, env({{"GTEST_FAIL_FAST", "yes"}})));
   EXPECT_FALSE(fail_fast({}, env({{"GTEST_FAIL_FAST", "0"}})));
+  EXPECT_TRUE(fail_fast({}, env({{"GTEST_FAIL_FAST", ""}})));  // set and empty: true, as gtest reads it
   EXPECT_FALSE(fail_fast({"--gtest_fail_fast=false"}, env({{"GTEST_FAIL_FAST", "1"}})));
 }
 

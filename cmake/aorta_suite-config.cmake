@@ -13,14 +13,15 @@
 # The test writes its JUnit file to ${CMAKE_CURRENT_BINARY_DIR}/<NAME>.xml and its
 # run folders under OUTPUT_DIR (default ${CMAKE_CURRENT_BINARY_DIR}/<NAME>-results).
 get_filename_component(_aorta_suite_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
-if(NOT TARGET aorta_suite::aorta_suite)
-  add_executable(aorta_suite::aorta_suite IMPORTED)
-  set_target_properties(aorta_suite::aorta_suite PROPERTIES IMPORTED_LOCATION "${_aorta_suite_prefix}/bin/aorta_suite")
-endif()
+# Nothing is defined for a prefix without the binary (a QUIET caller may test the target).
 if(NOT EXISTS "${_aorta_suite_prefix}/bin/aorta_suite")
   set(aorta_suite_FOUND FALSE)
   set(aorta_suite_NOT_FOUND_MESSAGE "no aorta_suite binary at ${_aorta_suite_prefix}/bin/aorta_suite")
   return()
+endif()
+if(NOT TARGET aorta_suite::aorta_suite)
+  add_executable(aorta_suite::aorta_suite IMPORTED)
+  set_target_properties(aorta_suite::aorta_suite PROPERTIES IMPORTED_LOCATION "${_aorta_suite_prefix}/bin/aorta_suite")
 endif()
 
 function(aorta_suite_add_test)

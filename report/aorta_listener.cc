@@ -5,6 +5,7 @@
 
 #include "common/interrupt.h"
 #include "common/utf8.h"
+#include "stages/stage.h"
 #include "stages/stage_guard.h"
 
 namespace aorta::report {
@@ -109,7 +110,7 @@ bool AortaListener::record_late_interruption() {
       if (f.find(named) != std::string::npos) return false;
   int not_started = 0;  // stages skipped because the signal came between stages
   for (const auto& stage : record_.stages)
-    if (stage.skip_reason.find(named) != std::string::npos && stage.failures.empty()) ++not_started;
+    if (stage.skip_reason == stages::kNotStartedByInterrupt + interrupt_name()) ++not_started;
   StageResult late;
   late.name = late.stage = "run_interrupted";
   late.outcome = job::Outcome::kFailed;

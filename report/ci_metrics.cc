@@ -34,7 +34,8 @@ std::vector<Figure> figures(const RunRecord& run, const metrics::RunMetrics* res
   for (const auto* t : gates) out.push_back({"gate_actual", t->value, *t->actual});
   for (const auto* t : gates) out.push_back({"gate_limit", t->value, *t->limit});
   for (const auto* t : gates) out.push_back({"gate_margin", t->value, *t->margin()});
-  for (const auto* t : gates) out.push_back({"gate_passed", t->value, t->outcome == job::Outcome::kPassed ? 1.0 : 0.0});
+  // Whether the value is within its limit, enforced or only recorded (enforce_thresholds: false).
+  for (const auto* t : gates) out.push_back({"gate_passed", t->value, *t->margin() >= 0 ? 1.0 : 0.0});
   return out;
 }
 

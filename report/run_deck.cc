@@ -93,7 +93,9 @@ ordered_json lifecycle_json(const RunRecord& run) {
 ordered_json lifecycle_skipped_json(const RunRecord& run) {
   ordered_json skipped = ordered_json::object();
   for (const auto& s : run.stages)
-    if (!s.label.empty() && !s.is_subtest() && s.outcome == job::Outcome::kSkipped) skipped[s.label] = s.skip_reason;
+    // A skipped stage with sub-tests still recorded them (enforce_thresholds: false): it ran.
+    if (!s.label.empty() && !s.is_subtest() && s.outcome == job::Outcome::kSkipped && s.subtests.empty())
+      skipped[s.label] = s.skip_reason;
   return skipped;
 }
 

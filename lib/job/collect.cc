@@ -58,10 +58,10 @@ void fail(RunState& state, const std::string& host, const std::string& message) 
 std::string nothing_fresh(const config::Variant& v, const TraceSelection& selection) {
   size_t files_skipped = std::count_if(selection.skipped.begin(), selection.skipped.end(),
                                        [](const SkippedCandidate& c) { return !c.folder; });
-  return fmt::format("No fresh torch_profiler files found under {}: {}. The workload writes its traces to "
+  return fmt::format("{} under {}: {}. The workload writes its traces to "
                      "<training.output_dir>/torch_profiler, as {} sets it, relative to the folder it starts in: "
                      "keep that folder inside aorta_path",
-                     v.node_repo_path(),
+                     kNoFreshTraces, v.node_repo_path(),
                      selection.skipped.empty()
                          ? std::string("no file under a torch_profiler folder there")
                          : fmt::format("{} file(s) and {} folder(s) skipped, each named with why in the stage log",

@@ -92,6 +92,11 @@ StepComparison compare_steps(const RunFigures& baseline, const RunFigures& candi
   return s;
 }
 
+// The times whose change the step times' U test can judge: their means and median.
+bool judged_by_steps(const std::string& key) {
+  return key == "avg_iteration_time_ms" || key == "avg_step_time_ms" || key == "median_step_time_ms";
+}
+
 // One metric's change and verdict, judged as Judged says. steps_trusted: both runs
 // have kMinSamples step times or more; steps_differ: the U test finds them different.
 MetricComparison compare_metric(const MetricSpec& spec, double base, double cand,
@@ -102,7 +107,8 @@ MetricComparison compare_metric(const MetricSpec& spec, double base, double cand
   m.baseline = base;
   m.candidate = cand;
   m.change = cand - base;
-  if (auto own = limits.find(m.key); own != limits.end()) m.limit_pct = own->second;
+  const auto own = limits.find(m.key);
+  if (own != limits.end()) m.limit_pct = own->second;
   else if (auto all = limits.find(""); all != limits.end() && gated_by_default(m.key)) m.limit_pct = all->second;
   const double worse = m.lower_is_better ? m.change : -m.change;  // > 0: worse
   if (base != 0) {
@@ -119,9 +125,12 @@ MetricComparison compare_metric(const MetricSpec& spec, double base, double cand
     else m.verdict = std::fabs(points) < kNoisePoints ? "same" : points > 0 ? "worse" : "better";
     return m;
   }
-  if (gated_by_default(m.key) && steps_trusted) {
+  // The U test compares the steps' central tendency: it speaks for the mean and the
+  // median, never for a tail (p95, max). A limit the user named for the metric still holds.
+  if (judged_by_steps(m.key) && steps_trusted) {
     m.judged = Judged::kSteps;
-    if (!steps_differ) {  // within the steps' own noise: no change to judge, nor to gate
+    const bool named_limit_passed = own != limits.end() && m.regression_pct && *m.regression_pct > own->second;
+    if (!steps_differ && !named_limit_passed) {  // within the steps' own noise: no change to judge
       m.verdict = "same";
       return m;
     }

@@ -24,8 +24,10 @@ struct RunFigures {
 };
 
 // How a metric's verdict was reached (issue 31, 8: a noise model):
-// - kSteps: a time with at least kMinSamples step times a side: "same" when the
-//   Mann-Whitney U test finds no significant difference, else by relative change;
+// - kSteps: a mean or median time (the window, the step mean and median) with at
+//   least kMinSamples step times a side: "same" when the Mann-Whitney U test finds no
+//   significant difference (unless a limit named for the metric is passed), else by
+//   relative change; tails (p95, max) are always judged by relative change;
 // - kPoints: a fraction of the window, judged in absolute terms: "same" within
 //   kNoisePoints percentage points, a --max-regression limit in points (a change from
 //   0.02 to 0.01 is 1 point, not "50 % worse");

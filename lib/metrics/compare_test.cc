@@ -136,6 +136,30 @@ TEST(CompareRuns, StepTimesGetAVerdict) {
   EXPECT_EQ(compare_runs(run({}, {1}), run({}, {2, 3}), {}).steps->verdict, "too few steps");
 }
 
+// The U test speaks for the central tendency only: a tail (the slowest step) is judged
+// by its change, and a limit the user named for a metric still holds within noise.
+TEST(CompareRuns, TailsAndNamedLimitsAreNotHiddenByTheUTest) {
+  const std::vector<double> a = {100, 102, 104, 106, 108, 110, 112, 114, 116};
+  std::vector<double> b = a;
+  b.back() = 500;  // one stalled step: U 40 of 81 (eight ties), p 1
+  Comparison c = compare_runs(run({{"max_step_time_ms", 116}, {"avg_iteration_time_ms", 1000}}, a),
+                              run({{"max_step_time_ms", 500}, {"avg_iteration_time_ms", 1003}}, b),
+                              {{"max_step_time_ms", 10}, {"avg_iteration_time_ms", 0.2}});
+  EXPECT_GT(c.steps->test.p, kSignificance);
+  ASSERT_EQ(c.metrics.size(), 2u);
+  EXPECT_EQ(c.metrics[0].key, "avg_iteration_time_ms");
+  EXPECT_EQ(c.metrics[0].judged, Judged::kSteps);
+  EXPECT_EQ(c.metrics[0].verdict, "regressed");  // 0.3 % past the 0.2 % the user named
+  EXPECT_EQ(c.metrics[1].key, "max_step_time_ms");
+  EXPECT_EQ(c.metrics[1].judged, Judged::kRelative);
+  EXPECT_EQ(c.metrics[1].verdict, "regressed");
+  // The bare limit alone: the window is within the steps' noise, the tail still judged.
+  Comparison bare = compare_runs(run({{"max_step_time_ms", 116}, {"avg_iteration_time_ms", 1000}}, a),
+                                 run({{"max_step_time_ms", 500}, {"avg_iteration_time_ms", 1003}}, b), {{"", 0.2}});
+  EXPECT_EQ(bare.metrics[0].verdict, "same");
+  EXPECT_EQ(bare.metrics[1].verdict, "regressed");
+}
+
 RunFigures with_diagnosis(std::string source, DiagnosisFigures d) {
   RunFigures f{std::move(source), {{"avg_iteration_time_ms", 10}}, {}};
   f.diagnosis = std::move(d);

@@ -32,24 +32,28 @@ StageResult collect_traces(StageContext& ctx) {
       }
     out.subtests.push_back(t);
   }
+  // An interrupted run stopped its training: what it never wrote is no failure of its
+  // own, the interrupted stage says what happened (issue 31, 9); a copy that failed is.
+  std::string why;
+  if (interrupt_signal()) {
+    why = " (the run was interrupted by " + interrupt_name() + " and its training stopped)";
+    for (auto& t : out.subtests)
+      if (t.outcome == job::Outcome::kFailed && t.message.find(job::kNoFreshTraces) != std::string::npos)
+        t = {t.kind, t.key, t.value, job::Outcome::kSkipped, t.message + why};
+  }
   // The nodes by name; each node's own sub-test says why (said once, issue 31, 6).
   const std::string nodes_failed =
       failed_subtests_line(out.subtests, "node's trace collection", "nodes' trace collections");
-  const bool no_artifact = !ctx.state.artifacts.count("torch_traces");
-  if (no_artifact)
-    out.subtests.push_back({.kind = job::SubTestKind::kTraceCollection, .key = "artifact", .value = "torch_traces",
-                            .outcome = job::Outcome::kFailed, .message = "No fresh torch_traces artifact was collected"});
-  // An interrupted run stopped its training: what it never wrote is no failure of its
-  // own; the interrupted stage says what happened (issue 31, 9).
-  if (interrupt_signal()) {
-    const std::string why = " (the run was interrupted by " + interrupt_name() + " and its training stopped)";
-    for (auto& t : out.subtests)
-      if (t.outcome == job::Outcome::kFailed) t = {t.kind, t.key, t.value, job::Outcome::kSkipped, t.message + why};
-    if (no_artifact) out.skip_reason = "no traces to collect" + why;
-    return out;
-  }
   if (!nodes_failed.empty()) out.failures.push_back(nodes_failed);
-  if (no_artifact) out.failures.push_back(out.subtests.back().message);
+  if (!ctx.state.artifacts.count("torch_traces")) {
+    const bool interrupt_only = !why.empty() && nodes_failed.empty();
+    job::SubTest t{.kind = job::SubTestKind::kTraceCollection, .key = "artifact", .value = "torch_traces",
+                   .outcome = interrupt_only ? job::Outcome::kSkipped : job::Outcome::kFailed,
+                   .message = "No fresh torch_traces artifact was collected" + why};
+    if (interrupt_only) out.skip_reason = "no traces to collect" + why;
+    else out.failures.push_back(t.message);
+    out.subtests.push_back(t);
+  }
   return out;
 }
 

@@ -84,5 +84,7 @@ struct StageSpec {
 
 // The skip reason of every stage gated by an earlier failure, as the guide words it.
 inline constexpr const char* kSkipPriorFailure = "a prior lifecycle stage failed";
+// The skip reason of a stage that an interrupt kept from starting, before the signal's name.
+inline constexpr const char* kNotStartedByInterrupt = "not started: the run was interrupted by ";
 
 }  // namespace aorta::stages

@@ -31,7 +31,7 @@ ls "$work/consumer/aorta_local-results"/*/aorta_benchmark_report.json > /dev/nul
 
 # A project pointed at a prefix without the suite is told so by find_package.
 mkdir -p "$work/empty/lib/cmake/aorta_suite"
-cp "$work/prefix/lib/cmake/aorta_suite/aorta_suite-config.cmake" "$work/empty/lib/cmake/aorta_suite/"
+cp "$work/prefix/lib/cmake/aorta_suite/"*.cmake "$work/empty/lib/cmake/aorta_suite/"
 if cmake -S "$src/tests/package/consumer" -B "$work/consumer2" -DCMAKE_PREFIX_PATH="$work/empty" \
      -DAORTA_CONFIG=x > "$work/configure2.log" 2>&1; then
   fail "configured against a prefix without the binary"
