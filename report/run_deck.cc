@@ -10,6 +10,7 @@
 #include "metrics/threshold_catalogue.h"
 #include "report/redact.h"
 #include "report/run_deck_charts.h"
+#include "report/run_deck_cvs.h"
 #include "report/run_deck_diagnosis.h"
 #include "report/run_figures.h"
 
@@ -28,7 +29,9 @@ const StageResult* stage(const RunRecord& run, const std::string& name) {
 
 ordered_json number_or_null(std::optional<double> v) { return v ? ordered_json(*v) : ordered_json(nullptr); }
 
-std::string metrics_source(const metrics::RunMetrics* r) {
+// How the numbers were made, by rank: the "Metrics algorithm" row beside CVS's
+// "Metrics source" (cvs_metrics_source), which names only the parser.
+std::string metrics_algorithm(const metrics::RunMetrics* r) {
   if (!r) return "—";
   // The Excel source is all or nothing: parse_results uses it for every rank or none.
   if (!r->per_rank.empty() && r->per_rank.front().parser == metrics::ParserPath::kTracelensExcel)
@@ -59,13 +62,6 @@ bool accelerator_run(const DeckInput& in) {
   return false;
 }
 
-// What the deck knows of the run, computed once for its sections.
-struct DeckFacts {
-  std::string state;  // threshold_state
-  std::map<std::string, metrics::ThresholdCheck> verdicts;  // by key, from the same gate the threshold stage ran
-  bool accelerator = false;
-};
-
 std::string generated_at(const DeckInput& in) {
   if (!in.generated_at.empty()) return in.generated_at;
   std::time_t now = std::time(nullptr);
@@ -75,10 +71,17 @@ std::string generated_at(const DeckInput& in) {
 }
 
 ordered_json report_json(const RunRecord& run) {
+  ordered_json tiers = ordered_json::array(), labels = ordered_json::array();
+  for (const auto& spec : metrics::threshold_catalogue()) tiers.push_back(spec.tier);
+  tiers.push_back("record");
+  for (const auto& s : run.stages)
+    if (!s.label.empty() && !s.is_subtest()) labels.push_back(s.label);
   return {{"title", "Aorta Run Deck"},
           {"subtitle", fmt::format("Aorta · {} benchmark summary", run.suite == "aorta_single" ? "single" : "distributed")},
           {"footer", "aorta_suite · render-only · does not affect gates"},
-          {"headline_metric", "training.avg_iteration_time_ms"}};
+          {"tier_order", tiers},
+          {"headline_metric", "training.avg_iteration_time_ms"},
+          {"lifecycle_labels", labels}};
 }
 
 ordered_json lifecycle_json(const RunRecord& run) {
@@ -99,8 +102,9 @@ ordered_json lifecycle_skipped_json(const RunRecord& run) {
   return skipped;
 }
 
-// One tier per catalogue key (reference §4.6.3), one verdict per configured (non-null) key.
-ordered_json gate_matrix_json(const DeckInput& in, const DeckFacts& facts) {
+// One tier per catalogue key (reference §4.6.3), one verdict per configured (non-null)
+// key, then the `record` tier. `specs` is CVS's shape of the tier's configured gate.
+ordered_json gate_matrix_json(const DeckInput& in, const DeckFacts& facts, const ordered_json& specs) {
   ordered_json gates = ordered_json::object();
   for (const auto& spec : metrics::threshold_catalogue()) {
     ordered_json g;
@@ -121,8 +125,11 @@ ordered_json gate_matrix_json(const DeckInput& in, const DeckFacts& facts) {
         g["status"] = facts.state == "record-only" ? "record" : "not evaluated";
       }
     }
+    const std::string metric = std::string("training.") + spec.metric;
+    g["specs"] = specs.contains(metric) ? ordered_json{{metric, specs[metric]}} : ordered_json::object();
     gates[spec.tier] = g;
   }
+  gates["record"] = record_tier_json();
   return gates;
 }
 
@@ -156,7 +163,8 @@ ordered_json run_card_json(const DeckInput& in, const DeckFacts& facts) {
     row("NCCL channels", std::to_string(in.nccl_channels));
     row("RCCL branch", shown(in.variant->rccl.branch));
   }
-  row("Metrics source", metrics_source(in.result));
+  row("Metrics source", cvs_metrics_source(in.result));
+  row("Metrics algorithm", metrics_algorithm(in.result));
   row("Thresholds", facts.state);
   for (const auto& t : in.variant->thresholds)
     if (const metrics::ThresholdSpec* spec = metrics::find_threshold(t.key); t.value && spec)
@@ -182,8 +190,9 @@ ordered_json cells_json(const DeckInput& in, const DeckFacts& facts) {
   ordered_json cells = ordered_json::array();
   if (!in.result) return cells;
   ordered_json values = ordered_json::object();
+  // A metric without a value (the variance of a zero mean) is absent, as in CVS's cell.
   for (const metrics::MetricSpec* spec : metrics::metrics_in(metrics::kInDeck))
-    values["training." + metrics::deck_key(*spec)] = number_or_null(metrics::deck_value(*spec, *in.result));
+    if (auto v = metrics::deck_value(*spec, *in.result)) values["training." + metrics::deck_key(*spec)] = *v;
   ordered_json dimensions = {{"nodes", std::to_string(in.nodes)}, {"gpus_per_node", std::to_string(in.gpus_per_node)}};
   if (facts.accelerator) {
     dimensions["nccl_channels"] = std::to_string(in.nccl_channels);
@@ -261,19 +270,29 @@ ordered_json run_deck_json(const DeckInput& in) {
   deck["schema_version"] = 1;
   deck["suite_id"] = "aorta";
   deck["generated_at"] = generated_at(in);
+  deck["cvs_version"] = nullptr;  // CVS's own version: this deck was not written by CVS
   deck["overall_status"] = overall_status(in);
+  deck["threshold_state"] = facts.state;
   deck["report"] = report_json(*in.run);
   deck["lifecycle"] = lifecycle_json(*in.run);
   deck["lifecycle_skipped"] = lifecycle_skipped_json(*in.run);
-  deck["gate_matrix"] = gate_matrix_json(in, facts);
+  deck["threshold_specs"] = threshold_specs_json(in, facts);
+  deck["gate_matrix"] = gate_matrix_json(in, facts, deck["threshold_specs"]);
+  deck["threshold_verdicts"] = threshold_verdicts_json(in, facts);
   deck["run_card_display"] = run_card_json(in, facts);
+  deck["run_card_notes"] = ordered_json::array();
   deck["accelerator_fields"] = facts.accelerator;
   deck["provenance"] = provenance_json(in);
   deck["cells"] = cells_json(in, facts);
   deck["results_table"] = results_table_json(in, facts);
   deck["metric_charts"] = metric_charts_json(in);
+  deck["deck_results"] = deck_results_json(in, facts, deck["metric_charts"]["series"]);
   deck["diagnosis"] = deck_diagnosis_json(in.result);
   deck["comparison"] = comparison_section(in);
+  deck["panels"] = panels_json(deck);
+  deck["datasets"] = {{"training_sweep", training_sweep_json(deck)}};
+  deck["deck_profile"] = deck_profile_json(deck["report"]);
+  deck["summary"] = summary_json(deck, *in.run);
   return deck;
 }
 

@@ -81,7 +81,9 @@ ordered_json rank_series(const DeckInput& in) {
     ordered_json points = ordered_json::array();
     for (const auto& r : in.result->per_rank)
       if (r.rank) points.push_back({*r.rank, s.value(r)});
-    series.push_back({{"group", s.group}, {"name", s.name}, {"unit", s.unit}, {"x_label", "rank"}, {"points", points}});
+    // node: CVS's series field; a series here spans every node's ranks.
+    series.push_back({{"group", s.group}, {"name", s.name}, {"unit", s.unit}, {"node", ""}, {"x_label", "rank"},
+                      {"points", points}});
   }
   return series;
 }

@@ -336,23 +336,32 @@ TEST(RunDeck, AcceleratorFieldsOnlyOnAcceleratorRuns) {
   EXPECT_EQ(fields(), all);
 }
 
-// The run card names the parser path of the ranks: the CPU timeline for gloo on CPU
+// The run card's "Metrics source" says CVS's words for the parser (issue 32, D7);
+// "Metrics algorithm" names the path of the ranks: the CPU timeline for gloo on CPU
 // (no accelerator fields), each path by name when the ranks differ.
 TEST(RunDeck, MetricsSourceNamesTheParserPath) {
   Fixture f;
-  auto source = [&] {
+  auto row = [&](const std::string& label) {
     const std::string html = page(run_deck_json(f.input()));
-    const std::string open = "<th>Metrics source</th><td>";
+    const std::string open = "<th>" + label + "</th><td>";
     const size_t at = html.find(open);
     return at == std::string::npos ? std::string() : html.substr(at + open.size(), html.find("</td>", at) - at - open.size());
   };
-  EXPECT_EQ(source(), "Basic raw-trace scan");
+  EXPECT_EQ(row("Metrics source"), "Basic raw-trace scan");
+  EXPECT_EQ(row("Metrics algorithm"), "Basic raw-trace scan");
   for (auto& r : f.result.per_rank) r.parser = metrics::ParserPath::kCpuTimeline;
-  EXPECT_EQ(source(), "CPU timeline (operators and collectives) on raw traces");
+  EXPECT_EQ(row("Metrics source"), "TraceLens on raw traces (basic-scan fallback possible per rank)");
+  EXPECT_EQ(row("Metrics algorithm"), "CPU timeline (operators and collectives) on raw traces");
   f.variant.skip_rccl_build = true;
   EXPECT_FALSE(run_deck_json(f.input())["accelerator_fields"].get<bool>());
   f.result.per_rank[1].parser = metrics::ParserPath::kGpuTimeline;
-  EXPECT_EQ(source(), "GPU timeline, CPU timeline on raw traces, by rank");
+  EXPECT_EQ(row("Metrics algorithm"), "GPU timeline, CPU timeline on raw traces, by rank");
+  for (auto& r : f.result.per_rank) r.parser = metrics::ParserPath::kTracelensExcel;
+  EXPECT_EQ(row("Metrics source"), "Aorta TraceLens Excel reports");
+  f.result.per_rank[0].parser = metrics::ParserPath::kGpuTimeline;
+  f.result.per_rank[1].parser = metrics::ParserPath::kBasicScan;
+  EXPECT_EQ(row("Metrics source"), "TraceLens on raw traces (basic-scan fallback possible per rank)");
+  EXPECT_EQ(page(run_deck_json(f.input(false))).find("<th>Metrics source</th><td>—</td>") != std::string::npos, true);
 }
 
 // This tool's words: gtest stages and the HTML report, not the original's pytest.

@@ -127,6 +127,10 @@ with tempfile.TemporaryDirectory() as work:
     expect(deck["overall_status"] == "pass", deck["overall_status"])
     cell = deck["cells"][0]["metrics"]
     expect(cell["training.avg_iteration_time_ms"] == report["performance"]["avg_iteration_time_ms"], str(cell))
+    # CVS's cell: one-element lists under the model id (reference §4.6.2, §5.4's run-deck revision).
+    cvs_cell = deck["deck_results"][deck["cells"][0]["id"]]
+    expect(cvs_cell["avg_iteration_time_ms"] == [report["performance"]["avg_iteration_time_ms"]], str(cvs_cell)[:400])
+    expect(cvs_cell["ranks"] == [len(ranks)], str(cvs_cell["ranks"]))
     series = {(s["group"], s["name"]): s["points"] for s in deck["metric_charts"]["series"]}
     expect(series[("Time", "iteration")] == [[r["rank"], r["total_time_us"] * 0.001] for r in ranks],
            str(series[("Time", "iteration")]))
