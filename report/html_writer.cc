@@ -1,6 +1,7 @@
 #include "report/html_writer.h"
 
 #include <functional>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -56,20 +57,56 @@ std::vector<std::pair<std::string, std::string>> headline(const metrics::RunMetr
   return rows;
 }
 
-// The sub-tests of a stage, collapsed under it.
-void write_subtests(const StageResult& stage, std::ostream& out) {
-  int failed = 0;
-  for (const auto& t : stage.subtests) failed += !t.passed();
-  out << "<details" << (failed ? " open" : "") << "><summary>" << stage.subtests.size() << " subtests, " << failed
-      << " Failed, " << stage.subtests.size() - failed << " Passed</summary>\n<table class=\"subtests\">\n"
-      << "<tr><th>Result</th><th>Sub-test</th><th>Actual</th><th>Gate</th><th>Reason</th></tr>\n";
+// One row of a stage's sub-test panel: what the stage's body found, or (`body` null) a
+// sub-test test the body never reached; `test` is its own gtest test, when it has one.
+struct SubTestRow {
+  const job::SubTest* body;
+  const StageResult* test;
+};
+
+// The stage's sub-tests: each the body reported, matched to its own test by key and
+// value, then the tests the body never reached (their stage failed or was skipped first).
+std::vector<SubTestRow> subtest_rows(const RunRecord& run, const StageResult& stage) {
+  std::vector<const StageResult*> tests;
+  for (const auto& r : run.stages)
+    if (r.is_subtest() && r.stage == stage.name) tests.push_back(&r);
+  std::vector<SubTestRow> rows;
   for (const auto& t : stage.subtests) {
-    out << "<tr class=\"sub-" << job::outcome_name(t.outcome) << "\"><td class=\"col-result\">"
-        << (t.outcome == job::Outcome::kSkipped ? "Recorded" : capitalized(t.outcome)) << "</td><td class=\"col-subtest\">"
-        << escape_xml(t.label()) << "</td><td>"
+    SubTestRow row{&t, nullptr};
+    for (auto& test : tests)
+      if (test && test->subtest->key == t.key && test->subtest->value == t.value) {
+        row.test = std::exchange(test, nullptr);
+        break;
+      }
+    rows.push_back(row);
+  }
+  for (const StageResult* test : tests)
+    if (test) rows.push_back({nullptr, test});
+  return rows;
+}
+
+// The sub-tests of a stage, collapsed under its row (the original's panel), each
+// linking its own test's Full Log page.
+void write_subtests(const RunRecord& run, const std::vector<SubTestRow>& rows, std::ostream& out) {
+  int failed = 0;
+  for (const auto& r : rows) failed += (r.body ? r.body->outcome : r.test->outcome) == job::Outcome::kFailed;
+  out << "<details" << (failed ? " open" : "") << "><summary>" << rows.size() << " subtests, " << failed << " Failed, "
+      << rows.size() - failed << " Passed</summary>\n<table class=\"subtests\">\n"
+      << "<tr><th>Result</th><th>Sub-test</th><th>Actual</th><th>Gate</th><th>Reason</th><th>Links</th></tr>\n";
+  for (const auto& r : rows) {
+    const job::SubTest& t = r.body ? *r.body : *r.test->subtest;
+    const job::Outcome outcome = r.body ? t.outcome : r.test->outcome;
+    // A body's skipped sub-test was recorded, not gated (enforce_thresholds: false).
+    const std::string result = r.body && outcome == job::Outcome::kSkipped ? "Recorded" : capitalized(outcome);
+    // A sub-test's own test is found by its name too: report.html#<stage>/<value>.
+    out << "<tr class=\"sub-" << job::outcome_name(outcome) << "\""
+        << (r.test ? " id=\"" + escape_xml(r.test->name) + "\"" : std::string()) << "><td class=\"col-result\">" << result
+        << "</td><td class=\"col-subtest\">" << escape_xml(t.label()) << "</td><td>"
         << (t.actual ? fmt::format("{:.6g}", *t.actual) : "") << "</td><td>"
         << (t.limit ? fmt::format("{} {:.6g}", t.gate == job::Gate::kMin ? "&ge;" : "&le;", *t.limit) : "") << "</td><td>"
-        << escape_xml(t.message) << "</td></tr>\n";
+        << escape_xml(t.message) << "</td><td class=\"col-links\">";
+    if (r.test) out << "<a href=\"" << escape_xml(stage_log_path(run, *r.test)) << "\">Full Log</a>";
+    out << "</td></tr>\n";
   }
   out << "</table>\n</details>\n";
 }
@@ -88,17 +125,27 @@ std::string stage_log_path(const RunRecord& run, const StageResult& stage) {
 
 void HtmlWriter::write(const RunRecord& run, std::ostream& out) const {
   write_head(run.suite, stylesheet_path(run), out);
-  const int passed = run.count(job::Outcome::kPassed), failed = run.count(job::Outcome::kFailed);
-  out << "<h1>" << escape_xml(run.suite) << "</h1>\n<p id=\"verdict\" class=\"verdict " << (failed ? "failed" : "passed")
-      << "\">" << (failed ? fmt::format("FAILED: {} of {} tests failed", failed, run.stages.size())
-                           : fmt::format("PASSED: {} tests, none failed", run.stages.size()))
+  // One entry per stage, as the original's page has; its sub-tests are counted apart.
+  int stages = 0, passed = 0, failed = 0, skipped = 0;
+  for (const auto& s : run.stages)
+    if (!s.is_subtest()) {
+      ++stages;
+      (s.outcome == job::Outcome::kPassed ? passed : s.outcome == job::Outcome::kFailed ? failed : skipped) += 1;
+    }
+  const int subtests = run.subtest_count(), failed_subtests = run.failed_subtests();
+  out << "<h1>" << escape_xml(run.suite) << "</h1>\n<p id=\"verdict\" class=\"verdict "
+      << (failed || failed_subtests ? "failed" : "passed") << "\">"
+      << (failed || failed_subtests
+              ? fmt::format("FAILED: {} of {} stages failed, {} of {} subtests failed", failed, stages, failed_subtests,
+                            subtests)
+              : fmt::format("PASSED: {} stages and {} subtests, none failed", stages, subtests))
       << "</p>\n<p class=\"summary\"><span>run " << escape_xml(run.run_id)
       << "</span><span>host " << escape_xml(run.hostname) << "</span><span>started " << escape_xml(run.timestamp)
       << "</span><span>" << fmt::format("{:.1f}", run.seconds) << " s</span></p>\n";
   out << "<p class=\"summary\"><span class=\"count-passed\">" << passed << " Passed</span><span class=\"count-failed\">"
-      << run.count(job::Outcome::kFailed) << " Failed</span><span class=\"count-skipped\">" << run.count(job::Outcome::kSkipped)
-      << " Skipped</span><span class=\"cvs-subtests-count\">" << run.subtest_count() << " subtests, "
-      << run.failed_subtests() << " Failed, " << run.subtest_count() - run.failed_subtests() << " Passed</span></p>\n";
+      << failed << " Failed</span><span class=\"count-skipped\">" << skipped
+      << " Skipped</span><span class=\"cvs-subtests-count\">" << subtests << " subtests, " << failed_subtests
+      << " Failed, " << subtests - failed_subtests << " Passed</span></p>\n";
   if (extras_.result && !extras_.result->per_rank.empty()) {
     write_facts("metrics", "Metrics", headline(*extras_.result), out);
     write_diagnosis_html(*extras_.result, out);
@@ -117,16 +164,18 @@ void HtmlWriter::write(const RunRecord& run, std::ostream& out) const {
   }
   out << "<table id=\"results-table\">\n<thead><tr><th>Result</th><th>Test</th><th>Duration</th><th>Links</th></tr></thead>\n";
   for (const auto& stage : run.stages) {
-    out << "<tbody class=\"" << job::outcome_name(stage.outcome) << " results-table-row\">\n<tr><td class=\"col-result\">"
+    if (stage.is_subtest()) continue;  // in its stage's panel
+    const std::vector<SubTestRow> subtests_of_stage = subtest_rows(run, stage);
+    out << "<tbody id=\"" << escape_xml(stage.name) << "\" class=\"" << job::outcome_name(stage.outcome) << " results-table-row\">\n<tr><td class=\"col-result\">"
         << capitalized(stage.outcome) << "</td><td class=\"col-name\">" << escape_xml(run.suite + "::" + stage.name)
         << "</td><td class=\"col-duration\">" << fmt::format("{:.3f} s", stage.seconds) << "</td><td class=\"col-links\">"
         << "<a href=\"" << escape_xml(stage_log_path(run, stage)) << "\">Full Log</a></td></tr>\n";
-    bool extra = !stage.skip_reason.empty() || !stage.failures.empty() || !stage.subtests.empty();
+    bool extra = !stage.skip_reason.empty() || !stage.failures.empty() || !subtests_of_stage.empty();
     if (extra) {
       out << "<tr class=\"extra\"><td colspan=\"4\">";
       if (!stage.skip_reason.empty()) out << "<div class=\"skip-reason\">Skipped: " << escape_xml(stage.skip_reason) << "</div>";
       for (const auto& f : stage.failures) out << "<div class=\"failure\">" << escape_xml(f) << "</div>";
-      if (!stage.subtests.empty()) write_subtests(stage, out);
+      if (!subtests_of_stage.empty()) write_subtests(run, subtests_of_stage, out);
       out << "</td></tr>\n";
     }
     out << "</tbody>\n";

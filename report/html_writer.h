@@ -1,7 +1,8 @@
 // <suite>.html, pytest-html's shape without its JavaScript: a verdict banner, the
 // headline metrics, the environment, links to the JSON report and node logs, then one
-// row per test in run order (outcome, duration, a Full Log link, the skip reason or
-// failures, the sub-tests in a <details> under their stage). Styles come from
+// row per stage in run order (outcome, duration, a Full Log link, the skip reason or
+// failures), its sub-tests in a <details> panel under it, each linking its own Full Log
+// (the guide's one row per stage; every test still has its page). Styles come from
 // <suite>_html/report.css, never inline, so a Content-Security-Policy of style-src
 // 'self' (Jenkins' default) keeps them; with styles off every verdict is still words.
 #pragma once

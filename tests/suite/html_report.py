@@ -12,13 +12,15 @@ class _Rows(HTMLParser):
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         if tag == "tbody" and "results-table-row" in a.get("class", ""):
-            self._row = {"class": a["class"].split()[0], "cells": {}, "extra": "", "subtests": []}
+            self._row = {"class": a["class"].split()[0], "cells": {}, "extra": "", "subtests": [], "subtest_links": []}
             self.rows.append(self._row)
         if tag == "a":
             self.links.append(a.get("href"))
+            if self._sub is not None:  # a sub-test's own Full Log, in its stage's panel
+                self._row["subtest_links"].append((self._sub["label"], a.get("href")))
         if tag == "tr" and a.get("class") == "extra":
             self._in_extra = True
-        if tag == "tr" and self._row is not None and a.get("class") in ("sub-passed", "sub-failed"):
+        if tag == "tr" and self._row is not None and a.get("class") in ("sub-passed", "sub-failed", "sub-skipped"):
             self._sub = {"result": None, "label": None}
             self._row["subtests"].append(self._sub)
         if tag == "td":

@@ -1,20 +1,25 @@
 #!/usr/bin/env python3
 """The embedded default, end to end: real torchrun on this machine, every stage
 passes or skips by configuration, and the report's metrics equal an independent
-computation over the traces the run collected.
+computation over the traces the run collected. Then node 0's training output
+reaching the run's log file while the benchmark runs.
 Usage: local_single_end_to_end.py AORTA_SUITE
 """
 import json
 import os
+import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
 
 import html_report
+import suite_run
 from suite_run import expect, run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CHECKER = os.path.join(HERE, "..", "..", "tools", "independent_metrics.py")
+WORKLOAD = os.path.join(HERE, "..", "..", "workload")
 
 binary = os.path.abspath(sys.argv[1])
 with tempfile.TemporaryDirectory() as work:
@@ -90,11 +95,17 @@ with tempfile.TemporaryDirectory() as work:
     for name in ("aorta_single.xml", "aorta_single.log"):
         expect(os.path.exists(os.path.join(run_dir, name)), f"{name} not written to the run folder")
     rows, links, missing = html_report.read(os.path.join(run_dir, "aorta_single.html"))
-    # One row per test: the stages' rows here (a sub-test's row is named <stage>/<suffix>).
-    expect([r["cells"]["col-name"] for r in rows if "/" in r["cells"]["col-name"]] ==
-           ["aorta_single::test_collect_traces/localhost", "aorta_single::test_validate_thresholds/max_avg_iteration_ms",
-            "aorta_single::test_validate_thresholds/max_time_variance_ratio"], str(rows))
-    rows = [r for r in rows if "/" not in r["cells"]["col-name"]]
+    # One row per stage (the guide's page); each sub-test in its stage's panel, linking its own Full Log.
+    expect(not any("/" in r["cells"]["col-name"] for r in rows), str([r["cells"]["col-name"] for r in rows]))
+    sub_links = [(r["cells"]["col-name"].split("::")[1], label, link) for r in rows for label, link in r["subtest_links"]]
+    expect([(stage, label) for stage, label, _ in sub_links] ==
+           [("test_collect_traces", "[trace collection] (host=localhost)"),
+            ("test_validate_thresholds", "[threshold] (metric=max_avg_iteration_ms)"),
+            ("test_validate_thresholds", "[threshold] (metric=max_time_variance_ratio)")], str(sub_links))
+    for (stage, _, link), name in zip(sub_links, ["localhost", "max_avg_iteration_ms", "max_time_variance_ratio"]):
+        page = os.path.join(run_dir, link)
+        expect(os.path.basename(link).startswith(f"{stage}_{name}_") and os.path.exists(page), link)
+        expect(f"aorta_single::{stage}/{name}</h1>" in open(page).read(), f"{link} is the sub-test's own page")
     expect([r["cells"]["col-name"] for r in rows] == ["aorta_single::" + k for k in expected], str(rows))
     expect([r["class"] for r in rows] == list(expected.values()), str([r["class"] for r in rows]))
     expect(all(r["cells"]["col-links"] == "Full Log" for r in rows), "Full Log link on every row")
@@ -142,3 +153,36 @@ with tempfile.TemporaryDirectory() as work:
     expect(left.strip() == "", f"training processes left running: {left}")
     print("ok: aorta_single end to end,", len(ranks), "ranks, avg iteration",
           round(report["performance"]["avg_iteration_time_ms"], 3), "ms")
+
+# Audit O9b: node 0's training output is in <suite>.log while the benchmark runs. The
+# training itself checks: it prints a line and waits (30 s at most) for that line to
+# reach the log, keeping a copy of the log as it found it; it fails if it never does.
+WATCH = """#!/usr/bin/env bash
+echo "node 0 says: on its way to the live log"
+for i in $(seq 300); do
+  for log in "$OUT"/*/aorta_single.log; do
+    if grep -q "node 0 says: on its way" "$log" 2>/dev/null; then cp "$log" "$SEEN"; exit 0; fi
+  done
+  sleep 0.1
+done
+exit 3
+"""
+with tempfile.TemporaryDirectory() as work:
+    repo = os.path.join(work, "fs", "aorta")
+    shutil.copytree(WORKLOAD, repo)
+    seen = os.path.join(work, "seen.log")
+    with open(os.path.join(repo, "scripts", "watch_live_log.sh"), "w") as f:
+        f.write(WATCH.replace('"$OUT"', shlex.quote(os.path.join(work, "out"))).replace('"$SEEN"', shlex.quote(seen)))
+
+    def watching(v):
+        v["aorta_auto_clone"] = False
+        v["experiment_script"] = "scripts/watch_live_log.sh"
+    cfg = suite_run.copy_default(binary, work, watching)
+    p, stages, _ = run(binary, work, "--config_file", cfg, "--gtest_filter=*single*", timeout=300)
+    expect(stages.get("test_run_benchmark", ("missing",))[0] == "passed",
+           f"the training never saw its line in aorta_single.log: {stages.get('test_run_benchmark')}", p)
+    live = open(seen).read()
+    run_id = os.listdir(os.path.join(work, "out"))[0]
+    expect(live.startswith(f"aorta_single run {run_id}: the training output of node 0 while it runs;"), live[:500])
+    expect("\nnode 0 says: on its way to the live log\n" in live, live[:2000])
+    print("ok: node 0's training output reaches aorta_single.log while the benchmark runs")

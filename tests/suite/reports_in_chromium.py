@@ -66,8 +66,9 @@ with tempfile.TemporaryDirectory() as work:
     rendered = os.path.join(work, "rendered.html")
     open(rendered, "w").write(dom.stdout)
     rows, links, _ = html_report.read(rendered)
-    # One row per test: 10 stages and 3 sub-tests (a collecting node, two thresholds).
-    expect(len(rows) == 13, f"{len(rows)} rows")
+    # One row per stage (10); the 3 sub-tests (a collecting node, two thresholds) in their stages' panels.
+    expect(len(rows) == 10, f"{len(rows)} rows")
+    expect(sum(len(r["subtest_links"]) for r in rows) == 3, str([r["subtest_links"] for r in rows]))
     thresholds_row = [r for r in rows if r["cells"]["col-name"].endswith("::test_validate_thresholds")][0]
     expect(thresholds_row["class"] == "failed" and
            thresholds_row["subtests"][0] == {"result": "Failed", "label": "[threshold] (metric=max_avg_iteration_ms)"},
@@ -87,8 +88,8 @@ with tempfile.TemporaryDirectory() as work:
 
     # Readable with styles off: the verdict is words, the facts are tables.
     failed = sum(r["class"] == "failed" for r in rows)
-    expect(f'id="verdict" class="verdict failed">FAILED: {failed} of {len(rows)} tests failed<' in dom.stdout,
-           f"the verdict banner names {failed} failed of {len(rows)}")
+    expect(f'id="verdict" class="verdict failed">FAILED: {failed} of {len(rows)} stages failed, 1 of 3 subtests failed<'
+           in dom.stdout, f"the verdict banner names {failed} failed of {len(rows)}")
     for table in ('id="metrics"', 'id="environment"', 'id="json-report"', 'id="node-logs"'):
         expect(table in dom.stdout, f"the report lacks {table}")
 

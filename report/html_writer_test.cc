@@ -1,0 +1,78 @@
+// The HTML report's rows (issue 32, 3): one per stage, as the guide's page has; every
+// sub-test in its stage's panel, linking its own Full Log page, including a sub-test
+// whose stage stopped before reaching it.
+#include "report/html_writer.h"
+
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+namespace aorta::report {
+namespace {
+
+using job::Outcome;
+
+StageResult stage(const std::string& name, Outcome outcome) {
+  StageResult r;
+  r.name = r.stage = name;
+  r.outcome = outcome;
+  return r;
+}
+
+size_t count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+TEST(HtmlReport, OneRowPerStageWithEverySubTestInItsPanel) {
+  RunRecord run;
+  run.suite = "aorta_single";
+  run.run_id = "r1";
+  // Collection reached one node and found the artifact missing (a body sub-test with no
+  // test of its own); the second node's test was never reached (no body sub-test).
+  StageResult collect = stage("test_collect_traces", Outcome::kFailed);
+  collect.failures = {"No fresh torch_traces artifact"};
+  const job::SubTest node_a{.kind = job::SubTestKind::kTraceCollection, .key = "host", .value = "node-a"};
+  const job::SubTest artifact{.kind = job::SubTestKind::kTraceCollection, .key = "artifact", .value = "torch_traces",
+                              .outcome = Outcome::kFailed, .message = "No fresh torch_traces artifact"};
+  collect.subtests = {node_a, artifact};
+  const job::SubTest node_b{.kind = job::SubTestKind::kTraceCollection, .key = "host", .value = "node-b",
+                            .outcome = Outcome::kSkipped, .message = "test_collect_traces failed before this check"};
+  // Record-only thresholds: a body sub-test that was recorded, not gated.
+  StageResult thresholds = stage("test_validate_thresholds", Outcome::kSkipped);
+  thresholds.skip_reason = "enforce_thresholds is false";
+  const job::SubTest recorded{.key = "metric", .value = "max_avg_iteration_ms", .outcome = Outcome::kSkipped,
+                              .message = "recorded only", .actual = 11.0, .limit = 20.0, .gate = job::Gate::kMax};
+  thresholds.subtests = {recorded};
+  run.stages = {collect,
+                subtest_result("test_collect_traces", "node-a", "collect_traces", node_a),
+                subtest_result("test_collect_traces", "node-b", "collect_traces", node_b),
+                thresholds,
+                subtest_result("test_validate_thresholds", "max_avg_iteration_ms", "thresholds", recorded)};
+  std::ostringstream out;
+  HtmlWriter().write(run, out);
+  const std::string html = out.str();
+  EXPECT_EQ(count(html, "results-table-row"), 2u);  // two stages, no row of a sub-test's own
+  EXPECT_EQ(html.find("col-name\">aorta_single::test_collect_traces/"), std::string::npos);
+  for (const auto* sub : {&run.stages[1], &run.stages[2], &run.stages[4]}) {
+    const std::string link = "<a href=\"" + stage_log_path(run, *sub) + "\">Full Log</a>";
+    EXPECT_EQ(count(html, link), 1u) << sub->name;
+    EXPECT_NE(html.find("<tr class=\"sub-" + std::string(job::outcome_name(sub->outcome)) + "\" id=\"" + sub->name + "\">"),
+              std::string::npos)
+        << sub->name;
+  }
+  // The panel, in the body's order then the unreached test: node-a, the artifact (no
+  // page of its own), node-b.
+  const size_t a = html.find("(host=node-a)"), art = html.find("(artifact=torch_traces)"), b = html.find("(host=node-b)");
+  EXPECT_TRUE(a < art && art < b && b != std::string::npos) << html;
+  EXPECT_NE(html.find("<summary>3 subtests, 1 Failed, 2 Passed</summary>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"col-result\">Recorded</td>"), std::string::npos);
+  EXPECT_NE(html.find("FAILED: 1 of 2 stages failed, 0 of 3 subtests failed"), std::string::npos);
+  EXPECT_NE(html.find("<span class=\"count-passed\">0 Passed</span><span class=\"count-failed\">1 Failed</span>"
+                      "<span class=\"count-skipped\">1 Skipped</span>"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace aorta::report
