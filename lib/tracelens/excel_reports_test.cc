@@ -3,11 +3,10 @@
 // values are the gpu_timeline cells as openpyxl reads them.
 #include "tracelens/excel_reports.h"
 
-#include <zip.h>
-
 #include <gtest/gtest.h>
 
 #include "tests/temp_dir.h"
+#include "tests/workbook_fixture.h"
 #include "tracelens/workbook.h"
 #include "test_paths.h"  // AORTA_TEST_DATA_DIR, AORTA_SOURCE_DIR, AORTA_SUITE_BINARY
 
@@ -16,20 +15,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using aorta::testing::TempDir;
+using aorta::testing::write_zip;  // for workbooks TraceLens would never write
 
 const fs::path kData = fs::path(AORTA_TEST_DATA_DIR) / "tracelens";
-
-// A zip of the given parts, for workbooks TraceLens would never write.
-void write_zip(const fs::path& path, const std::vector<std::pair<std::string, std::string>>& parts) {
-  int code = 0;
-  zip_t* z = zip_open(path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &code);
-  ASSERT_NE(z, nullptr);
-  for (const auto& [name, bytes] : parts) {
-    zip_source_t* src = zip_source_buffer(z, bytes.data(), bytes.size(), 0);
-    ASSERT_GE(zip_file_add(z, name.c_str(), src, ZIP_FL_ENC_UTF_8), 0);
-  }
-  ASSERT_EQ(zip_close(z), 0);
-}
 
 const std::string kWorkbook =
     R"(<workbook xmlns:r="r"><sheets><sheet name="gpu_timeline" sheetId="1" r:id="rId1"/></sheets></workbook>)";
