@@ -1,6 +1,7 @@
 #include "report/html_writer.h"
 
 #include <functional>
+#include <set>
 #include <utility>
 
 #include <fmt/format.h>
@@ -62,6 +63,14 @@ std::vector<std::pair<std::string, std::string>> headline(const metrics::RunMetr
 struct SubTestRow {
   const job::SubTest* body;
   const StageResult* test;
+  job::Outcome outcome() const { return body ? body->outcome : test->outcome; }
+};
+
+// A row of the results table: a stage with its sub-tests' panel, or a sub-test test
+// whose stage left no record at all (an interrupt before it), which keeps its own row.
+struct Entry {
+  const StageResult* test;
+  std::vector<SubTestRow> subtests;
 };
 
 // The stage's sub-tests: each the body reported, matched to its own test by key and
@@ -85,21 +94,48 @@ std::vector<SubTestRow> subtest_rows(const RunRecord& run, const StageResult& st
   return rows;
 }
 
+std::vector<Entry> entries(const RunRecord& run) {
+  std::set<std::string> stages;
+  for (const auto& r : run.stages)
+    if (!r.is_subtest()) stages.insert(r.name);
+  std::vector<Entry> out;
+  for (const auto& r : run.stages)
+    if (!r.is_subtest())
+      out.push_back({&r, subtest_rows(run, r)});
+    else if (!stages.count(r.stage))
+      out.push_back({&r, {}});
+  return out;
+}
+
+// Outcomes as the page counts them; a recorded (enforce_thresholds: false) or unreached
+// sub-test is skipped, never passed.
+struct Counts {
+  int total = 0, passed = 0, failed = 0, skipped = 0;
+  void add(job::Outcome o) {
+    ++total;
+    (o == job::Outcome::kPassed ? passed : o == job::Outcome::kFailed ? failed : skipped) += 1;
+  }
+  // CVS's "<total> subtests, <failed> Failed, <passed> Passed", then the skipped ones.
+  std::string subtests_text() const {
+    return fmt::format("{} subtests, {} Failed, {} Passed", total, failed, passed) +
+           (skipped ? fmt::format(", {} Skipped", skipped) : "");
+  }
+};
+
 // The sub-tests of a stage, collapsed under its row (the original's panel), each
 // linking its own test's Full Log page.
 void write_subtests(const RunRecord& run, const std::vector<SubTestRow>& rows, std::ostream& out) {
-  int failed = 0;
-  for (const auto& r : rows) failed += (r.body ? r.body->outcome : r.test->outcome) == job::Outcome::kFailed;
-  out << "<details" << (failed ? " open" : "") << "><summary>" << rows.size() << " subtests, " << failed << " Failed, "
-      << rows.size() - failed << " Passed</summary>\n<table class=\"subtests\">\n"
+  Counts counts;
+  for (const auto& r : rows) counts.add(r.outcome());
+  out << "<details" << (counts.failed ? " open" : "") << "><summary>" << counts.subtests_text()
+      << "</summary>\n<table class=\"subtests\">\n"
       << "<tr><th>Result</th><th>Sub-test</th><th>Actual</th><th>Gate</th><th>Reason</th><th>Links</th></tr>\n";
   for (const auto& r : rows) {
     const job::SubTest& t = r.body ? *r.body : *r.test->subtest;
-    const job::Outcome outcome = r.body ? t.outcome : r.test->outcome;
     // A body's skipped sub-test was recorded, not gated (enforce_thresholds: false).
-    const std::string result = r.body && outcome == job::Outcome::kSkipped ? "Recorded" : capitalized(outcome);
+    const std::string result = r.body && r.outcome() == job::Outcome::kSkipped ? "Recorded" : capitalized(r.outcome());
     // A sub-test's own test is found by its name too: report.html#<stage>/<value>.
-    out << "<tr class=\"sub-" << job::outcome_name(outcome) << "\""
+    out << "<tr class=\"sub-" << job::outcome_name(r.outcome()) << "\""
         << (r.test ? " id=\"" + escape_xml(r.test->name) + "\"" : std::string()) << "><td class=\"col-result\">" << result
         << "</td><td class=\"col-subtest\">" << escape_xml(t.label()) << "</td><td>"
         << (t.actual ? fmt::format("{:.6g}", *t.actual) : "") << "</td><td>"
@@ -109,6 +145,46 @@ void write_subtests(const RunRecord& run, const std::vector<SubTestRow>& rows, s
     out << "</td></tr>\n";
   }
   out << "</table>\n</details>\n";
+}
+
+void write_entry(const RunRecord& run, const Entry& entry, std::ostream& out) {
+  const StageResult& test = *entry.test;
+  out << "<tbody id=\"" << escape_xml(test.name) << "\" class=\"" << job::outcome_name(test.outcome)
+      << " results-table-row\">\n<tr><td class=\"col-result\">" << capitalized(test.outcome)
+      << "</td><td class=\"col-name\">" << escape_xml(run.suite + "::" + test.name) << "</td><td class=\"col-duration\">"
+      << fmt::format("{:.3f} s", test.seconds) << "</td><td class=\"col-links\"><a href=\""
+      << escape_xml(stage_log_path(run, test)) << "\">Full Log</a></td></tr>\n";
+  if (!test.skip_reason.empty() || !test.failures.empty() || !entry.subtests.empty()) {
+    out << "<tr class=\"extra\"><td colspan=\"4\">";
+    if (!test.skip_reason.empty()) out << "<div class=\"skip-reason\">Skipped: " << escape_xml(test.skip_reason) << "</div>";
+    for (const auto& f : test.failures) out << "<div class=\"failure\">" << escape_xml(f) << "</div>";
+    if (!entry.subtests.empty()) write_subtests(run, entry.subtests, out);
+    out << "</td></tr>\n";
+  }
+  out << "</tbody>\n";
+}
+
+// The banner and the counts: stages (one entry each, as the original's page has) and
+// every sub-test of the panels, as CVS counts them.
+void write_verdict(const RunRecord& run, const std::vector<Entry>& rows, std::ostream& out) {
+  Counts stages, subtests;
+  for (const auto& e : rows) {
+    (e.test->is_subtest() ? subtests : stages).add(e.test->outcome);
+    for (const auto& r : e.subtests) subtests.add(r.outcome());
+  }
+  const bool failed = stages.failed || subtests.failed;
+  out << "<h1>" << escape_xml(run.suite) << "</h1>\n<p id=\"verdict\" class=\"verdict " << (failed ? "failed" : "passed")
+      << "\">"
+      << (failed ? fmt::format("FAILED: {} of {} stages failed, {} of {} subtests failed", stages.failed, stages.total,
+                               subtests.failed, subtests.total)
+                 : fmt::format("PASSED: {} stages and {} subtests, none failed", stages.total, subtests.total))
+      << "</p>\n<p class=\"summary\"><span>run " << escape_xml(run.run_id) << "</span><span>host "
+      << escape_xml(run.hostname) << "</span><span>started " << escape_xml(run.timestamp) << "</span><span>"
+      << fmt::format("{:.1f}", run.seconds) << " s</span></p>\n";
+  out << "<p class=\"summary\"><span class=\"count-passed\">" << stages.passed
+      << " Passed</span><span class=\"count-failed\">" << stages.failed << " Failed</span><span class=\"count-skipped\">"
+      << stages.skipped << " Skipped</span><span class=\"cvs-subtests-count\">" << subtests.subtests_text()
+      << "</span></p>\n";
 }
 
 }  // namespace
@@ -125,27 +201,8 @@ std::string stage_log_path(const RunRecord& run, const StageResult& stage) {
 
 void HtmlWriter::write(const RunRecord& run, std::ostream& out) const {
   write_head(run.suite, stylesheet_path(run), out);
-  // One entry per stage, as the original's page has; its sub-tests are counted apart.
-  int stages = 0, passed = 0, failed = 0, skipped = 0;
-  for (const auto& s : run.stages)
-    if (!s.is_subtest()) {
-      ++stages;
-      (s.outcome == job::Outcome::kPassed ? passed : s.outcome == job::Outcome::kFailed ? failed : skipped) += 1;
-    }
-  const int subtests = run.subtest_count(), failed_subtests = run.failed_subtests();
-  out << "<h1>" << escape_xml(run.suite) << "</h1>\n<p id=\"verdict\" class=\"verdict "
-      << (failed || failed_subtests ? "failed" : "passed") << "\">"
-      << (failed || failed_subtests
-              ? fmt::format("FAILED: {} of {} stages failed, {} of {} subtests failed", failed, stages, failed_subtests,
-                            subtests)
-              : fmt::format("PASSED: {} stages and {} subtests, none failed", stages, subtests))
-      << "</p>\n<p class=\"summary\"><span>run " << escape_xml(run.run_id)
-      << "</span><span>host " << escape_xml(run.hostname) << "</span><span>started " << escape_xml(run.timestamp)
-      << "</span><span>" << fmt::format("{:.1f}", run.seconds) << " s</span></p>\n";
-  out << "<p class=\"summary\"><span class=\"count-passed\">" << passed << " Passed</span><span class=\"count-failed\">"
-      << failed << " Failed</span><span class=\"count-skipped\">" << skipped
-      << " Skipped</span><span class=\"cvs-subtests-count\">" << subtests << " subtests, " << failed_subtests
-      << " Failed, " << subtests - failed_subtests << " Passed</span></p>\n";
+  const std::vector<Entry> rows = entries(run);
+  write_verdict(run, rows, out);
   if (extras_.result && !extras_.result->per_rank.empty()) {
     write_facts("metrics", "Metrics", headline(*extras_.result), out);
     write_diagnosis_html(*extras_.result, out);
@@ -163,23 +220,7 @@ void HtmlWriter::write(const RunRecord& run, std::ostream& out) const {
     out << "</p>\n";
   }
   out << "<table id=\"results-table\">\n<thead><tr><th>Result</th><th>Test</th><th>Duration</th><th>Links</th></tr></thead>\n";
-  for (const auto& stage : run.stages) {
-    if (stage.is_subtest()) continue;  // in its stage's panel
-    const std::vector<SubTestRow> subtests_of_stage = subtest_rows(run, stage);
-    out << "<tbody id=\"" << escape_xml(stage.name) << "\" class=\"" << job::outcome_name(stage.outcome) << " results-table-row\">\n<tr><td class=\"col-result\">"
-        << capitalized(stage.outcome) << "</td><td class=\"col-name\">" << escape_xml(run.suite + "::" + stage.name)
-        << "</td><td class=\"col-duration\">" << fmt::format("{:.3f} s", stage.seconds) << "</td><td class=\"col-links\">"
-        << "<a href=\"" << escape_xml(stage_log_path(run, stage)) << "\">Full Log</a></td></tr>\n";
-    bool extra = !stage.skip_reason.empty() || !stage.failures.empty() || !subtests_of_stage.empty();
-    if (extra) {
-      out << "<tr class=\"extra\"><td colspan=\"4\">";
-      if (!stage.skip_reason.empty()) out << "<div class=\"skip-reason\">Skipped: " << escape_xml(stage.skip_reason) << "</div>";
-      for (const auto& f : stage.failures) out << "<div class=\"failure\">" << escape_xml(f) << "</div>";
-      if (!subtests_of_stage.empty()) write_subtests(run, subtests_of_stage, out);
-      out << "</td></tr>\n";
-    }
-    out << "</tbody>\n";
-  }
+  for (const auto& entry : rows) write_entry(run, entry, out);
   out << "</table>\n</body>\n</html>\n";
 }
 

@@ -66,12 +66,36 @@ TEST(HtmlReport, OneRowPerStageWithEverySubTestInItsPanel) {
   // page of its own), node-b.
   const size_t a = html.find("(host=node-a)"), art = html.find("(artifact=torch_traces)"), b = html.find("(host=node-b)");
   EXPECT_TRUE(a < art && art < b && b != std::string::npos) << html;
-  EXPECT_NE(html.find("<summary>3 subtests, 1 Failed, 2 Passed</summary>"), std::string::npos);
+  // Counted as the panels show them: the unreached and the recorded sub-test are
+  // skipped, never passed; the artifact's failure counts though it has no test.
+  EXPECT_NE(html.find("<summary>3 subtests, 1 Failed, 1 Passed, 1 Skipped</summary>"), std::string::npos);
   EXPECT_NE(html.find("<td class=\"col-result\">Recorded</td>"), std::string::npos);
-  EXPECT_NE(html.find("FAILED: 1 of 2 stages failed, 0 of 3 subtests failed"), std::string::npos);
+  EXPECT_NE(html.find("FAILED: 1 of 2 stages failed, 1 of 4 subtests failed"), std::string::npos);
   EXPECT_NE(html.find("<span class=\"count-passed\">0 Passed</span><span class=\"count-failed\">1 Failed</span>"
-                      "<span class=\"count-skipped\">1 Skipped</span>"),
+                      "<span class=\"count-skipped\">1 Skipped</span><span class=\"cvs-subtests-count\">"
+                      "4 subtests, 1 Failed, 1 Passed, 2 Skipped</span>"),
             std::string::npos);
+}
+
+// A sub-test test whose stage left no record (an interrupt before it) has no panel to
+// sit in: it keeps a row of its own, failed, with its Full Log, and fails the banner.
+TEST(HtmlReport, ASubTestWithoutItsStageKeepsItsOwnRow) {
+  RunRecord run;
+  run.suite = "aorta_single";
+  run.run_id = "r2";
+  run.stages = {stage("test_parse_results", Outcome::kPassed)};
+  const job::SubTest unrun{.key = "metric", .value = "max_avg_iteration_ms", .outcome = Outcome::kFailed,
+                           .message = "test_validate_thresholds did not run, so this check was not evaluated"};
+  run.stages.push_back(subtest_result("test_validate_thresholds", "max_avg_iteration_ms", "thresholds", unrun));
+  std::ostringstream out;
+  HtmlWriter().write(run, out);
+  const std::string html = out.str();
+  EXPECT_EQ(count(html, "results-table-row"), 2u);
+  EXPECT_NE(html.find("<tbody id=\"test_validate_thresholds/max_avg_iteration_ms\" class=\"failed results-table-row\">"),
+            std::string::npos);
+  EXPECT_NE(html.find("<a href=\"" + stage_log_path(run, run.stages[1]) + "\">Full Log</a>"), std::string::npos);
+  EXPECT_NE(html.find("so this check was not evaluated</div>"), std::string::npos);
+  EXPECT_NE(html.find("FAILED: 0 of 1 stages failed, 1 of 1 subtests failed"), std::string::npos);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "report/run_deck.h"
 
 #include <algorithm>
+#include <cctype>
 #include <ctime>
 
 #include <fmt/format.h>
@@ -32,10 +33,8 @@ ordered_json number_or_null(std::optional<double> v) { return v ? ordered_json(*
 // How the numbers were made, by rank: the "Metrics algorithm" row beside CVS's
 // "Metrics source" (cvs_metrics_source), which names only the parser.
 std::string metrics_algorithm(const metrics::RunMetrics* r) {
-  if (!r) return "—";
-  // The Excel source is all or nothing: parse_results uses it for every rank or none.
-  if (!r->per_rank.empty() && r->per_rank.front().parser == metrics::ParserPath::kTracelensExcel)
-    return "Aorta TraceLens Excel reports";
+  const std::string source = cvs_metrics_source(r);
+  if (!r || source == "Aorta TraceLens Excel reports") return source;  // one path for every rank
   bool gpu = false, cpu = false, basic = false;
   for (const auto& rank : r->per_rank)
     (rank.parser == metrics::ParserPath::kGpuTimeline   ? gpu
@@ -71,17 +70,15 @@ std::string generated_at(const DeckInput& in) {
 }
 
 ordered_json report_json(const RunRecord& run) {
-  ordered_json tiers = ordered_json::array(), labels = ordered_json::array();
+  ordered_json tiers = ordered_json::array();
   for (const auto& spec : metrics::threshold_catalogue()) tiers.push_back(spec.tier);
   tiers.push_back("record");
-  for (const auto& s : run.stages)
-    if (!s.label.empty() && !s.is_subtest()) labels.push_back(s.label);
   return {{"title", "Aorta Run Deck"},
           {"subtitle", fmt::format("Aorta · {} benchmark summary", run.suite == "aorta_single" ? "single" : "distributed")},
           {"footer", "aorta_suite · render-only · does not affect gates"},
           {"tier_order", tiers},
           {"headline_metric", "training.avg_iteration_time_ms"},
-          {"lifecycle_labels", labels}};
+          {"lifecycle_labels", session_lifecycle_labels()}};
 }
 
 ordered_json lifecycle_json(const RunRecord& run) {
@@ -116,14 +113,9 @@ ordered_json gate_matrix_json(const DeckInput& in, const DeckFacts& facts, const
       g["status"] = "na";
       g["spec"] = nullptr;
     } else {
-      g["spec"] = {{"kind", spec.kind == metrics::ThresholdKind::kMax ? "max" : "min"}, {"value", *t->value}};
-      if (facts.state == "enforced") {
-        const auto& v = facts.verdicts.at(spec.key);
-        g["status"] = !v.passed ? "fail" : v.actual ? "pass" : "na";
-        g["reason"] = v.message;
-      } else {
-        g["status"] = facts.state == "record-only" ? "record" : "not evaluated";
-      }
+      g["spec"] = {{"kind", kind_name(spec.kind)}, {"value", *t->value}};
+      g["status"] = gate_status(facts, spec.key);
+      if (facts.state == "enforced") g["reason"] = facts.verdicts.at(spec.key).message;
     }
     const std::string metric = std::string("training.") + spec.metric;
     g["specs"] = specs.contains(metric) ? ordered_json{{metric, specs[metric]}} : ordered_json::object();
@@ -134,15 +126,13 @@ ordered_json gate_matrix_json(const DeckInput& in, const DeckFacts& facts, const
 }
 
 // The card's line of one configured threshold: "PASS · 11.00 ms (limit ≤ 20 ms)".
+// gate_status in capitals: PASS, FAIL, NOT EVALUATED, RECORD.
 std::string threshold_card_text(const DeckInput& in, const DeckFacts& facts, const metrics::ThresholdSpec& spec,
                                  double limit) {
   std::optional<double> actual;
   if (in.result) actual = spec.value(*in.result);
-  const auto verdict = facts.verdicts.find(spec.key);
-  std::string status = facts.state == "enforced"
-                           ? (verdict != facts.verdicts.end() && !verdict->second.passed ? "FAIL" : "PASS")
-                       : facts.state == "record-only" ? "RECORD"
-                                                      : "NOT EVALUATED";
+  std::string status = gate_status(facts, spec.key);
+  std::transform(status.begin(), status.end(), status.begin(), [](unsigned char c) { return std::toupper(c); });
   return fmt::format("{} · {} (limit {} {})", status, actual ? metrics::format_actual(spec, *actual) : "n/a",
                      spec.kind == metrics::ThresholdKind::kMax ? "≤" : "≥", metrics::format_limit(spec, limit));
 }
@@ -213,20 +203,29 @@ std::vector<const metrics::MetricSpec*> table_columns() {
   return columns;
 }
 
-ordered_json results_table_json(const DeckInput& in, const DeckFacts& facts) {
+// Ours leaves out NCCL channels and RCCL branch on a CPU run and writes a missing value
+// as null; CVS's (cvs_columns: the training_sweep dataset's) has every profile column
+// and "—" for a value it lacks.
+ordered_json results_table_json(const DeckInput& in, const DeckFacts& facts, bool cvs_columns = false) {
+  const bool dimensions = facts.accelerator || cvs_columns;
+  const ordered_json none = cvs_columns ? ordered_json("—") : ordered_json(nullptr);
   ordered_json table;
   table["headers"] = {"Model", "Nodes", "GPUs/node"};
-  if (facts.accelerator)
+  if (dimensions)
     for (const char* h : {"NCCL channels", "RCCL branch"}) table["headers"].push_back(h);
   for (const metrics::MetricSpec* spec : table_columns()) table["headers"].push_back(spec->deck_header);
   table["rows"] = ordered_json::array();
   if (in.result) {
-    ordered_json r = {shown(in.variant->model_id), in.nodes, in.gpus_per_node};
-    if (facts.accelerator) {
-      r.push_back(in.nccl_channels);
-      r.push_back(shown(in.variant->rccl.branch));
+    const std::string model = shown(in.variant->model_id);
+    ordered_json r = {cvs_columns && model.empty() ? none : ordered_json(model), in.nodes, in.gpus_per_node};
+    if (dimensions) {
+      r.push_back(facts.accelerator ? ordered_json(in.nccl_channels) : none);
+      r.push_back(facts.accelerator ? ordered_json(shown(in.variant->rccl.branch)) : none);
     }
-    for (const metrics::MetricSpec* spec : table_columns()) r.push_back(number_or_null(metrics::deck_value(*spec, *in.result)));
+    for (const metrics::MetricSpec* spec : table_columns()) {
+      const auto value = metrics::deck_value(*spec, *in.result);
+      r.push_back(value ? ordered_json(*value) : none);
+    }
     table["rows"].push_back(r);
   }
   return table;
@@ -286,11 +285,11 @@ ordered_json run_deck_json(const DeckInput& in) {
   deck["cells"] = cells_json(in, facts);
   deck["results_table"] = results_table_json(in, facts);
   deck["metric_charts"] = metric_charts_json(in);
-  deck["deck_results"] = deck_results_json(in, facts, deck["metric_charts"]["series"]);
+  deck["deck_results"] = deck_results_json(deck["cells"], deck["metric_charts"]["series"]);
   deck["diagnosis"] = deck_diagnosis_json(in.result);
   deck["comparison"] = comparison_section(in);
   deck["panels"] = panels_json(deck);
-  deck["datasets"] = {{"training_sweep", training_sweep_json(deck)}};
+  deck["datasets"] = {{"training_sweep", training_sweep_json(deck, facts, results_table_json(in, facts, true))}};
   deck["deck_profile"] = deck_profile_json(deck["report"]);
   deck["summary"] = summary_json(deck, *in.run);
   return deck;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "metrics/threshold_catalogue.h"
+#include "report/run_deck_cvs.h"
 
 namespace aorta::report {
 namespace {
@@ -32,7 +33,7 @@ ordered_json chart_gates(const DeckInput& in, const std::string& tier, const ord
     double drawn = std::clamp(value, 0.0, max);
     if (value > max) label += ", beyond the axis: drawn at its end";
     if (value < 0) label += ", below the axis: drawn at 0";
-    gates.push_back({{"threshold", spec.key}, {"kind", spec.kind == metrics::ThresholdKind::kMax ? "max" : "min"},
+    gates.push_back({{"threshold", spec.key}, {"kind", kind_name(spec.kind)},
                      {"value", value}, {"drawn_at", drawn}, {"off_axis", drawn != value}, {"label", label}});
   }
   return gates;
@@ -81,9 +82,7 @@ ordered_json rank_series(const DeckInput& in) {
     ordered_json points = ordered_json::array();
     for (const auto& r : in.result->per_rank)
       if (r.rank) points.push_back({*r.rank, s.value(r)});
-    // node: CVS's series field; a series here spans every node's ranks.
-    series.push_back({{"group", s.group}, {"name", s.name}, {"unit", s.unit}, {"node", ""}, {"x_label", "rank"},
-                      {"points", points}});
+    series.push_back({{"group", s.group}, {"name", s.name}, {"unit", s.unit}, {"x_label", "rank"}, {"points", points}});
   }
   return series;
 }

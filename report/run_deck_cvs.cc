@@ -1,37 +1,72 @@
 #include "report/run_deck_cvs.h"
 
 #include <set>
+#include <string_view>
+#include <tuple>
 
-#include "common/utf8.h"
 #include "metrics/metric_catalogue.h"
-#include "metrics/threshold_catalogue.h"
-#include "report/redact.h"
+#include "stages/specs.h"
 
 namespace aorta::report {
 namespace {
 
-const char* kind_name(metrics::ThresholdKind kind) { return kind == metrics::ThresholdKind::kMax ? "max" : "min"; }
+constexpr std::string_view kPrefix = "training.";
 
-// A count is an integer in CVS's cell (`ranks: [2]`), every other metric a number.
-ordered_json cell_value(const metrics::MetricSpec& spec, double value) {
-  if (spec.unit == metrics::MetricUnit::kCount) return static_cast<long long>(value);
-  return value;
+// The metrics a CVS cell card highlights (the profile's cell_highlights), with units.
+constexpr std::tuple<const char*, const char*, const char*> kHighlights[] = {
+    {"avg_iteration_time_ms", "Avg iteration", "ms"},
+    {"avg_compute_ratio", "Compute ratio", "ratio"},
+    {"avg_overlap_ratio", "Overlap ratio", "ratio"},
+    {"time_variance_ratio", "Time variance", "ratio"},
+    {"avg_comm_time_ms", "Comm time", "ms"}};
+
+// CVS's tier status (cell_build.tier_status): record when the gate did not run or for
+// the record tier, na without a configured spec, else the specs' verdicts.
+std::string sweep_tier_status(const std::string& tier, const ordered_json& gate, bool gate_ran) {
+  if (!gate_ran || tier == "record") return "record";
+  if (gate["specs"].empty()) return "na";
+  for (const auto& [metric, spec] : gate["specs"].items())
+    if (spec.value("verdict", "") == "fail") return "fail";
+  return "pass";
+}
+
+// The six per-rank series as CVS names them: group "Per rank", our group as the name,
+// our name as the node ("Time", node "iteration").
+ordered_json cvs_series(const ordered_json& series) {
+  ordered_json out = ordered_json::array();
+  for (const auto& s : series)
+    out.push_back({{"group", "Per rank"}, {"name", s["group"]}, {"unit", s["unit"]}, {"node", s["name"]},
+                   {"x_label", s["x_label"]}, {"points", s["points"]}});
+  return out;
 }
 
 }  // namespace
 
+const char* kind_name(metrics::ThresholdKind kind) { return kind == metrics::ThresholdKind::kMax ? "max" : "min"; }
+
+std::string gate_status(const DeckFacts& facts, const std::string& key) {
+  if (facts.state == "enforced") return facts.verdicts.at(key).passed ? "pass" : "fail";
+  return facts.state == "record-only" ? "record" : "not evaluated";
+}
+
 std::string cvs_metrics_source(const metrics::RunMetrics* result) {
   if (!result) return "—";
-  bool timeline = false;
-  for (const auto& rank : result->per_rank) {
-    // The Excel source is all or nothing: parse_results uses it for every rank or none.
+  // The Excel source is all or nothing: parse_results uses it for every rank or none.
+  for (const auto& rank : result->per_rank)
     if (rank.parser == metrics::ParserPath::kTracelensExcel) return "Aorta TraceLens Excel reports";
-    // Our raw-trace parser is CVS's TraceLens path: a timeline per rank, the basic
-    // scan where a rank has none.
-    if (rank.parser == metrics::ParserPath::kGpuTimeline || rank.parser == metrics::ParserPath::kCpuTimeline)
-      timeline = true;
-  }
-  return timeline ? "TraceLens on raw traces (basic-scan fallback possible per rank)" : "Basic raw-trace scan";
+  // Our raw-trace parser always tries a timeline first, as CVS's raw parser always asks
+  // for TraceLens; CVS's "Basic raw-trace scan" (no TraceLens installed) has no twin here.
+  return "TraceLens on raw traces (basic-scan fallback possible per rank)";
+}
+
+ordered_json session_lifecycle_labels() {
+  ordered_json labels = ordered_json::array();
+  using namespace stages;
+  for (const StageSpec* spec : {&kLaunchContainer, &kCloneAorta, &kSetupRdma, &kBuildRccl, &kRunBenchmark,
+                                &kCollectTraces, &kAnalyze, &kParseResults, &kValidateThresholds, &kGenerateReport,
+                                &kTeardown})
+    labels.push_back(spec->label);
+  return labels;
 }
 
 ordered_json threshold_specs_json(const DeckInput& in, const DeckFacts& facts) {
@@ -41,11 +76,10 @@ ordered_json threshold_specs_json(const DeckInput& in, const DeckFacts& facts) {
     if (!t) continue;
     ordered_json s = {{"kind", kind_name(spec.kind)}, {"value", *t->value}};
     if (facts.state == "enforced") {
-      const auto& v = facts.verdicts.at(spec.key);
-      s["verdict"] = v.passed ? "pass" : "fail";
-      s["reason"] = v.message;
+      s["verdict"] = gate_status(facts, spec.key);
+      s["reason"] = facts.verdicts.at(spec.key).message;
     }
-    specs[std::string("training.") + spec.metric] = s;
+    specs[std::string(kPrefix) + spec.metric] = s;
   }
   return specs;
 }
@@ -55,8 +89,10 @@ ordered_json record_tier_json() {
   for (const auto& spec : metrics::threshold_catalogue()) gated.insert(spec.metric);
   ordered_json recorded = ordered_json::array();
   for (const metrics::MetricSpec* spec : metrics::metrics_in(metrics::kInDeck))
-    if (!gated.count(metrics::deck_key(*spec))) recorded.push_back("training." + metrics::deck_key(*spec));
-  return {{"status", "record"}, {"metrics", recorded}, {"specs", ordered_json::object()}};
+    if (!gated.count(metrics::deck_key(*spec))) recorded.push_back(std::string(kPrefix) + metrics::deck_key(*spec));
+  // The other tiers' keys too, so a reader walking gate_matrix finds each in every tier.
+  return {{"metric", nullptr}, {"threshold", nullptr}, {"actual", nullptr},   {"status", "record"},
+          {"spec", nullptr},   {"specs", ordered_json::object()},           {"metrics", recorded}};
 }
 
 ordered_json threshold_verdicts_json(const DeckInput& in, const DeckFacts& facts) {
@@ -65,40 +101,84 @@ ordered_json threshold_verdicts_json(const DeckInput& in, const DeckFacts& facts
     const config::Threshold* t = configured_threshold(*in.variant, spec.key);
     if (!t) continue;
     std::optional<double> actual = in.result ? spec.value(*in.result) : std::nullopt;
-    std::string status = facts.state == "record-only" ? "record" : "not evaluated";
-    std::string message;
-    if (facts.state == "enforced") {
-      const auto& v = facts.verdicts.at(spec.key);
-      status = v.passed ? "pass" : "fail";
-      message = v.message;
-    }
     rows.push_back({{"threshold", spec.key},
-                    {"metric", std::string("training.") + spec.metric},
+                    {"metric", spec.metric},
                     {"kind", kind_name(spec.kind)},
                     {"limit", *t->value},
                     {"actual", actual ? ordered_json(*actual) : ordered_json(nullptr)},
-                    {"status", status},
-                    {"message", message}});
+                    {"status", gate_status(facts, spec.key)},
+                    {"message", facts.state == "enforced" ? facts.verdicts.at(spec.key).message : ""}});
   }
   return rows;
 }
 
-ordered_json deck_results_json(const DeckInput& in, const DeckFacts& facts, const ordered_json& series) {
+ordered_json deck_results_json(const ordered_json& cells, const ordered_json& series) {
   ordered_json results = ordered_json::object();
-  if (!in.result) return results;
+  if (cells.empty()) return results;
+  const ordered_json& ours = cells[0];
   ordered_json cell = ordered_json::object();
-  // A metric without a value (the variance of a zero mean) is absent, as CVS writes it.
-  for (const metrics::MetricSpec* spec : metrics::metrics_in(metrics::kInDeck))
-    if (auto v = metrics::deck_value(*spec, *in.result)) cell[metrics::deck_key(*spec)] = {cell_value(*spec, *v)};
-  const auto shown = [](const std::string& value) { return valid_utf8(redact_text(value)); };
-  cell["_dimensions"] = {{"nodes", std::to_string(in.nodes)},
-                         {"gpus_per_node", std::to_string(in.gpus_per_node)},
-                         {"nccl_channels", facts.accelerator ? std::to_string(in.nccl_channels) : ""},
-                         {"rccl_branch", facts.accelerator ? shown(in.variant->rccl.branch) : ""}};
-  if (in.result->per_rank.size() >= 2)
-    cell["_metric_charts"] = {{"metrics", ordered_json::array()}, {"heatmaps", ordered_json::array()}, {"series", series}};
-  results[in.variant->model_id.empty() ? "default" : shown(in.variant->model_id)] = cell;
+  // Our cell leaves out a metric without a value (the variance of a zero mean), as CVS's does.
+  for (const auto& [key, value] : ours["metrics"].items()) {
+    const std::string name = key.substr(kPrefix.size());
+    cell[name] = {name == "ranks" ? ordered_json(value.get<long long>()) : value};  // a count is an integer
+  }
+  const ordered_json& dims = ours["dimensions"];
+  cell["_dimensions"] = {{"nodes", dims["nodes"]},
+                         {"gpus_per_node", dims["gpus_per_node"]},
+                         {"nccl_channels", dims.value("nccl_channels", "")},
+                         {"rccl_branch", dims.value("rccl_branch", "")}};
+  if (!series.empty())  // two ranks or more
+    cell["_metric_charts"] = {{"metrics", ordered_json::array()}, {"heatmaps", ordered_json::array()},
+                              {"series", cvs_series(series)}};
+  results[ours["id"].get<std::string>()] = cell;
   return results;
+}
+
+ordered_json training_sweep_json(const ordered_json& deck, const DeckFacts& facts, ordered_json results_table) {
+  const bool gate_ran = facts.state == "enforced";
+  ordered_json cells = ordered_json::array(), rows = ordered_json::array();
+  if (!deck["cells"].empty()) {
+    const ordered_json& ours = deck["cells"][0];
+    const ordered_json& specs = deck["threshold_specs"];
+    ordered_json highlights = ordered_json::array();
+    for (const auto& [name, label, unit] : kHighlights) {
+      const std::string metric = std::string(kPrefix) + name;
+      const ordered_json spec = specs.contains(metric) ? specs[metric] : ordered_json(nullptr);
+      highlights.push_back({{"label", label},
+                            {"metric", metric},
+                            {"actual", ours["metrics"].value(metric, ordered_json(nullptr))},
+                            {"unit", unit},
+                            {"spec", spec},
+                            {"status", gate_ran && !spec.is_null() ? spec["verdict"] : ordered_json("record")}});
+    }
+    ordered_json tiers = ordered_json::object();
+    for (const auto& tier : deck["report"]["tier_order"])
+      tiers[tier.get<std::string>()] = sweep_tier_status(tier, deck["gate_matrix"][tier.get<std::string>()], gate_ran);
+    const ordered_json& dims = ours["dimensions"];
+    cells.push_back({{"cell_id", ours["id"]},
+                     {"label", ours["id"]},
+                     {"model", results_table["rows"][0][0]},
+                     {"host", "cluster"},
+                     {"nodes", dims["nodes"]},
+                     {"gpus_per_node", dims["gpus_per_node"]},
+                     {"nccl_channels", dims.value("nccl_channels", "")},
+                     {"rccl_branch", dims.value("rccl_branch", "")},
+                     {"metrics", highlights},
+                     {"tiers", tiers},
+                     {"actuals", ours["metrics"]}});
+    rows.push_back({{"cell_id", ours["id"]}, {"label", ours["id"]}, {"tiers", tiers}});
+  }
+  const ordered_json& charts = deck["deck_results"].empty() ? ordered_json() : deck["deck_results"].front();
+  return {{"cells", cells},
+          {"gate_matrix", rows},
+          {"metric_charts",
+           {{"series", charts.contains("_metric_charts") ? charts["_metric_charts"]["series"] : ordered_json::array()}}},
+          {"results_table", std::move(results_table)},
+          {"overall_status", deck["overall_status"]},
+          {"metric_tier_order", deck["report"]["tier_order"]},
+          {"headline_metric", deck["report"]["headline_metric"]},
+          {"session_lifecycle_labels", deck["report"]["lifecycle_labels"]},
+          {"enforce", gate_ran}};
 }
 
 ordered_json panels_json(const ordered_json& deck) {
@@ -120,26 +200,20 @@ ordered_json panels_json(const ordered_json& deck) {
 ordered_json summary_json(const ordered_json& deck, const RunRecord& run) {
   const std::string headline = deck["report"]["headline_metric"];
   ordered_json value = nullptr;
-  if (!deck["cells"].empty() && deck["cells"][0]["metrics"].contains(headline))
-    value = deck["cells"][0]["metrics"][headline];
+  if (!deck["cells"].empty()) value = deck["cells"][0]["metrics"].value(headline, ordered_json(nullptr));
   ordered_json tiers = ordered_json::object();
   for (const auto& [tier, gate] : deck["gate_matrix"].items()) {
     const std::string status = gate["status"];
     tiers[status] = tiers.value(status, 0) + 1;
   }
-  ordered_json stages = {{"passed", 0}, {"failed", 0}, {"skipped", 0}};
-  for (const auto& s : run.stages) {
-    if (s.is_subtest()) continue;
-    const char* outcome = s.outcome == job::Outcome::kPassed    ? "passed"
-                          : s.outcome == job::Outcome::kSkipped ? "skipped"
-                                                                : "failed";
-    stages[outcome] = stages[outcome].get<int>() + 1;
-  }
   return {{"overall_status", deck["overall_status"]},
           {"thresholds", deck["threshold_state"]},
           {"headline", {{"metric", headline}, {"value", value}, {"unit", "ms"}}},
           {"tiers", tiers},
-          {"stages", stages}};
+          {"stages",
+           {{"passed", run.stage_count(job::Outcome::kPassed)},
+            {"failed", run.stage_count(job::Outcome::kFailed)},
+            {"skipped", run.stage_count(job::Outcome::kSkipped)}}}};
 }
 
 ordered_json deck_profile_json(const ordered_json& report) {
@@ -150,15 +224,7 @@ ordered_json deck_profile_json(const ordered_json& report) {
           {"subtitle", report["subtitle"]},
           {"footer", report["footer"]},
           {"dataset_builder", "training_sweep"},
-          {"sources", {"cvs_results_dict", "aorta_deck_variant", "lifecycle"}}};
-}
-
-ordered_json training_sweep_json(const ordered_json& deck) {
-  ordered_json sweep = ordered_json::object();
-  for (const char* key : {"deck_results", "cells", "metric_charts", "gate_matrix", "threshold_specs",
-                          "threshold_verdicts", "results_table", "overall_status"})
-    sweep[key] = deck[key];
-  return sweep;
+          {"sources", {{"results", "cvs_results_dict"}, {"variant", "aorta_deck_variant"}, {"lifecycle", "lifecycle"}}}};
 }
 
 }  // namespace aorta::report

@@ -1,14 +1,16 @@
-// The Run Deck's sections in the shapes CVS writes them (reference §4.6.2-4.6.7), for
+// The Run Deck's sections in the shapes CVS writes them (reference §4.6.2-4.6.7; CVS's
+// aorta_rundeck.py, aorta_thresholds.py and its training-sweep cell builder), for
 // dashboards and scripts that already read CVS's aorta_run_deck.json: the
 // `deck_results` cell of one-element lists, `{kind, value}` threshold specs, verdict
-// rows, the `record` tier, `panels`, `summary`, `deck_profile` and
-// `datasets.training_sweep`. run_deck.cc builds our own sections beside them.
+// rows, the `record` tier, `datasets.training_sweep`, `panels`, `summary` and
+// `deck_profile`. run_deck.cc builds our own sections and these beside them.
 #pragma once
 
 #include <map>
 #include <string>
 
 #include "metrics/run_metrics.h"
+#include "metrics/threshold_catalogue.h"
 #include "report/run_deck.h"
 
 namespace aorta::report {
@@ -20,8 +22,19 @@ struct DeckFacts {
   bool accelerator = false;  // NCCL channels and the RCCL branch mean something
 };
 
-// CVS's "Metrics source" words: which parser made the numbers, not how it fell back.
+// "max" | "min".
+const char* kind_name(metrics::ThresholdKind kind);
+
+// A configured threshold's status, the one every section shows: the gate's verdict
+// (pass | fail) when it ran, else "not evaluated" (enforced, an earlier stage failed)
+// or "record" (enforce_thresholds: false).
+std::string gate_status(const DeckFacts& facts, const std::string& key);
+
+// CVS's "Metrics source" words: the parser, not the path each rank took.
 std::string cvs_metrics_source(const metrics::RunMetrics* result);
+
+// CVS's stage labels (its STAGE_LABELS), in stage order: the same for both suites.
+ordered_json session_lifecycle_labels();
 
 // threshold_specs: {"training.<metric>": {kind, value[, verdict, reason]}} for each
 // configured threshold in catalogue order; verdict and reason only when the gate ran.
@@ -31,12 +44,18 @@ ordered_json threshold_specs_json(const DeckInput& in, const DeckFacts& facts);
 ordered_json record_tier_json();
 
 // One row per configured threshold, keys {threshold, metric, kind, limit, actual,
-// status, message}; status pass | fail | not evaluated | record.
+// status, message}; metric without the training. prefix, as CVS writes it.
 ordered_json threshold_verdicts_json(const DeckInput& in, const DeckFacts& facts);
 
-// {"<model id or default>": {"avg_iteration_time_ms": [11.0], ..., "_dimensions": {...},
-// "_metric_charts": {...}}}; empty without parsed metrics. `series`: the per-rank series.
-ordered_json deck_results_json(const DeckInput& in, const DeckFacts& facts, const ordered_json& series);
+// {"<cell id>": {"avg_iteration_time_ms": [11.0], ..., "_dimensions": {...},
+// "_metric_charts": {...}}} from our cell (cells[0]) and per-rank series; empty
+// without parsed metrics.
+ordered_json deck_results_json(const ordered_json& cells, const ordered_json& series);
+
+// datasets.training_sweep as CVS's cell builder makes it: cells with `tiers` and
+// highlighted `metrics`, gate_matrix rows, the per-rank series, `results_table` (the
+// profile's columns, run_deck.cc), the overall status and the profile's orders.
+ordered_json training_sweep_json(const ordered_json& deck, const DeckFacts& facts, ordered_json results_table);
 
 // The deck's cards, in the order the page shows them: {id, title}, id = the section's id.
 ordered_json panels_json(const ordered_json& deck);
@@ -47,8 +66,5 @@ ordered_json summary_json(const ordered_json& deck, const RunRecord& run);
 
 // CVS's profile (aorta.json) as this deck fills it.
 ordered_json deck_profile_json(const ordered_json& report);
-
-// datasets.training_sweep: the cell, charts, gates, verdict rows, table and status.
-ordered_json training_sweep_json(const ordered_json& deck);
 
 }  // namespace aorta::report

@@ -53,11 +53,21 @@ TEST(RunDeckCvs, DeckResultsCellIsOneElementListsWithDimensionsAndCharts) {
   ASSERT_EQ(charts["series"].size(), 6u);
   for (const auto& s : charts["series"])
     EXPECT_EQ(keys(s), (std::set<std::string>{"group", "name", "unit", "node", "x_label", "points"}));
-  EXPECT_EQ(charts["series"][0]["group"], "Time");
+  // CVS's series: group "Per rank", the chart as name, the measure as node.
+  const std::tuple<const char*, const char*, const char*> names[] = {
+      {"Time", "iteration", "ms"}, {"Time", "compute", "ms"}, {"Time", "comm", "ms"},
+      {"Share of iteration", "compute", "%"}, {"Share of iteration", "comm", "%"}, {"Comm overlap", "overlap", "%"}};
+  for (size_t i = 0; i < 6; ++i) {
+    const auto& [name, node, unit] = names[i];
+    EXPECT_EQ(charts["series"][i]["group"], "Per rank") << i;
+    EXPECT_EQ(charts["series"][i]["name"], name) << i;
+    EXPECT_EQ(charts["series"][i]["node"], node) << i;
+    EXPECT_EQ(charts["series"][i]["unit"], unit) << i;
+    EXPECT_EQ(charts["series"][i]["x_label"], "rank") << i;
+  }
   EXPECT_EQ(charts["series"][0]["points"].dump(), "[[0,10.0],[1,12.0]]");
-  EXPECT_EQ(charts["series"][3]["group"], "Share of iteration");
   EXPECT_EQ(charts["series"][3]["points"].dump(), "[[0,80.0],[1,75.0]]");
-  EXPECT_EQ(charts["series"][5]["group"], "Comm overlap");
+  EXPECT_EQ(charts["series"][5]["points"].dump(), "[[0,33.33333333333333],[1,25.0]]");  // 1000/3000, 1000/4000
   EXPECT_EQ(deck.dump().find("exposed"), std::string::npos);
 }
 
@@ -124,7 +134,7 @@ TEST(RunDeckCvs, VerdictRowsHaveCvsKeysInEveryState) {
   ASSERT_EQ(rows.size(), 2u);
   for (const auto& r : rows)
     EXPECT_EQ(keys(r), (std::set<std::string>{"threshold", "metric", "kind", "limit", "actual", "status", "message"}));
-  EXPECT_EQ(rows[0].dump(), R"({"threshold":"max_avg_iteration_ms","metric":"training.avg_iteration_time_ms",)"
+  EXPECT_EQ(rows[0].dump(), R"({"threshold":"max_avg_iteration_ms","metric":"avg_iteration_time_ms",)"
                             R"("kind":"max","limit":20.0,"actual":11.0,"status":"pass","message":""})");
   EXPECT_EQ(rows[1]["status"], "fail");
   EXPECT_EQ(rows[1]["message"], "Average compute ratio 77.50% below threshold 80.00%");  // 0.775 < 0.8
@@ -134,7 +144,10 @@ TEST(RunDeckCvs, VerdictRowsHaveCvsKeysInEveryState) {
   EXPECT_EQ(rows[1]["status"], "not evaluated");
   EXPECT_DOUBLE_EQ(rows[1]["actual"].get<double>(), 0.775);
   EXPECT_EQ(rows[1]["message"], "");
-  f.variant.enforce_thresholds = false;
+  f.variant.enforce_thresholds = false;  // record-only: the rows still carry the actual
+  rows = run_deck_json(f.input())["threshold_verdicts"];
+  EXPECT_EQ(rows[0]["status"], "record");
+  EXPECT_DOUBLE_EQ(rows[0]["actual"].get<double>(), 11.0);
   rows = run_deck_json(f.input(false))["threshold_verdicts"];
   EXPECT_EQ(rows[0]["status"], "record");
   EXPECT_TRUE(rows[0]["actual"].is_null());
@@ -150,7 +163,7 @@ TEST(RunDeckCvs, TopLevelSectionsPanelsAndSummary) {
                           "results_table", "panels", "datasets", "deck_profile", "summary"})
     EXPECT_TRUE(deck.contains(key)) << key;
   for (const char* key : {"cells", "metric_charts", "gate_matrix", "results_table", "overall_status"})
-    EXPECT_EQ(deck["datasets"]["training_sweep"][key], deck[key]) << key;
+    EXPECT_TRUE(deck["datasets"]["training_sweep"].contains(key)) << key;
   for (const char* key : {"pytest_html_path", "log_file_path", "cluster_file", "config_file"})
     EXPECT_TRUE(deck["provenance"].contains(key)) << key;
   EXPECT_EQ(deck["results_table"]["headers"].dump(),
@@ -160,7 +173,12 @@ TEST(RunDeckCvs, TopLevelSectionsPanelsAndSummary) {
   EXPECT_EQ(deck["deck_profile"]["profile_id"], "aorta_rundeck");
   EXPECT_EQ(deck["deck_profile"]["report_basename"], "aorta_run_deck");
   EXPECT_EQ(deck["deck_profile"]["dataset_builder"], "training_sweep");
-  EXPECT_EQ(deck["report"]["lifecycle_labels"].dump(), R"(["benchmark","thresholds"])");
+  // CVS's STAGE_LABELS, whatever stages this run had.
+  EXPECT_EQ(deck["report"]["lifecycle_labels"].dump(),
+            R"(["container_launch","clone","rdma_setup","rccl_build","benchmark","collect_traces","analysis",)"
+            R"("parse","thresholds","report","teardown"])");
+  EXPECT_EQ(deck["deck_profile"]["sources"].dump(),
+            R"({"results":"cvs_results_dict","variant":"aorta_deck_variant","lifecycle":"lifecycle"})");
   EXPECT_EQ(deck["summary"].dump(),
             R"({"overall_status":"pass","thresholds":"enforced","headline":{"metric":"training.avg_iteration_time_ms",)"
             R"("value":11.0,"unit":"ms"},"tiers":{"pass":2,"na":8,"record":1},)"
@@ -178,6 +196,50 @@ TEST(RunDeckCvs, TopLevelSectionsPanelsAndSummary) {
   EXPECT_EQ(html.str().find("<section id=", at + 1), std::string::npos);  // no section the panels leave out
   f.result = metrics::aggregate({rank_metrics(0, 10000, 8000, 3000)}).value();
   EXPECT_EQ(run_deck_json(f.input())["panels"].dump().find("per-rank"), std::string::npos);
+}
+
+// datasets.training_sweep as CVS's cell builder makes it (CVS's test_aorta_deck.py):
+// one cell with cell_id, tiers in tier order (fail/pass by the gate, na without a spec,
+// record for the record tier or a gate that did not run), the highlighted metrics,
+// gate_matrix rows, six series and the profile's results table.
+TEST(RunDeckCvs, TrainingSweepCellsTiersAndTable) {
+  Fixture f;
+  f.variant.thresholds = {{"max_avg_iteration_ms", 1.0}, {"min_compute_ratio", 0.01}};  // 11 ms > 1 ms
+  auto sweep = run_deck_json(f.input())["datasets"]["training_sweep"];
+  ASSERT_EQ(sweep["cells"].size(), 1u);
+  const auto& cell = sweep["cells"][0];
+  EXPECT_EQ(cell["cell_id"], "test");
+  EXPECT_EQ(cell["tiers"].dump(),
+            R"({"iteration_time":"fail","compute_ratio":"pass","overlap_ratio":"na","rank_balance":"na",)"
+            R"("step_time":"na","step_balance":"na","rank_compute":"na","allreduce_bandwidth":"na",)"
+            R"("allgather_bandwidth":"na","reduce_scatter_bandwidth":"na","record":"record"})");
+  EXPECT_EQ(sweep["gate_matrix"][0]["tiers"], cell["tiers"]);
+  EXPECT_EQ(sweep["overall_status"], "fail");
+  ASSERT_EQ(cell["metrics"].size(), 5u);
+  EXPECT_EQ(cell["metrics"][0]["label"], "Avg iteration");
+  EXPECT_EQ(cell["metrics"][0]["status"], "fail");
+  EXPECT_EQ(cell["metrics"][0]["spec"]["reason"], "Average iteration time 11.00ms exceeds threshold 1ms");
+  EXPECT_EQ(cell["metrics"][2]["metric"], "training.avg_overlap_ratio");
+  EXPECT_EQ(cell["metrics"][2]["status"], "record");  // no spec
+  EXPECT_NEAR(cell["metrics"][3]["actual"].get<double>(), 0.12856487, 1e-8);
+  EXPECT_DOUBLE_EQ(cell["metrics"][4]["actual"].get<double>(), 3.5);  // comm time
+  EXPECT_EQ(sweep["metric_charts"]["series"].size(), 6u);
+  EXPECT_EQ(sweep["session_lifecycle_labels"].size(), 11u);
+  f.run.stages[1].outcome = job::Outcome::kSkipped;  // the gate did not run
+  sweep = run_deck_json(f.input())["datasets"]["training_sweep"];
+  EXPECT_EQ(sweep["cells"][0]["tiers"]["iteration_time"], "record");
+  EXPECT_EQ(sweep["cells"][0]["metrics"][0]["status"], "record");
+  EXPECT_EQ(sweep["overall_status"], "record");
+  // A CPU run: the profile's every column, "—" where the run has no value.
+  f.variant.skip_rccl_build = true;
+  f.variant.model_id.clear();
+  sweep = run_deck_json(f.input())["datasets"]["training_sweep"];
+  EXPECT_EQ(sweep["results_table"]["headers"].size(), 16u);
+  EXPECT_EQ(sweep["results_table"]["rows"][0][0], "—");
+  EXPECT_EQ(sweep["results_table"]["rows"][0][3], "—");
+  EXPECT_EQ(sweep["results_table"]["rows"][0][4], "—");
+  EXPECT_EQ(sweep["cells"][0]["cell_id"], "default");
+  EXPECT_TRUE(run_deck_json(f.input(false))["datasets"]["training_sweep"]["cells"].empty());
 }
 
 }  // namespace

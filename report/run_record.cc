@@ -10,6 +10,12 @@ int RunRecord::count(job::Outcome outcome) const {
   return n;
 }
 
+int RunRecord::stage_count(job::Outcome outcome) const {
+  int n = 0;
+  for (const auto& s : stages) n += !s.is_subtest() && s.outcome == outcome;
+  return n;
+}
+
 int RunRecord::subtest_count() const {
   int n = 0;
   for (const auto& s : stages) n += s.is_subtest();

@@ -33,6 +33,8 @@ struct RunRecord {
   // Counts over every test (stage or sub-test): what JUnit's header and the
   // summaries say, so they always equal the testcases written.
   int count(job::Outcome outcome) const;
+  // Counts over the stages only (one entry each on the HTML page, as the original's).
+  int stage_count(job::Outcome outcome) const;
   // Counts over the sub-test tests only.
   int subtest_count() const;
   int failed_subtests() const;
