@@ -120,7 +120,9 @@ ordered_json deck_results_json(const ordered_json& cells, const ordered_json& se
   // Our cell leaves out a metric without a value (the variance of a zero mean), as CVS's does.
   for (const auto& [key, value] : ours["metrics"].items()) {
     const std::string name = key.substr(kPrefix.size());
-    cell[name] = {name == "ranks" ? ordered_json(value.get<long long>()) : value};  // a count is an integer
+    // A count is an integer. array(), not braces: clang reads `{json}` as a copy, g++ as a list.
+    const ordered_json sample = name == "ranks" ? ordered_json(value.get<long long>()) : value;
+    cell[name] = ordered_json::array({sample});
   }
   const ordered_json& dims = ours["dimensions"];
   cell["_dimensions"] = {{"nodes", dims["nodes"]},
