@@ -104,8 +104,9 @@ ordered_json lifecycle_skipped_json(const RunRecord& run) {
 ordered_json gate_matrix_json(const DeckInput& in, const DeckFacts& facts, const ordered_json& specs) {
   ordered_json gates = ordered_json::object();
   for (const auto& spec : metrics::threshold_catalogue()) {
+    const std::string metric = std::string("training.") + spec.metric;
     ordered_json g;
-    g["metric"] = std::string("training.") + spec.metric;
+    g["metric"] = metric;
     g["threshold"] = spec.key;
     g["actual"] = number_or_null(in.result ? spec.value(*in.result) : std::nullopt);
     const config::Threshold* t = configured_threshold(*in.variant, spec.key);
@@ -117,7 +118,6 @@ ordered_json gate_matrix_json(const DeckInput& in, const DeckFacts& facts, const
       g["status"] = gate_status(facts, spec.key);
       if (facts.state == "enforced") g["reason"] = facts.verdicts.at(spec.key).message;
     }
-    const std::string metric = std::string("training.") + spec.metric;
     g["specs"] = specs.contains(metric) ? ordered_json{{metric, specs[metric]}} : ordered_json::object();
     gates[spec.tier] = g;
   }

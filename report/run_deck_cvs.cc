@@ -30,6 +30,15 @@ std::string sweep_tier_status(const std::string& tier, const ordered_json& gate,
   return "pass";
 }
 
+// CVS's four dimension fields from our cell's, all strings: NCCL channels and the RCCL
+// branch are "" where our cell leaves them out (a CPU run).
+ordered_json cvs_dimensions(const ordered_json& ours) {
+  return {{"nodes", ours["nodes"]},
+          {"gpus_per_node", ours["gpus_per_node"]},
+          {"nccl_channels", ours.value("nccl_channels", "")},
+          {"rccl_branch", ours.value("rccl_branch", "")}};
+}
+
 // The six per-rank series as CVS names them: group "Per rank", our group as the name,
 // our name as the node ("Time", node "iteration").
 ordered_json cvs_series(const ordered_json& series) {
@@ -124,11 +133,7 @@ ordered_json deck_results_json(const ordered_json& cells, const ordered_json& se
     const ordered_json sample = name == "ranks" ? ordered_json(value.get<long long>()) : value;
     cell[name] = ordered_json::array({sample});
   }
-  const ordered_json& dims = ours["dimensions"];
-  cell["_dimensions"] = {{"nodes", dims["nodes"]},
-                         {"gpus_per_node", dims["gpus_per_node"]},
-                         {"nccl_channels", dims.value("nccl_channels", "")},
-                         {"rccl_branch", dims.value("rccl_branch", "")}};
+  cell["_dimensions"] = cvs_dimensions(ours["dimensions"]);
   if (!series.empty())  // two ranks or more
     cell["_metric_charts"] = {{"metrics", ordered_json::array()}, {"heatmaps", ordered_json::array()},
                               {"series", cvs_series(series)}};
@@ -156,18 +161,13 @@ ordered_json training_sweep_json(const ordered_json& deck, const DeckFacts& fact
     ordered_json tiers = ordered_json::object();
     for (const auto& tier : deck["report"]["tier_order"])
       tiers[tier.get<std::string>()] = sweep_tier_status(tier, deck["gate_matrix"][tier.get<std::string>()], gate_ran);
-    const ordered_json& dims = ours["dimensions"];
-    cells.push_back({{"cell_id", ours["id"]},
-                     {"label", ours["id"]},
-                     {"model", results_table["rows"][0][0]},
-                     {"host", "cluster"},
-                     {"nodes", dims["nodes"]},
-                     {"gpus_per_node", dims["gpus_per_node"]},
-                     {"nccl_channels", dims.value("nccl_channels", "")},
-                     {"rccl_branch", dims.value("rccl_branch", "")},
-                     {"metrics", highlights},
-                     {"tiers", tiers},
-                     {"actuals", ours["metrics"]}});
+    ordered_json cell = {{"cell_id", ours["id"]}, {"label", ours["id"]}, {"model", results_table["rows"][0][0]},
+                         {"host", "cluster"}};
+    cell.update(cvs_dimensions(ours["dimensions"]));
+    cell["metrics"] = highlights;
+    cell["tiers"] = tiers;
+    cell["actuals"] = ours["metrics"];
+    cells.push_back(cell);
     rows.push_back({{"cell_id", ours["id"]}, {"label", ours["id"]}, {"tiers", tiers}});
   }
   const ordered_json& charts = deck["deck_results"].empty() ? ordered_json() : deck["deck_results"].front();
