@@ -20,7 +20,6 @@
 #include "app/report_request.h"
 #include "app/slurm_preflight.h"
 #include "app/transport_choice.h"
-#include "common/atomic_file.h"
 #include "common/output_path.h"
 #include "common/interrupt.h"
 #include "common/known_secrets.h"
@@ -123,16 +122,16 @@ report::AortaListener* install_reports(fixtures::Session& session, const cli::Op
 
 // An output_dir that cannot take files (an existing file, a read-only or full
 // disk) is found before any node is touched, not after the benchmark: the run's
-// folder is created and a probe file written and removed. The reason, or nothing.
+// folder is created and probed as every report path is (probe_output_file). The
+// reason, or nothing.
 std::optional<std::string> check_output_root(const std::filesystem::path& root) {
-  std::error_code ec;
   if (auto folder = open_output_folder(root, true); !folder)
     return root.string() + ": cannot use the run's output folder: " + folder.error().describe();
-  if (Status s = write_file_atomically(root / ".aorta_suite_probe", "aorta_suite checks that it can write here\n"); !s) {
+  if (Status s = probe_output_file(root / ".aorta_suite_probe"); !s) {
+    std::error_code ec;
     std::filesystem::remove(root, ec);  // only when empty
     return s.error().describe();
   }
-  std::filesystem::remove(root / ".aorta_suite_probe", ec);
   return std::nullopt;
 }
 
