@@ -2,7 +2,7 @@
 
 #include "common/shell_quote.h"
 #include "job/phase.h"
-#include "job/workdir.h"
+#include "job/checkout_lock.h"
 
 namespace aorta::job {
 
@@ -24,8 +24,21 @@ std::string last_will_command(const NodeExec& exec, const RunState& state, size_
 }
 
 Status update_last_wills(NodeExec& exec, const RunState& state) {
-  for (size_t i = 0; i < exec.hosts().size(); ++i)
-    if (Status s = exec.transport().set_last_will(exec.hosts()[i], last_will_command(exec, state, i)); !s) return s;
+  std::vector<std::string> keep;
+  for (size_t i = 0; i < exec.hosts().size(); ++i) {
+    const std::string will = last_will_command(exec, state, i);
+    if (Status s = exec.transport().set_last_will(exec.hosts()[i], will); !s) return s;
+    // Beside the lock too, for a run that finds this one's lock after the suite was
+    // killed outright (no agent to run the will): it runs this before it starts.
+    const std::string file = last_will_file(exec.variant(), state.run_id, exec.hosts()[i]);
+    keep.push_back(will.empty() ? "rm -f -- " + shell_quote(file)
+                                : "umask 077 && printf '%s\\n' " + shell_quote(will) + " > " + shell_quote(file + ".tmp") +
+                                      " && mv -f -- " + shell_quote(file + ".tmp") + " " + shell_quote(file));
+  }
+  auto kept = cluster::run_on_hosts(exec.transport(), exec.hosts(), keep, std::chrono::seconds(60));
+  if (!cluster::all_succeeded(kept))
+    return Error{ErrorCode::kCommandFailed, "could not keep the last will beside the aorta_path lock: " +
+                                                cluster::describe_failures(kept), ""};
   return ok_status();
 }
 

@@ -11,7 +11,7 @@
 
 #include "cluster/local_transport.h"
 #include "job/phase.h"
-#include "job/workdir.h"
+#include "job/checkout_lock.h"
 #include "tests/temp_dir.h"
 
 namespace aorta::job {

@@ -54,4 +54,13 @@ std::string NodeExec::host_path(const std::string& node_path) const {
   return node_path;
 }
 
+std::optional<std::string> marked_line(const std::string& output, const std::string& marker) {
+  size_t at = output.rfind(marker);
+  while (at != std::string::npos && at > 0 && output[at - 1] != '\n')
+    at = output.rfind(marker, at - 1);
+  if (at == std::string::npos) return std::nullopt;
+  size_t begin = at + marker.size(), end = output.find('\n', begin);
+  return output.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+}
+
 }  // namespace aorta::job

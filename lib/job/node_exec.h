@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,5 +58,9 @@ class NodeExec {
   std::vector<std::string> hosts_;
   std::map<std::string, std::string> docker_;
 };
+
+// The rest of the last line of a node command's output that starts with `marker`:
+// how a node script reports back among whatever else it printed.
+std::optional<std::string> marked_line(const std::string& output, const std::string& marker);
 
 }  // namespace aorta::job

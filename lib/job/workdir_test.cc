@@ -1,13 +1,10 @@
-// The working-folder checks and the run lock, with real bash, stat and flock on
-// real folders (issue 14). Ownership cases need root to chown to another user.
+// The working-folder checks, with real bash and stat on real folders (issue 14).
+// Ownership cases need root to chown to another user.
 #include "job/workdir.h"
 
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
-#include <iterator>
 
 #include <gtest/gtest.h>
 
@@ -150,137 +147,6 @@ TEST_F(Workdir, CheckWorkdirNamesTheNodeAndTheOptOut) {
   EXPECT_NE(s.error().message.find("\"trust_aorta_path\": true"), std::string::npos);
   v.trust_aorta_path = true;
   EXPECT_TRUE(check_workdir(exec));
-}
-
-// Running, and not a zombie waiting for a parent that is slow to reap it.
-bool alive(long pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-  size_t paren = text.rfind(')');
-  return paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] != 'Z';
-}
-
-// One node (this machine) and an aorta_path of its own, for the lock tests.
-class WorkdirLock : public Workdir {
- protected:
-  WorkdirLock() { fs::create_directories(repo); }
-  fs::path repo = dir_.path() / "repo";
-  cluster::LocalTransport local;
-  config::Variant v = variant_at(repo);
-  config::Cluster c = config::local_cluster("tester");
-  NodeExec exec{local, v, c};
-};
-
-TEST_F(WorkdirLock, SecondRunIsRefusedNamingTheHolderUntilItReleases) {
-  RunState first, second;
-  std::vector<std::string> notes;
-  first.run_id = "11111111111111111111111111111111";
-  second.run_id = "22222222222222222222222222222222";
-  ASSERT_TRUE(acquire_workdir_locks(exec, first, notes));
-  ASSERT_EQ(first.workdir_locks.count("localhost"), 1u);
-  long holder = first.workdir_locks["localhost"];
-  EXPECT_TRUE(alive(holder));
-  EXPECT_EQ(fs::status(repo / ".cvs-aorta").permissions() & fs::perms::all, fs::perms::owner_all);
-
-  Status refused = acquire_workdir_locks(exec, second, notes);
-  ASSERT_FALSE(refused);
-  const std::string& m = refused.error().message;
-  EXPECT_NE(m.find("node localhost: aorta_path " + repo.string() + " in use by another run (run " + first.run_id +
-                   ", host "),
-            std::string::npos)
-      << m;
-  EXPECT_NE(m.find(", pid " + std::to_string(getpid()) + ", started 20"), std::string::npos) << m;
-  EXPECT_NE(m.find("lock holder pid " + std::to_string(holder) + " on this node"), std::string::npos) << m;
-  EXPECT_TRUE(second.workdir_locks.empty());
-
-  // Releasing the second (which holds nothing) leaves the first alone.
-  EXPECT_TRUE(release_workdir_locks(exec, second));
-  EXPECT_TRUE(alive(holder));
-  ASSERT_TRUE(release_workdir_locks(exec, first));
-  EXPECT_FALSE(alive(holder));
-  EXPECT_TRUE(first.workdir_locks.empty());
-  ASSERT_TRUE(acquire_workdir_locks(exec, second, notes));
-  // A holder that died (the suite killed outright) leaves no stale lock behind.
-  long second_holder = second.workdir_locks["localhost"];
-  ASSERT_EQ(kill(-static_cast<pid_t>(second_holder), SIGKILL), 0);
-  for (int i = 0; i < 50 && alive(second_holder); ++i) usleep(20000);
-  RunState third;
-  third.run_id = "33333333333333333333333333333333";
-  EXPECT_TRUE(acquire_workdir_locks(exec, third, notes));
-  EXPECT_TRUE(release_workdir_locks(exec, third));
-  EXPECT_TRUE(notes.empty()) << notes.front();  // nothing was taken over
-}
-
-// The owner line with `from` replaced by `to`: another suite pid (the suite killed
-// outright, a second Ctrl-C or SIGKILL, leaves its holder running for hours) or
-// another head node.
-void rewrite_owner_line(const fs::path& repo, const std::string& from, const std::string& to) {
-  const fs::path owner = repo / ".cvs-aorta" / "lock.localhost.owner";
-  std::ifstream in(owner);
-  std::string line((std::istreambuf_iterator<char>(in)), {});
-  in.close();
-  ASSERT_NE(line.find(from), std::string::npos) << line;
-  line.replace(line.find(from), from.size(), to);
-  std::ofstream(owner) << line;
-}
-
-std::string pid_field(long pid) { return ", pid " + std::to_string(pid) + ","; }
-
-// A pid that no process has: a child that has ended and been reaped.
-long gone_pid() {
-  pid_t child = fork();
-  if (child == 0) _exit(0);
-  int status = 0;
-  waitpid(child, &status, 0);
-  return child;
-}
-
-// Issue 29 (7): the lock of a suite that ran on this head node and is gone is taken
-// over, saying so; the old holder is ended. A live owner's lock is never taken.
-TEST_F(WorkdirLock, AnAbandonedLockOfThisHeadNodeIsTakenOver) {
-  RunState killed, next;
-  killed.run_id = "44444444444444444444444444444444";
-  next.run_id = "55555555555555555555555555555555";
-  std::vector<std::string> notes;
-  ASSERT_TRUE(acquire_workdir_locks(exec, killed, notes));
-  const long old_holder = killed.workdir_locks["localhost"];
-  rewrite_owner_line(repo, pid_field(getpid()), pid_field(gone_pid()));
-  Status taken = acquire_workdir_locks(exec, next, notes);
-  ASSERT_TRUE(taken) << taken.error().message;
-  ASSERT_EQ(notes.size(), 1u);
-  EXPECT_EQ(notes[0].find("node localhost: took over the aorta_path lock of run " + killed.run_id +
-                          ": its suite (pid "),
-            0u)
-      << notes[0];
-  EXPECT_NE(notes[0].find("is no longer running; its lock holder (pid " + std::to_string(old_holder) + ") was ended"),
-            std::string::npos)
-      << notes[0];
-  for (int i = 0; i < 50 && alive(old_holder); ++i) usleep(20000);
-  EXPECT_FALSE(alive(old_holder));
-  EXPECT_TRUE(alive(next.workdir_locks["localhost"]));
-  EXPECT_TRUE(release_workdir_locks(exec, next));
-}
-
-// A live pid that started before the lock was taken (pid 1, at boot) keeps its lock,
-// and so does one that names another head node, even with a pid gone here.
-TEST_F(WorkdirLock, OnlyAGoneSuiteOfThisHeadNodeLosesItsLock) {
-  RunState first, second;
-  first.run_id = "66666666666666666666666666666666";
-  second.run_id = "77777777777777777777777777777777";
-  std::vector<std::string> notes;
-  ASSERT_TRUE(acquire_workdir_locks(exec, first, notes));
-  rewrite_owner_line(repo, pid_field(getpid()), pid_field(1));
-  EXPECT_FALSE(acquire_workdir_locks(exec, second, notes));
-  // The owner line names another head node: nothing here can tell whether it lives.
-  char here[256] = {};
-  gethostname(here, sizeof(here) - 1);
-  rewrite_owner_line(repo, std::string(", host ") + here + ",", ", host other-head,");
-  rewrite_owner_line(repo, pid_field(1), pid_field(gone_pid()));
-  Status refused = acquire_workdir_locks(exec, second, notes);
-  ASSERT_FALSE(refused);
-  EXPECT_NE(refused.error().message.find("host other-head"), std::string::npos) << refused.error().message;
-  EXPECT_TRUE(notes.empty());
-  EXPECT_TRUE(release_workdir_locks(exec, first));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/shell_quote.h"
+#include "job/checkout_lock.h"
 #include "job/container.h"
 #include "job/workdir.h"
 #include "stages/node_checks.h"

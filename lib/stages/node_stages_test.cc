@@ -23,7 +23,7 @@ TEST(StageBodies, LaunchRecordsOwnersAndRenderGroupsInNodeOrder) {
   Harness h;
   h.fake.on("n1", "id -u && id -g", 0, "1000\n1000\n110\n");
   h.fake.on("n2", "id -u && id -g", 0, "1001\n1002\n109\n");
-  h.fake.on(kAny, "flock", 0, "CVS_AORTA_LOCK=4242\n");
+  h.fake.on(kAny, "CVS_AORTA_JOINED", 0, "CVS_AORTA_LOCK=4242\n");
   h.fake.on(kAny, "docker ps -q", 0, "AORTA_DOCKER=direct\n");  // the daemon is reachable without sudo
   h.fake.on(kAny, "docker inspect", 0, "true\n");
   StageResult out = h.run(stages::kLaunchContainer);

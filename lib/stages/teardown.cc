@@ -7,7 +7,7 @@
 #include "common/shell_quote.h"
 #include "job/collect.h"
 #include "job/container.h"
-#include "job/workdir.h"
+#include "job/checkout_lock.h"
 #include "stages/stage.h"
 
 namespace aorta::stages {

@@ -151,9 +151,9 @@ with tempfile.TemporaryDirectory() as work:
         on_node(hosts[1], "docker rm -f $(docker ps -aq) > /dev/null 2>&1; true")
         # Its aorta_path lock is kept as well (the workload may still run there): end
         # the holder that a later run's refusal would name.
-        on_node(hosts[1], "for f in /var/lib/aorta-node/aorta/.cvs-aorta/lock.*.owner; do "
-                          "p=$(sed -n 's/.*lock holder pid \\([0-9]*\\) on this node$/\\1/p' \"$f\"); "
-                          "[ -n \"$p\" ] && kill -- -\"$p\"; done; true")
+        on_node(hosts[1], "f=/var/lib/aorta-node/aorta/.cvs-aorta/lock/owner; "
+                          "p=$(sed -n 's/^lock holder pid \\([0-9]*\\) on node .*/\\1/p' \"$f\"); "
+                          "[ -n \"$p\" ] && kill -- -\"$p\"; rm -rf /var/lib/aorta-node/aorta/.cvs-aorta/lock; true")
         expect(killed, "the benchmark never started")
         expect(rc == 1, f"exit {rc}")
         expect_failed_then_gated(stages, "test_run_benchmark", ["lost contact with node " + hosts[1]], out)

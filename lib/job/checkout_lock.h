@@ -1,0 +1,40 @@
+// One checkout, one run (issue 42): the run lock belongs to aorta_path, not to a node.
+// It is a folder, <aorta_path>/.cvs-aorta/lock, made with mkdir, which is atomic on
+// every shared file system (flock is not: Lustre's localflock, NFS local_lock). Its
+// owner file names the run's suite (lock_owner.h) and a holder process on the node
+// that made it, which rewrites a heartbeat every 2 s and removes the folder when its
+// lifetime ends. The nodes of one run share the lock; any other run, from any node or
+// head, is refused naming the holder.
+//
+// A lock is taken over only when its owner is proved gone: its suite ran in this
+// head's boot and pid namespace and is no longer there, or its holder is gone (the
+// kernel says so on the holder's node, its heartbeat elsewhere). Before the lock is
+// taken, each node runs the dead run's last will (job/last_will.h: its training, its
+// per-run container, its holder), which every run keeps in the lock folder's parent,
+// so no process of the dead run is left to write traces into the new run's.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "job/node_exec.h"
+#include "job/run_state.h"
+
+namespace aorta::job {
+
+// Takes the lock on every node; a partial failure releases what was taken. Each
+// takeover is a line in `notes`.
+Status acquire_workdir_locks(NodeExec& exec, RunState& state, std::vector<std::string>& notes);
+
+// Ends this run's holders and removes its lock and last wills (only what names this run).
+Status release_workdir_locks(NodeExec& exec, RunState& state);
+
+// The command that ends holder `pid` (0: none on this node) of this run on `host`,
+// removes the lock if it is still this run's, and the host's last will file.
+std::string release_lock_command(const config::Variant& v, const std::string& host, const RunState& state, long pid);
+
+// <aorta_path>/.cvs-aorta/will.<run>.<host>: what ends the run's work on the host.
+std::string last_will_file(const config::Variant& v, const std::string& run_id, const std::string& host);
+
+}  // namespace aorta::job
