@@ -57,6 +57,17 @@ std::string percent_encoded(std::string_view text, bool upper) {
   return out;
 }
 
+// xxd -p, bytes.hex(), od -tx1 without the spaces; %02X.
+std::string hex(std::string_view bytes, bool upper) {
+  const char* digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) {
+    out += digits[c >> 4];
+    out += digits[c & 15];
+  }
+  return out;
+}
+
 // Without padding: the needle must match whatever follows the value.
 std::string base64(std::string_view bytes) {
   static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -103,6 +114,8 @@ std::vector<Needle> needles_of(const std::string& value) {
   add(percent_encoded(value, false), false);
   std::string quoted = shell_quote(value);
   if (quoted.size() >= 2 && quoted.front() == '\'') add(quoted.substr(1, quoted.size() - 2), false);
+  add(hex(value, false), false);
+  add(hex(value, true), false);
   for (size_t skip = 0; skip < 3 && skip < value.size(); ++skip) {
     const std::string_view rest = std::string_view(value).substr(skip);
     for (std::string text : {base64(rest.substr(0, rest.size() / 3 * 3)), base64(rest)}) {

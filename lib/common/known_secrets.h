@@ -3,7 +3,8 @@
 // knows to be secret (the config's and cluster file's passwords and tokens, the
 // environment values it passes on) is redacted wherever it appears, plain or in the
 // encodings a log may carry it in: JSON-escaped (once or twice), percent-encoded,
-// shell-quoted, base64 (alone or inside user:value basic auth). redact_text
+// shell-quoted, hex (xxd -p, bytes.hex(); lower or upper case), base64 (alone or
+// inside user:value basic auth). redact_text
 // (common/redact.h) consults the set.
 #pragma once
 
@@ -18,8 +19,8 @@ namespace aorta {
 // Shorter values are not searched for: "a" or "admin" would blank every word that
 // contains them, and such a value is no secret worth the damage.
 inline constexpr size_t kMinKnownSecret = 6;
-// All known values together, in bytes: the matcher's memory grows with them (about a
-// dozen encodings each: about 20 MB at this bound), so a file of megabytes of
+// All known values together, in bytes: the matcher's memory grows with them (about
+// fourteen encodings each: about 20 MB at this bound), so a file of megabytes of
 // "secrets" cannot exhaust it. Room for many tokens and a few private keys.
 inline constexpr size_t kMaxKnownSecretBytes = size_t{16} << 10;
 

@@ -21,8 +21,8 @@ struct Row {
 
 // A value the config marks secret, echoed by the training in each form the probe
 // used. The encodings were made with Python (json.dumps, urllib.parse.quote with
-// safe='', shlex-style '\'' quoting, base64.b64encode / urlsafe_b64encode), not with
-// this code.
+// safe='', shlex-style '\'' quoting, bytes.hex() and its upper case, base64.b64encode /
+// urlsafe_b64encode), not with this code.
 TEST_F(KnownSecrets, FoundInEveryEncoding) {
   ASSERT_TRUE(add_known_secret(R"(Tr0ub4dor &3"x'y/z)"));
   ASSERT_TRUE(add_known_secret("s3cr?>~t?>~!"));
@@ -33,6 +33,11 @@ TEST_F(KnownSecrets, FoundInEveryEncoding) {
       {"GET /login?u=a&p=Tr0ub4dor%20%263%22x%27y%2Fz HTTP/1.1", "GET /login?u=a&p=<redacted> HTTP/1.1"},
       {"GET /login?u=a&p=Tr0ub4dor%20%263%22x%27y%2fz HTTP/1.1", "GET /login?u=a&p=<redacted> HTTP/1.1"},
       {R"(+ login 'Tr0ub4dor &3"x'\''y/z' --quiet)", "+ login '<redacted>' --quiet"},
+      // hex, as xxd -p or bytes.hex() writes it, in either case, alone or inside the hex
+      // of user:value (issue 42, 8).
+      {"db password (hex): 547230756234646f72202633227827792f7a", "db password (hex): <redacted>"},
+      {"HEX=547230756234646F72202633227827792F7A;", "HEX=<redacted>;"},
+      {"616c3a547230756234646f72202633227827792f7a ok", "616c3a<redacted> ok"},
       // base64 of the value, of user:value at each byte alignment, of the value and a
       // newline (echo | base64), and base64url.
       {"header was VHIwdWI0ZG9yICYzIngneS96 ok", "header was <redacted> ok"},
@@ -47,7 +52,7 @@ TEST_F(KnownSecrets, FoundInEveryEncoding) {
   };
   for (const auto& row : rows) EXPECT_EQ(redact_text(row.input), row.expected) << row.input;
   // Other base64, and the value's words alone, stay.
-  for (const char* plain : {"header was YWJjZGVmZ2hpamtsbW5vcA== ok", "Tr0ub4dor and x'y/z"})
+  for (const char* plain : {"header was YWJjZGVmZ2hpamtsbW5vcA== ok", "Tr0ub4dor and x'y/z", "547230756234646f72 ok"})
     EXPECT_EQ(redact_text(plain), plain);
 }
 

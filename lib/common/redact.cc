@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <utility>
 
 #include "common/known_secrets.h"
 #include "common/redact_scan.h"
@@ -13,17 +14,24 @@ namespace aorta {
 using namespace redact_detail;
 namespace {
 
-// The words of a key name, lower case: DB_PASS -> db, pass.
+// The words of a key name, lower case, as snake_case, kebab-case, dotted and camelCase
+// write them: DB_PASS -> db, pass; privateKey -> private, key; HFToken -> hf,
+// token.
 std::vector<std::string> name_parts(std::string_view key) {
   std::vector<std::string> parts;
   std::string part;
-  for (char c : lower(key) + "_") {
-    if (c == '_' || c == '-' || c == '.') {
-      if (!part.empty()) parts.push_back(part);
-      part.clear();
-    } else {
-      part += c;
-    }
+  auto is_upper = [](char c) { return c >= 'A' && c <= 'Z'; };
+  auto is_lower_or_digit = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  for (size_t k = 0; k <= key.size(); ++k) {
+    const char c = k < key.size() ? key[k] : '_';
+    const bool separator = c == '_' || c == '-' || c == '.';
+    // A capital starts a word after a small letter or digit (accountKey), and ends a
+    // run of capitals before a small letter (HFToken).
+    const bool camel = k > 0 && is_upper(c) &&
+                       (is_lower_or_digit(key[k - 1]) ||
+                        (is_upper(key[k - 1]) && k + 1 < key.size() && key[k + 1] >= 'a' && key[k + 1] <= 'z'));
+    if ((separator || camel) && !part.empty()) parts.push_back(std::exchange(part, {}));
+    if (!separator) part += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
   return parts;
 }
@@ -62,33 +70,66 @@ std::optional<size_t> secret_block_key(std::string_view line) {
   return column;
 }
 
+// A line of a private key's block (the prefix in state): its span in body, or the
+// block ends (the END marker, other text). seen: the line without its escapes.
+bool in_private_key(std::string_view seen, StreamRedactor::LineState& state, Span& body) {
+  if (!state.key_prefix) return false;
+  const KeyLine kind = private_key_line(seen, *state.key_prefix, body);
+  if (kind == KeyLine::kEnd) state.key_prefix.reset();
+  return kind == KeyLine::kBody;
+}
+
+// The secrets of one line, or of a long line's piece (at_line_start false: not its
+// first; complete false: not its last), into spans at start; state carries the YAML
+// and private key blocks from line to line. The rules read the line as it is and, when
+// it has escape sequences, as a terminal shows it (a coloured key name).
+void line_spans(std::string_view line, size_t start, bool at_line_start, bool complete,
+                StreamRedactor::LineState& state, std::vector<Span>& spans) {
+  const auto view = escape_free(line);
+  const std::string_view seen = view ? std::string_view(view->text) : line;
+  auto add = [&](Span s) {  // s: in seen
+    if (s.second <= s.first) return;
+    if (view) s = view->in_line(s);
+    spans.emplace_back(start + s.first, start + s.second);
+  };
+  if (at_line_start) {
+    state.line_in_block = state.block_indent >= 0 &&
+                          (is_blank(seen) || static_cast<long>(indentation(seen)) > state.block_indent);
+    Span body;
+    state.line_in_key = !state.line_in_block && in_private_key(seen, state, body);
+    if (state.line_in_key) add(body);
+  }
+  if (state.line_in_block || (state.line_in_key && !at_line_start)) {
+    size_t b = at_line_start ? indentation(line) : 0, e = line.size();
+    if (e > b && line[e - 1] == '\r') --e;
+    if (e > b) spans.emplace_back(start + b, start + e);
+  } else if (!state.line_in_key) {
+    shape_spans(line, start, spans);
+    std::vector<Span> found;
+    if (view) shape_spans(seen, 0, found);
+    for (const Span& s : found) add(s);
+  }
+  if (!complete) return;
+  if (!state.line_in_block) {
+    const bool opens = at_line_start && !state.line_in_key;
+    auto key = opens ? secret_block_key(seen) : std::nullopt;
+    state.block_indent = key ? static_cast<long>(*key) : -1;
+    if (opens && !state.key_prefix) state.key_prefix = private_key_opens(seen);
+  }
+  state.line_in_block = false;
+  state.line_in_key = false;
+}
+
 // Every secret in text: known values anywhere, shapes line by line. at_line_start:
-// text starts a line (not a long line's later piece). state carries a secret YAML
-// block from line to line; it is updated for each line that ends in text.
+// text starts a line (not a long line's later piece). state carries the blocks from
+// line to line; it is updated for each line that ends in text.
 std::vector<Span> spans_of(std::string_view text, bool at_line_start, StreamRedactor::LineState& state) {
   std::vector<Span> spans = known_secret_spans(text);
   for (size_t start = 0; start < text.size();) {
     const size_t newline = text.find('\n', start);
     const bool complete = newline != std::string_view::npos;
     const size_t end = complete ? newline : text.size();
-    const std::string_view line = text.substr(start, end - start);
-    if (at_line_start)
-      state.line_in_block = state.block_indent >= 0 &&
-                            (is_blank(line) || static_cast<long>(indentation(line)) > state.block_indent);
-    if (state.line_in_block) {
-      size_t b = at_line_start ? indentation(line) : 0, e = line.size();
-      if (e > b && line[e - 1] == '\r') --e;
-      if (e > b) spans.emplace_back(start + b, start + e);
-    } else {
-      shape_spans(line, start, spans);
-    }
-    if (complete) {
-      if (!state.line_in_block) {
-        auto key = at_line_start ? secret_block_key(line) : std::nullopt;
-        state.block_indent = key ? static_cast<long>(*key) : -1;
-      }
-      state.line_in_block = false;
-    }
+    line_spans(text.substr(start, end - start), start, at_line_start, complete, state, spans);
     at_line_start = complete;
     start = end + 1;
   }
@@ -128,20 +169,28 @@ std::string render(std::string_view text, const std::vector<Span>& spans, size_t
 }  // namespace
 
 bool is_secret_key(std::string_view key) {
-  // --wandb-api-key and wandb.api.key name the same secret as WANDB_API_KEY.
-  std::string k = lower(key);
-  std::replace(k.begin(), k.end(), '-', '_');
-  std::replace(k.begin(), k.end(), '.', '_');
-  static constexpr std::array<std::string_view, 10> kWords = {"password",   "passwd",      "passphrase", "secret",
-                                                               "api_key",    "apikey",      "access_key", "private_key",
-                                                               "credential", "authorization"};
+  const auto parts = name_parts(key);
+  // SharedAccessKeyName, secret_name: what names a secret is no secret.
+  if (parts.empty() || parts.back() == "name") return false;
+  // The words run together, so that every spelling is one: api_key, apiKey, --api-key,
+  // wandb.api.key, APIKEY.
+  std::string joined;
+  for (const auto& p : parts) joined += p;
+  static constexpr std::array<std::string_view, 11> kWords = {"password",   "passwd",     "passphrase", "secret",
+                                                               "apikey",     "accesskey",  "privatekey", "accountkey",
+                                                               "credential", "authorization", "connectionstring"};
   for (std::string_view word : kWords)
-    if (k.find(word) != std::string::npos) return true;
-  // A word that ends in token (HF_TOKEN, authtoken, X-Amz-Security-Token), not
-  // num_tokens or tokenizer: training logs are full of those.
-  auto parts = name_parts(key);
-  for (const auto& p : parts)
-    if (p.size() >= 5 && p.compare(p.size() - 5, 5, "token") == 0) return true;
+    if (joined.find(word) != std::string::npos) return true;
+  // The variables programs read their password from: sshpass -e, redis-cli.
+  if (joined == "sshpass" || joined == "rediscliauth") return true;
+  // A word that ends in token (HF_TOKEN, authtoken, accessToken, X-Amz-Security-Token),
+  // not num_tokens or tokenizer: training logs are full of those, and of camelCase
+  // metrics (tokenCount, timeToFirstTokenMs), so the words here are only those that
+  // separators make.
+  for (size_t begin = 0, end; begin <= key.size(); begin = end + 1) {
+    end = std::min(key.find_first_of("_-.", begin), key.size());
+    if (end - begin >= 5 && lower(key.substr(end - 5, 5)) == "token") return true;
+  }
   // DB_PASS, MYSQL_PWD; "pass" alone is too often a count ("pass: 12 fail: 0").
   return parts.size() >= 2 && (parts.back() == "pass" || parts.back() == "pwd");
 }

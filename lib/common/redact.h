@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -79,10 +80,13 @@ class StreamRedactor {
   std::string finish();
 
   // Between lines: the indentation of the secret YAML key whose block the next lines
-  // may belong to (-1: none), and whether the line being read belongs to it.
+  // may belong to (-1: none), and whether the line being read belongs to it; the same
+  // for a private key's PEM block (the text its lines start with; none: no block).
   struct LineState {
     long block_indent = -1;
     bool line_in_block = false;
+    std::optional<std::string> key_prefix;
+    bool line_in_key = false;
   };
 
  private:

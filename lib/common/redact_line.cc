@@ -81,31 +81,6 @@ bool ends_value(std::string_view text, size_t pos, bool query) {
 // string inside one more is 7 backslashes); the bound keeps the search linear.
 constexpr size_t kMaxQuoteEscapes = 7;
 
-// The end of the value that starts at pos: a quoted string with its quotes ("..." with
-// backslash escapes, '...', or \"...\" inside an escaped JSON string), else up to
-// white space, a quote, ',' or ';' (and in a URL's query, '&' or '#').
-size_t value_end(std::string_view text, size_t pos, bool query) {
-  size_t quote = pos;
-  while (quote < text.size() && text[quote] == '\\' && quote - pos < kMaxQuoteEscapes) ++quote;
-  if (quote < text.size() && (text[quote] == '"' || text[quote] == '\'')) {
-    if (quote == pos && text[pos] == '"') {
-      for (size_t k = pos + 1; k < text.size(); ++k) {
-        if (text[k] == '\\')
-          ++k;
-        else if (text[k] == '"')
-          return k + 1;
-      }
-      return text.size();
-    }
-    const std::string_view closing = text.substr(pos, quote - pos + 1);
-    const size_t close = text.find(closing, quote + 1);
-    return close == std::string_view::npos ? text.size() : close + closing.size();
-  }
-  size_t end = pos;
-  while (end < text.size() && !ends_value(text, end, query)) ++end;
-  return end;
-}
-
 // The one word of key characters (is_high_entropy's alphabet, '=' only as padding)
 // that the value at pos is, past its opening quote; empty when the value is more than
 // that word. A value judged by its look is read only this far: a line of
@@ -201,6 +176,29 @@ std::optional<Span> bare_userinfo_password(std::string_view text, size_t at, siz
 
 }  // namespace
 
+// Quoted: "..." with backslash escapes, '...', or \"...\" inside an escaped JSON string.
+size_t value_end(std::string_view text, size_t pos, bool query) {
+  size_t quote = pos;
+  while (quote < text.size() && text[quote] == '\\' && quote - pos < kMaxQuoteEscapes) ++quote;
+  if (quote < text.size() && (text[quote] == '"' || text[quote] == '\'')) {
+    if (quote == pos && text[pos] == '"') {
+      for (size_t k = pos + 1; k < text.size(); ++k) {
+        if (text[k] == '\\')
+          ++k;
+        else if (text[k] == '"')
+          return k + 1;
+      }
+      return text.size();
+    }
+    const std::string_view closing = text.substr(pos, quote - pos + 1);
+    const size_t close = text.find(closing, quote + 1);
+    return close == std::string_view::npos ? text.size() : close + closing.size();
+  }
+  size_t end = pos;
+  while (end < text.size() && !ends_value(text, end, query)) ++end;
+  return end;
+}
+
 bool is_block_indicator(std::string_view value, std::string_view rest_of_line) {
   if (value.empty() || (value[0] != '|' && value[0] != '>')) return false;
   for (char c : value.substr(1))
@@ -214,6 +212,7 @@ bool is_block_indicator(std::string_view value, std::string_view rest_of_line) {
 
 void shape_spans(std::string_view line, size_t offset, std::vector<Span>& out) {
   size_t i = 0, floor = 0;
+  LineWords words;
   auto take = [&](Span s) {
     out.emplace_back(offset + s.first, offset + s.second);
     floor = s.second;
@@ -250,6 +249,14 @@ void shape_spans(std::string_view line, size_t offset, std::vector<Span>& out) {
         take(*s);
         continue;
       }
+      if (auto s = c == '-' ? private_key_on_line(line, i) : std::nullopt) {
+        take(*s);
+        continue;
+      }
+      if (auto s = password_of_word(line, i, end, words)) {
+        take(*s);
+        continue;
+      }
       if (is_token_shape(line.substr(i, end - i))) {
         size_t stop = end;
         while (line[stop - 1] == '.') --stop;  // the sentence's full stop stays
@@ -258,6 +265,7 @@ void shape_spans(std::string_view line, size_t offset, std::vector<Span>& out) {
       i = end;
       continue;
     }
+    if (c == '|' || c == ';' || c == '&') words.command = {};  // the next command's flags are its own
     ++i;
   }
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -56,5 +57,48 @@ bool is_block_indicator(std::string_view value, std::string_view rest_of_line);
 
 // Every secret in one line (no '\n') by its shape; offset: the line's place in the text.
 void shape_spans(std::string_view line, size_t offset, std::vector<Span>& out);
+
+// The end of the value that starts at pos: a quoted string with its quotes, else up to
+// white space, a quote, ',' or ';' (and in a URL's query, '&' or '#').
+size_t value_end(std::string_view text, size_t pos, bool query);
+
+// A line without its terminal escape sequences (redact_escapes.cc), and where each of
+// its characters stands in the line.
+struct EscapeFree {
+  std::string text;
+  std::vector<size_t> origin;  // origin[k]: the place of text[k] in the line
+  // A non-empty span of text as the span of the line that holds it.
+  Span in_line(Span s) const;
+};
+
+// nullopt when the line has no escape sequence (most lines: it is only searched).
+std::optional<EscapeFree> escape_free(std::string_view line);
+
+// What the words of a line before a word say about it (redact_commands.cc): the
+// command whose flags take a password (mysql -pX, sshpass -p x, redis-cli -a x,
+// docker login -p x), and whether the line is a .netrc entry (machine h ... password x).
+struct LineWords {
+  std::string_view command;  // one of the table's commands, or empty
+  bool netrc = false;
+  bool first = true;  // no word read yet
+};
+
+// The password the word text[begin, end) carries or introduces, given the words before
+// it; the word is noted in words.
+std::optional<Span> password_of_word(std::string_view text, size_t begin, size_t end, LineWords& words);
+
+// Private keys in PEM form (-----BEGIN ... PRIVATE KEY-----), redact_private_key.cc.
+// On one line (a JSON string's \n): from the BEGIN marker at begin, what follows it up
+// to the END marker or the line's end; nullopt when the marker ends the line (its lines
+// follow) or is no private key's.
+std::optional<Span> private_key_on_line(std::string_view line, size_t begin);
+// A line that ends with a private key's BEGIN marker: the text before the marker
+// (each of the key's lines starts with it too: a log prefix, an indentation).
+std::optional<std::string> private_key_opens(std::string_view line);
+// A line after the BEGIN marker: a line of the key (its span in body), a line that
+// stays in the block (blank, a PEM header), or the END marker or other text (the block
+// ends).
+enum class KeyLine { kBody, kKeep, kEnd };
+KeyLine private_key_line(std::string_view line, std::string_view prefix, Span& body);
 
 }  // namespace aorta::redact_detail

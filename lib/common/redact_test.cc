@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/redact_rows.h"
+
 namespace aorta {
 namespace {
 
@@ -203,6 +205,17 @@ TEST(Redact, MegabyteLinesStayLinear) {
       {"-u a:b ", "-u a:<redacted> "},
       {"token: x ", "token: <redacted> "},
       {R"(\"password\": \"x\" )", R"(\"password\": <redacted> )"},
+      // Issue 42, 8: escapes (raw, written out, an OSC never ended), a coloured key,
+      // private key markers, the programs' flags and .netrc words.
+      {"\x1b[", "\x1b["},
+      {"\x1b]", "\x1b]"},
+      {R"(\u001b]8;;)", R"(\u001b]8;;)"},
+      {"\x1b[1mpassword\x1b[0m=x ", "\x1b[1mpassword\x1b[0m=<redacted> "},
+      {"-----BEGIN ", "-----BEGIN "},
+      {"-----BEGIN PRIVATE KEY-----x-----END ", "-----BEGIN PRIVATE KEY-----<redacted>-----END "},
+      {"mysql -p ", "mysql -p "},
+      {"redis-cli -a x ", "redis-cli -a <redacted> "},
+      {"machine password x ", "machine password <redacted> "},
   };
   for (const auto& unit : units) {
     const size_t times = (size_t{1} << 20) / std::string_view(unit.input).size() + 1;
@@ -218,12 +231,7 @@ TEST(Redact, MegabyteLinesStayLinear) {
 namespace aorta {
 namespace {
 
-std::string redact_in_parts(std::string_view text, size_t part) {
-  StreamRedactor redactor;
-  std::string out;
-  for (size_t at = 0; at < text.size(); at += part) out += redactor.feed(text.substr(at, part));
-  return out + redactor.finish();
-}
+using aorta::testing::redact_in_parts;
 
 // A log read block by block is redacted as the whole text would be, wherever the
 // blocks end: in a line, in a secret, in a YAML block.
