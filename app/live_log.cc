@@ -37,7 +37,10 @@ job::ProgressFn live_log(const std::filesystem::path& path, const std::string& h
       done += static_cast<size_t>(n);
     }
   };
-  return [fd, path, header, put](const std::string& line) {
+  // One redactor for the whole log: a private key's or a YAML block's lines are known
+  // as such only from the lines before them.
+  auto redactor = std::make_shared<StreamRedactor>();
+  return [fd, path, header, put, redactor](const std::string& line) {
     if (*fd == -1) {
       auto opened = open_output_for_append(path);
       if (!opened) {
@@ -48,7 +51,7 @@ job::ProgressFn live_log(const std::filesystem::path& path, const std::string& h
       *fd = *opened;
       put(*fd, header);
     }
-    if (*fd >= 0) put(*fd, report::redact_text(line) + "\n");  // the report's rule: no secret in any report file
+    if (*fd >= 0) put(*fd, redactor->feed(line + "\n"));  // the report's rule: no secret in any report file
   };
 }
 

@@ -3,7 +3,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "common/known_secrets.h"
+#include "config/secret_values.h"
+#include "metrics/trace_set.h"
 #include "report/benchmark_report.h"
+#include "report/metrics_json.h"
 #include "tests/temp_dir.h"
 #include "stages/stage_guard.h"
 
@@ -97,6 +101,29 @@ TEST(Redact, BenchmarkReportTextCarriesNoSecret) {
                              "s3cr3tPassw0rd"})
     EXPECT_EQ(text.find(secret), std::string::npos) << secret << " in " << text;
   EXPECT_NE(text.find("github.com/x failed"), std::string::npos) << "the rest of the text is kept: " << text;
+}
+
+// Issue 42, 8: the run registers what the config's environment blocks hold, whatever
+// the variable's name, so the bundle's copy of the config shows none of it, nor does a
+// trace file name carrying it in the JSON report; the settings stay readable.
+TEST(Redact, ConfigCopyAndTraceNamesCarryNoEnvironmentSecret) {
+  forget_known_secrets();
+  aorta::testing::TempDir dir;
+  const std::string cfg = R"({"container": {"env": {"SSHPASS": "SSHPASSenvQ7w2", "REDISCLI_AUTH": "REDISenvZ3x8c1",
+    "AZURE_STORAGE_CONNECTION_STRING": "DefaultEndpointsProtocol=https;AccountName=a;AccountKey=AZenvK9+Lm2==",
+    "OMP_NUM_THREADS": "1", "NCCL_DEBUG": "VERSION"}}})";
+  for (const auto& s : config::secret_values(config::json::parse(cfg))) add_known_secret(s);
+  auto text = redacted_json(dir.write("c.json", cfg));
+  ASSERT_TRUE(text);
+  auto env = nlohmann::json::parse(*text)["container"]["env"];
+  for (const char* name : {"SSHPASS", "REDISCLI_AUTH", "AZURE_STORAGE_CONNECTION_STRING"})
+    EXPECT_EQ(env[name], "<redacted>") << name;
+  EXPECT_EQ(env["OMP_NUM_THREADS"], "1");
+  EXPECT_EQ(env["NCCL_DEBUG"], "VERSION");
+  metrics::RunMetrics run;
+  run.per_rank.emplace_back().source = "/out/rank0/run-SSHPASSenvQ7w2.pt.trace.json";
+  EXPECT_EQ(per_rank_json(run)[0]["source"], "/out/rank0/run-<redacted>.pt.trace.json");
+  forget_known_secrets();
 }
 
 }  // namespace

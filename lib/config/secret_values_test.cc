@@ -31,5 +31,28 @@ TEST(SecretValues, EveryValueUnderASecretKeyAndEverySecretAStringGivesAway) {
     "jump_host": {"priv_key_file": "/root/.ssh/id_ed25519_9f3a"}})")).empty());
 }
 
+// Issue 42, 8: in an environment block a value is a secret whatever its variable's
+// name (SSHPASS, REDISCLI_AUTH, a connection string, DOCKER_AUTH_CONFIG's JSON), in the
+// container's env, its runtime args' env, multi_node.extra_env and a cluster's
+// env_vars; what is plainly a setting is not (the probe's OMP_NUM_THREADS and NPROC,
+// NCCL_DEBUG=VERSION, paths, a *_NAME, the model's id used again).
+TEST(SecretValues, EnvironmentValuesAreSecretsUnlessPlainlySettings) {
+  const json doc = json::parse(R"({
+    "model": {"id": "llama-3-8b-instruct"},
+    "container": {"env": {"SSHPASS": "hunter2x", "OMP_NUM_THREADS": "1", "NPROC": "2", "NCCL_DEBUG": "VERSION",
+                          "NCCL_SOCKET_IFNAME": "ens50f0np0", "MODEL": "llama-3-8b-instruct", "RUN_NAME": "nightly-42",
+                          "HIP_VISIBLE_DEVICES": "0,1,2,3", "PYTHONPATH": "/opt/aorta:./src:$HOME/lib",
+                          "WANDB_MODE": "offline", "MASTER_ADDR": "head-node-01", "MY_SETTING": "plainword"},
+                  "runtime": {"args": {"env": {"REDISCLI_AUTH": "r3dis-pw"}}}},
+    "multi_node": {"extra_env": {"AZURE_STORAGE_CONNECTION_STRING": "DefaultEndpointsProtocol=https;AccountKey=abc==",
+                                 "DOCKER_AUTH_CONFIG": "{\"auths\": {\"r.io\": {\"auth\": \"ZGVwbG95OnB3\"}}}",
+                                 "BUFFSIZE": 4194304, "GITLAB_PAT": 12345678}},
+    "env_vars": {"DEPLOY_KEY_FILE": "/home/u/.ssh/deploy", "CI_CRED": "c1-cred"}
+  })");
+  EXPECT_EQ(secret_values(doc), (std::vector<std::string>{
+                                    "hunter2x", "plainword", "r3dis-pw", "DefaultEndpointsProtocol=https;AccountKey=abc==",
+                                    "{\"auths\": {\"r.io\": {\"auth\": \"ZGVwbG95OnB3\"}}}", "12345678", "c1-cred"}));
+}
+
 }  // namespace
 }  // namespace aorta::config
