@@ -2,11 +2,13 @@
 // stage bodies (lib/job/stage_bodies_test.cc). Real transports stay the default
 // everywhere else; this one runs nothing. A test scripts what each command returns
 // (by host and by a substring or regex of the command line), reads back every
-// command each host was sent, and serves download() from a local folder per host.
+// command each host was sent, and serves download() (and the streams that name a
+// served file) from a local folder per host.
 #pragma once
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "cluster/transport.h"
+#include "common/shell_quote.h"
 
 namespace aorta::testing {
 
@@ -79,6 +82,30 @@ class FakeTransport : public cluster::Transport {
     return ok_status();
   }
 
+  // A stream: the command a rule matches writes the rule's output (stderr too, when
+  // it fails). Otherwise, on a host with served files, a command that names one of
+  // them as a shell word (as the collection's node-side copy does) streams that file,
+  // recorded among downloads(); any other command writes nothing and exits 0.
+  Result<cluster::StreamResult> stream(const std::string& host, const std::string& command,
+                                       const std::filesystem::path& local_path, std::chrono::seconds timeout,
+                                       uint64_t max_bytes) override {
+    auto scripted = matching_rule(host, command);
+    if (scripted) {
+      auto ran = run(host, command, timeout);
+      if (!ran) return ran.error();
+      if (ran->output.size() > max_bytes) return cluster::copy_over_limit(host, local_path, max_bytes);
+      std::ofstream(local_path, std::ios::binary | std::ios::trunc) << ran->output;
+      return cluster::StreamResult{ran->exit_code, ran->output.size(), ran->exit_code != 0 ? ran->output : ""};
+    }
+    if (auto named = served_file_named(host, command)) {
+      Status copied = download(host, *named, local_path, max_bytes);
+      if (!copied) return copied.error();
+      return cluster::StreamResult{0, std::filesystem::file_size(local_path), ""};
+    }
+    std::ofstream(local_path, std::ios::binary | std::ios::trunc);
+    return cluster::StreamResult{0, 0, ""};
+  }
+
   std::string name() const override { return "fake"; }
 
   // Every command `host` was sent, in order.
@@ -108,6 +135,28 @@ class FakeTransport : public cluster::Transport {
     std::optional<std::regex> pattern;
     std::variant<cluster::CommandResult, Error> reply;
   };
+  bool matching_rule(const std::string& host, const std::string& command) const {
+    std::lock_guard lock(mutex_);
+    return std::any_of(rules_.begin(), rules_.end(), [&](const Rule& rule) {
+      if (rule.host != kAnyHost && rule.host != host) return false;
+      return rule.pattern ? std::regex_search(command, *rule.pattern) : command.find(rule.needle) != std::string::npos;
+    });
+  }
+  // The node path of a served file that `command` names as a shell word.
+  std::optional<std::string> served_file_named(const std::string& host, const std::string& command) const {
+    std::lock_guard lock(mutex_);
+    auto root = roots_.find(host);
+    if (root == roots_.end()) root = roots_.find(kAnyHost);
+    if (root == roots_.end()) return std::nullopt;
+    std::error_code ec;
+    for (auto it = std::filesystem::recursive_directory_iterator(root->second, ec);
+         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+      if (!it->is_regular_file()) continue;
+      const std::string node_path = "/" + std::filesystem::relative(it->path(), root->second).string();
+      if ((command + " ").find(" " + shell_quote(node_path) + " ") != std::string::npos) return node_path;
+    }
+    return std::nullopt;
+  }
   FakeTransport& add(Rule rule) {
     std::lock_guard lock(mutex_);
     rules_.push_back(std::move(rule));

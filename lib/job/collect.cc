@@ -6,10 +6,11 @@
 
 #include <fmt/format.h>
 
+#include "common/atomic_file.h"
 #include "common/redact_file.h"
-#include "common/shell_quote.h"
 #include "common/utf8.h"
 #include "job/collect_copy.h"
+#include "job/collect_node_commands.h"
 #include "job/phase.h"
 
 // The collection's steps in order: list every node, choose its files
@@ -20,22 +21,28 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Every file under a torch_profiler folder of the repository, whatever its age: the
-// rules are applied here (select_traces), so the stage log can say what was skipped.
-// Left out unread, each printed once as a P record: every .cvs-aorta folder but this
-// run's own (the suite's work folders and earlier runs' outputs), and the copies an
-// earlier collection left in a run folder (<hex run id>/combined_traces or /traces);
-// .git silently. A link to a folder is printed as an L record and never followed;
-// %y tells a link from a file. A folder find cannot read costs only itself: its
-// complaint comes back as a W record and the listing still succeeds.
-std::string listing_command(const std::string& repo, const std::string& run_id) {
-  return "cd " + shell_quote(repo) +
-         " && { e=$(mktemp 2>/dev/null) || e=/dev/null; find . -regextype posix-extended -name .git -prune -o \\( "
-         "-path './.cvs-aorta/*' ! -path './.cvs-aorta/*/*' ! -name " + shell_quote(run_id) +
-         " -o -regex '.*/[0-9a-f]{8,}/(combined_traces|traces)' \\) -type d -prune -printf 'P\\t%P\\0' -o -type l "
-         "-xtype d -printf 'L\\t%P\\0' -o -path '*/torch_profiler/*' ! -type d -printf '%y\\t%T@\\t%s\\t%P\\0' "
-         "2>\"$e\"; rc=$?; if [ -s \"$e\" ]; then printf 'W\\t%s\\0' \"$(head -c 2000 \"$e\" | tr '\\n' ' ')\"; fi; "
-         "[ \"$e\" = /dev/null ] || rm -f \"$e\"; [ $rc -le 1 ]; }";
+// Every node's listing (trace_listing_command), each against its own floor: files
+// older than that are only counted past the first few.
+std::vector<HostResult> list_every_node(NodeExec& exec, const RunState& state) {
+  std::vector<std::string> commands;
+  for (const auto& host : exec.hosts()) {
+    auto floor = state.trace_floor.find(host);
+    commands.push_back(trace_listing_command(exec.variant().node_repo_path(), state.run_id,
+                                             floor == state.trace_floor.end() ? 0 : floor->second));
+  }
+  return exec.in_containers_each(commands, std::chrono::seconds(exec.variant().timeout_seconds));
+}
+
+// Marks the folder as a collection's copy (kCopyMarker): a later run whose checkout
+// holds this output folder leaves it unread. Made before any copy lands in it.
+std::string mark_copy_folder(const fs::path& folder, const fs::path& output_root, const std::string& run_id) {
+  const fs::path marker = folder / kCopyMarker;
+  if (!resolves_inside(output_root, marker)) return "refused to write outside the output folder: " + marker.string();
+  std::error_code ec;
+  fs::create_directories(folder, ec);
+  Status written = write_file_atomically(
+      marker, "Trace copies made by aorta_suite (run " + run_id + "): later collections never walk this folder.\n");
+  return written ? "" : written.error().message;
 }
 
 std::string own_folder(const RunState& state) { return std::string(kSuiteFolder) + "/" + state.run_id + "/"; }
@@ -56,16 +63,16 @@ void fail(RunState& state, const std::string& host, const std::string& message) 
 // Why a node that listed no file of this run fails: where the workload writes its
 // traces, and how many candidates were skipped.
 std::string nothing_fresh(const config::Variant& v, const TraceSelection& selection) {
-  size_t files_skipped = std::count_if(selection.skipped.begin(), selection.skipped.end(),
-                                       [](const SkippedCandidate& c) { return !c.folder; });
+  size_t files_skipped = selection.stale_unlisted + std::count_if(selection.skipped.begin(), selection.skipped.end(),
+                                                                  [](const SkippedCandidate& c) { return !c.folder; });
   return fmt::format("{} under {}: {}. The workload writes its traces to "
                      "<training.output_dir>/torch_profiler, as {} sets it, relative to the folder it starts in: "
                      "keep that folder inside aorta_path",
                      kNoFreshTraces, v.node_repo_path(),
-                     selection.skipped.empty()
+                     selection.skipped.empty() && selection.stale_unlisted == 0
                          ? std::string("no file under a torch_profiler folder there")
                          : fmt::format("{} file(s) and {} folder(s) skipped, each named with why in the stage log",
-                                       files_skipped, selection.skipped.size() - files_skipped),
+                                       files_skipped, selection.skipped.size() + selection.stale_unlisted - files_skipped),
                      v.base_config);
 }
 
@@ -181,8 +188,7 @@ void record_copies(std::vector<NodeCopy>& copies, RunState& state, bool combined
 
 std::vector<std::string> snapshot_existing_traces(NodeExec& exec, RunState& state) {
   const auto& v = exec.variant();
-  auto listings = exec.in_containers(listing_command(v.node_repo_path(), state.run_id),
-                                     std::chrono::seconds(v.timeout_seconds));
+  auto listings = list_every_node(exec, state);
   std::vector<std::string> notes;
   for (const auto& r : listings) {
     if (!r.result.ok() || r.result->exit_code != 0) {
@@ -208,11 +214,10 @@ std::vector<std::string> snapshot_existing_traces(NodeExec& exec, RunState& stat
 std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool combined, const ProgressFn& progress,
                                         std::chrono::milliseconds progress_every) {
   std::vector<std::string> notes;
-  const auto& v = exec.variant();
   state.collection_errors.clear();
   fs::path artifact = state.output_root / (combined ? "combined_traces" : "traces");
   size_t nodes = combined ? exec.hosts().size() : 1;
-  auto listings = exec.in_containers(listing_command(v.node_repo_path(), state.run_id), std::chrono::seconds(v.timeout_seconds));
+  auto listings = list_every_node(exec, state);
   std::vector<NodeCopy> copies;  // the nodes with files to copy, in node order
   std::set<std::pair<std::string, double>> seen;  // (path, mtime) already collected
   state.trace_folders.clear();
@@ -240,6 +245,11 @@ std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool co
     copies.push_back(std::move(node));
   }
   if (shared) state.trace_folders.clear();
+  if (!copies.empty())
+    if (std::string unmarked = mark_copy_folder(artifact, state.output_root, state.run_id); !unmarked.empty()) {
+      for (auto& node : copies) fail(state, node.host, unmarked);
+      copies.clear();
+    }
   copy_all(exec, copies, nodes, progress, progress_every, notes);
   record_copies(copies, state, combined, artifact);
   return notes;

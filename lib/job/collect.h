@@ -22,14 +22,19 @@ struct FreshFile {
   std::string path;  // relative to the repository, e.g. out/torch_profiler/rank0/x.json
   int64_t size = -1;  // bytes on the node; -1 when the listing did not say
   // find's %y: 'f' a regular file, 'l' a link, ...; 'P' a folder the walk left out
-  // unread (an earlier run's folder of the suite, an earlier collection's copy).
+  // unread (an earlier run's folder of the suite, an earlier collection's copy);
+  // 'C' the count (in size) of stale files the node counted instead of listing.
   char type = 'f';
   bool unsafe = false;  // a name no copy may take (is_safe_relative_path): never collected
+  // Which file it was (find's %D and %i): the copy opens that one or none. -1 when
+  // the listing did not say.
+  int64_t device = -1, inode = -1;
 };
 
 // Parses `find -printf '%T@\t%s\t%P\0'` output (the size may be left out, a type
-// letter and a tab may come first; `P\t<path>` names a pruned folder, `L\t<path>` a
-// link to a folder, `W\t<text>` find's complaints); entries with unsafe paths are
+// letter and a tab may come first, `<device>:<inode>\t` may come before the path;
+// `P\t<path>` names a pruned folder, `L\t<path>` a link to a folder, `W\t<text>`
+// find's complaints, `C\t<n>` n stale files counted, not listed); entries with unsafe paths are
 // dropped and reported in `rejected`, and, when `unsafe` is given, kept there whole
 // (unsafe set) so their age can still be judged.
 std::vector<FreshFile> parse_file_listing(const std::string& listing, std::vector<std::string>& rejected,
@@ -59,6 +64,7 @@ struct TraceSelection {
   std::vector<SkippedCandidate> skipped;
   std::vector<std::string> unsafe;       // this run's files with names no copy may take
   std::vector<std::string> walk_errors;  // what find said of folders it could not read
+  size_t stale_unlisted = 0;  // files older than the floor the node counted, not listed
 };
 
 // Applies the rules in order: folders the walk left out, links to folders, anything

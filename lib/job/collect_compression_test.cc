@@ -1,6 +1,7 @@
 // collect_traces' compression (issue 21): traces compressed on the node by what the
 // node has, each copy checked against the node's listing, progress lines as it goes.
 #include "job/collect.h"
+#include "job/collect_node_commands.h"
 #include "job/copy_check.h"
 
 #include <algorithm>
@@ -35,10 +36,12 @@ class CollectCompression : public ::testing::Test {
   }
   ~CollectCompression() override { ::setenv("PATH", old_path_.c_str(), 1); }
 
-  // PATH holds only these programs (plus `extra` scripts: name -> body).
-  void only_programs(std::initializer_list<const char*> names, std::map<std::string, std::string> extra = {}) {
+  // PATH holds only these programs and python3, which collection needs on every node
+  // (plus `extra` scripts: name -> body; a compressor reads the trace on its stdin).
+  void only_programs(std::vector<const char*> names, std::map<std::string, std::string> extra = {}) {
     auto bin = dir_.path() / "bin";
     std::filesystem::create_directories(bin);
+    names.push_back("python3");
     for (const char* name : names) {
       std::string found = find_program(name);
       ASSERT_FALSE(found.empty()) << name;
@@ -61,7 +64,8 @@ class CollectCompression : public ::testing::Test {
     collect_traces(exec, state_, false, [&](const std::string& line) { lines_.push_back(line); }, progress_every);
     std::vector<std::string> got;
     for (const auto& e : std::filesystem::recursive_directory_iterator(state_.output_root))
-      if (e.is_regular_file()) got.push_back(std::filesystem::relative(e.path(), state_.output_root).string());
+      if (e.is_regular_file() && e.path().filename() != kCopyMarker)  // the marker: collect_test
+        got.push_back(std::filesystem::relative(e.path(), state_.output_root).string());
     std::sort(got.begin(), got.end());
     return got;
   }
@@ -151,7 +155,7 @@ TEST_F(CollectCompression, CorruptedStreamFailsNamingTheFile) {
 // A well-formed stream of other bytes than the node listed (the file changed).
 TEST_F(CollectCompression, SizeMismatchFailsNamingTheFile) {
   only_programs({"bash", "find", "cat", "head"},
-                {{"zstd", "head -c -9 \"${@: -1}\" | /usr/bin/zstd -1 -q -c"}});
+                {{"zstd", "head -c -9 | /usr/bin/zstd -1 -q -c"}});
   auto got = collect();
   EXPECT_EQ(got, std::vector<std::string>{kNotes});
   EXPECT_EQ(errors(), fmt::format("localhost: copy of .cvs-aorta/r/output/torch_profiler/rank0/t.pt.trace.json holds {} bytes, the "
@@ -164,7 +168,7 @@ TEST_F(CollectCompression, SizeMismatchFailsNamingTheFile) {
 // bytes than any compression of the listed size takes is stopped as it arrives
 // (`yes` never ends). Neither copy is left behind.
 TEST_F(CollectCompression, AGrownFileStopsAtTheListedSize) {
-  only_programs({"bash", "find", "cat"}, {{"zstd", "{ cat \"${@: -1}\"; echo appended; } | /usr/bin/zstd -1 -q -c"}});
+  only_programs({"bash", "find", "cat"}, {{"zstd", "{ cat; echo appended; } | /usr/bin/zstd -1 -q -c"}});
   EXPECT_EQ(collect(), std::vector<std::string>{kNotes});
   EXPECT_NE(errors().find(fmt::format("decompresses to more than the {} bytes the node listed", trace_.size())),
             std::string::npos) << errors();

@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "job/collect_node_commands.h"
+
 namespace aorta::job {
 namespace fs = std::filesystem;
 namespace {
@@ -80,16 +82,18 @@ CopyJobs plan_jobs(NodeExec& exec, std::vector<NodeCopy>& copies, Clock::time_po
     }
     node.started = node.last_line = started;
     node.first_job = plan.jobs.size();
+    const std::string& repo = exec.variant().node_repo_path();
     for (size_t f = 0; f < node.files.size(); ++f) {
-      const std::string& path = node.files[f].path;
-      std::string remote = exec.host_path(exec.variant().node_repo_path() + "/" + path);
+      const FreshFile& file = node.files[f];
       // Traces are most of the bytes and compress ~15x; a .gz or a log goes as it is.
-      Compression c = path.ends_with(".json") ? node.compression : Compression::kNone;
+      Compression c = file.path.ends_with(".json") ? node.compression : Compression::kNone;
       fs::path local = node.dests[f].string() + compression_suffix(c);
       // Checked as it streams: a lying node's copy stops at what its listed size can take.
-      const auto listed = static_cast<uint64_t>(node.files[f].size);
-      plan.jobs.push_back({node.host, compress_command(c, remote), remote, local,
-                           c == Compression::kNone ? listed : max_compressed_bytes(listed)});
+      const auto listed = static_cast<uint64_t>(file.size);
+      // Where the listing ran (in the container, if any), from the descriptor the
+      // node-side walk opened: never a download by path.
+      plan.jobs.push_back({node.host, exec.wrap(node.host, listed_copy_command(repo, file, c)), repo + "/" + file.path,
+                           local, c == Compression::kNone ? listed : max_compressed_bytes(listed)});
       plan.owners.push_back({&node, f, c});
     }
   }
@@ -97,12 +101,13 @@ CopyJobs plan_jobs(NodeExec& exec, std::vector<NodeCopy>& copies, Clock::time_po
 }
 
 // What is wrong with an ended copy ("" when nothing); raw gets the file's own bytes.
-std::string copy_error(const FreshFile& file, const fs::path& local, Compression compression,
+std::string copy_error(const std::string& host, const FreshFile& file, const fs::path& local, Compression compression,
                        const Result<cluster::StreamResult>& r, uint64_t& raw) {
   if (!r) return "copy of " + file.path + " failed: " + r.error().message;
   if (r->exit_code != 0) {
     std::string said = r->errors.substr(0, 500);
     while (!said.empty() && std::isspace(static_cast<unsigned char>(said.back()))) said.pop_back();
+    if (r->exit_code == kChangedSinceListed) return changed_since_listed(host, file.path, said);
     return compression_name(compression) + " of " + file.path + " on the node failed (exit " +
            std::to_string(r->exit_code) + "): " + said;
   }
@@ -150,7 +155,7 @@ class CopyProgress {
     const FreshFile& file = job.node->files[job.file];
     const fs::path& local = plan_.jobs[j].local_path;
     uint64_t raw = 0;
-    const std::string error = copy_error(file, local, job.compression, r, raw);
+    const std::string error = copy_error(job.node->host, file, local, job.compression, r, raw);
     if (!error.empty()) {
       std::error_code ignored;
       fs::remove(local, ignored);  // a partial or damaged copy is never left to be analysed

@@ -24,6 +24,33 @@ bool is_safe_relative_path(const std::string& path) {
   return true;
 }
 
+namespace {
+
+// A decimal count, or -1 when the text is not one.
+int64_t number_or_unknown(const std::string& text) {
+  if (text.empty() || !std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); })) return -1;
+  try {
+    return std::stoll(text);
+  } catch (const std::exception&) {
+    return -1;
+  }
+}
+
+// `<device>:<inode>\t` before the path (find's %D:%i): moved into file, cut from path.
+// A path cannot hold a tab, so only the identity field can end in one.
+void take_identity(std::string& path, FreshFile& file) {
+  const size_t tab = path.find('\t'), colon = path.find(':');
+  if (tab == std::string::npos || colon == std::string::npos || colon > tab) return;
+  const int64_t device = number_or_unknown(path.substr(0, colon));
+  const int64_t inode = number_or_unknown(path.substr(colon + 1, tab - colon - 1));
+  if (device < 0 || inode < 0) return;
+  file.device = device;
+  file.inode = inode;
+  path.erase(0, tab + 1);
+}
+
+}  // namespace
+
 std::vector<FreshFile> parse_file_listing(const std::string& listing, std::vector<std::string>& rejected,
                                           std::vector<FreshFile>* unsafe) {
   std::vector<FreshFile> files;
@@ -44,7 +71,7 @@ std::vector<FreshFile> parse_file_listing(const std::string& listing, std::vecto
     }
     FreshFile file;
     // A type letter first (find's %y; P a folder the walk left out, L a link to a
-    // folder, W what find said about a folder it could not read).
+    // folder, W what find said about a folder it could not read, C a count).
     if (tab == 1 && std::isalpha(static_cast<unsigned char>(entry[0]))) {
       file.type = entry[0];
       entry.erase(0, 2);
@@ -59,6 +86,11 @@ std::vector<FreshFile> parse_file_listing(const std::string& listing, std::vecto
         }
         continue;
       }
+      if (file.type == 'C') {  // C\t<count>: stale files counted on the node
+        file.size = number_or_unknown(entry);
+        if (file.size > 0) files.push_back(file);
+        continue;
+      }
       tab = entry.find('\t');
       if (tab == std::string::npos) continue;
     }
@@ -66,13 +98,10 @@ std::vector<FreshFile> parse_file_listing(const std::string& listing, std::vecto
     std::string path = entry.substr(tab + 1);
     // A path cannot hold a tab (is_safe_relative_path): a second tab ends the size.
     if (size_t second = path.find('\t'); second != std::string::npos) {
-      try {
-        file.size = std::stoll(path.substr(0, second));
-      } catch (const std::exception&) {
-        file.size = -1;
-      }
+      file.size = number_or_unknown(path.substr(0, second));
       path = path.substr(second + 1);
     }
+    take_identity(path, file);
     file.path = path;
     bool stamped = true;
     try {

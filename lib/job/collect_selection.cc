@@ -66,7 +66,8 @@ TraceSelection select_traces(std::vector<FreshFile> listed, const TraceSelection
   auto& files = listed;
   std::erase_if(files, [&](const FreshFile& f) {
     if (f.type == 'W') out.walk_errors.push_back(f.path);
-    return f.type == 'W';
+    if (f.type == 'C') out.stale_unlisted += static_cast<size_t>(f.size);
+    return f.type == 'W' || f.type == 'C';
   });
   skip_if(files, out.skipped, [&](const FreshFile& f) -> std::string {
     if (f.type == 'P')
@@ -141,6 +142,10 @@ std::vector<std::string> describe_selection(const std::string& host, const Trace
     lines.push_back(printable(fmt::format("{}: skipped {}{}{}: {}", host, key.first.empty() ? "" : key.first + "/", named,
                                           list.size() > 1 ? fmt::format(" ({} entries)", list.size()) : "", key.second)));
   }
+  if (selection.stale_unlisted > 0)
+    lines.push_back(fmt::format("{}: skipped {} more file(s) under torch_profiler folders, older than this run: "
+                                "counted on the node, not listed",
+                                host, selection.stale_unlisted));
   if (order.size() > kLines) {
     size_t rest = 0;
     for (size_t k = kLines; k < order.size(); ++k) rest += names[order[k]].size();

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "cluster/local_transport.h"
+#include "common/shell_quote.h"
 #include "tests/temp_dir.h"
 
 namespace aorta::job {
@@ -73,7 +74,9 @@ TEST(Collect, RunCollectsOnlyItsOwnOutputFolder) {
   for (const auto& e : std::filesystem::recursive_directory_iterator(state.output_root))
     if (e.is_regular_file()) got.push_back(std::filesystem::relative(e.path(), state.output_root).string());
   // zstd is on this machine: the trace came compressed and stays so.
-  EXPECT_EQ(got, std::vector<std::string>{"traces/output/torch_profiler/rank0/mine.pt.trace.json.zst"});
+  // The marker tells a later walk of a checkout holding this folder that it is a copy.
+  EXPECT_EQ(got, (std::vector<std::string>{"traces/.aorta-suite-copy",
+                                           "traces/output/torch_profiler/rank0/mine.pt.trace.json.zst"}));
 }
 
 // Issue 28: Aorta's own launch scripts pass train.py the config alone, so the output
@@ -92,11 +95,14 @@ TEST(Collect, LauncherThatDropsTheOverrideIsFoundInTheRepository) {
   dir.write("repo/.cvs-aorta/earlier/output/torch_profiler/rank0/e.pt.trace.json", "{}");
   dir.write("repo/.cvs-aorta/mine/node_0/benchmark.log", "log");
   // An earlier collection's copies in a run folder (<output_dir>/<run-id>/...), as a
-  // suite started inside the checkout leaves them; a user's own folder of that name is walked.
+  // suite started inside the checkout leaves them: told by the marker the suite
+  // writes into its copies, or (older copies) by the run's report beside them.
   dir.write("repo/aorta_results/0123456789abcdef0123456789abcdef/combined_traces/node_0/torch_profiler/rank0/c.pt.trace.json",
             "{}");
+  dir.write("repo/aorta_results/0123456789abcdef0123456789abcdef/combined_traces/.aorta-suite-copy", "");
   dir.write("repo/aorta_results/fedcba9876543210fedcba9876543210/traces/artifacts/p/torch_profiler/rank0/t.pt.trace.json",
             "{}");
+  dir.write("repo/aorta_results/fedcba9876543210fedcba9876543210/aorta_benchmark_report.json", "{}");
   r.snapshot();
   EXPECT_EQ(state.traces_before["localhost"].size(), 1u);  // the stale trace; the pruned folders are not read
   EXPECT_EQ(state.traces_before["localhost"].count("artifacts/p/torch_profiler/rank0/host_1.100.pt.trace.json"), 1u);
@@ -112,7 +118,8 @@ TEST(Collect, LauncherThatDropsTheOverrideIsFoundInTheRepository) {
   for (const auto& e : std::filesystem::recursive_directory_iterator(state.output_root))
     if (e.is_regular_file()) got.push_back(std::filesystem::relative(e.path(), state.output_root).string());
   std::sort(got.begin(), got.end());
-  EXPECT_EQ(got, (std::vector<std::string>{"traces/artifacts/p/torch_profiler/rank0/host_2.200.pt.trace.json.zst",
+  EXPECT_EQ(got, (std::vector<std::string>{"traces/.aorta-suite-copy",
+                                           "traces/artifacts/p/torch_profiler/rank0/host_2.200.pt.trace.json.zst",
                                            "traces/artifacts/p/torch_profiler/rank1/host_3.300.pt.trace.json.zst"}));
   std::string log;
   for (const auto& n : notes) log += n + "\n";
@@ -207,6 +214,46 @@ TEST(Collect, AListingWithoutSizesIsRefused) {
   EXPECT_EQ(state.collection_errors[0].second, "the node listed no size for .cvs-aorta/mine/output/torch_profiler/rank0/"
                                                "t.pt.trace.json: no copy is taken that cannot be checked");
   EXPECT_EQ(state.artifacts.count("torch_traces"), 0u);
+}
+
+// Issue 42, 9: a workload folder named like a run id (runs/3f2a9c1b7e/traces/...)
+// is the workload's own: an earlier collection's copy is told by what the suite
+// makes (LauncherThatDropsTheOverrideIsFoundInTheRepository), never by a hex name.
+TEST(Collect, AHexNamedWorkloadFolderIsCollected) {
+  LocalRepo r;
+  for (const char* copy : {"runs/3f2a9c1b7e/traces", "0123456789abcdef0123456789abcdef/combined_traces"})
+    r.dir.write(std::string("repo/") + copy + "/torch_profiler/rank0/old.pt.trace.json", "{}");
+  r.snapshot();
+  r.dir.write("repo/runs/3f2a9c1b7e/traces/torch_profiler/rank0/h.1.pt.trace.json", "{}");
+  auto notes = r.collect();
+  EXPECT_TRUE(r.state.collection_errors.empty()) << r.state.collection_errors.front().second;
+  EXPECT_EQ(r.state.artifacts["torch_traces"], r.state.output_root / "traces/runs/3f2a9c1b7e/traces/torch_profiler");
+  std::string log;
+  for (const auto& n : notes) log += n + "\n";
+  EXPECT_EQ(log.find("an earlier collection's copy"), std::string::npos) << log;
+  EXPECT_NE(log.find("skipped 0123456789abcdef0123456789abcdef/combined_traces/torch_profiler/rank0/old.pt.trace.json: "
+                     "there before the benchmark started"),
+            std::string::npos) << log;
+}
+
+// Issue 42, 4, end to end: a folder on a listed file's path swapped for a link once
+// the walk ended (a process the workload left behind does it) is not followed: the
+// node fails naming the file, and nothing from where the link points is kept.
+TEST(Collect, AFolderSwappedForALinkAfterTheListingIsNotFollowed) {
+  LocalRepo r;
+  const auto stash = r.dir.path() / "repo/.cvs-aorta/mine/output/torch_profiler/stash";
+  r.dir.write("repo/.cvs-aorta/mine/output/torch_profiler/rank0/t.pt.trace.json", "{}");
+  r.dir.write("repo/.cvs-aorta/mine/output/torch_profiler/stash/id_ed25519", std::string(64, 'w'));
+  r.dir.write("private/id_ed25519", std::string(64, 'K'));
+  r.collect_with_find("/usr/bin/find \"$@\"; rc=$?; s=" + shell_quote(stash.string()) + "; [ -L \"$s\" ] || { mv \"$s\" "
+                      "\"$s.real\" && ln -s " + shell_quote((r.dir.path() / "private").string()) + " \"$s\"; }; exit $rc");
+  ASSERT_EQ(r.state.collection_errors.size(), 1u);
+  EXPECT_EQ(r.state.collection_errors[0].second.find(
+                ".cvs-aorta/mine/output/torch_profiler/stash/id_ed25519 on localhost changed or was replaced by a link "
+                "after it was listed; not copied ("),
+            0u) << r.state.collection_errors[0].second;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(r.state.output_root))
+    EXPECT_EQ(e.path().filename().string().find("id_ed25519"), std::string::npos) << e.path();
 }
 
 }  // namespace

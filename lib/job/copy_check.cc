@@ -6,7 +6,6 @@
 
 #include <vector>
 
-#include "common/shell_quote.h"
 #include "common/stream_decoder.h"
 
 namespace aorta::job {
@@ -29,14 +28,14 @@ std::string compression_suffix(Compression c) {
   return "";
 }
 
-std::string compress_command(Compression c, const std::string& node_path) {
+std::vector<std::string> compressor_words(Compression c) {
   // zstd writes an XXH64 checksum into every frame by default; -q: no progress.
   switch (c) {
-    case Compression::kZstd: return "zstd -1 -q -c -- " + shell_quote(node_path);
-    case Compression::kGzip: return "gzip -1 -c -- " + shell_quote(node_path);
+    case Compression::kZstd: return {"zstd", "-1", "-q", "-c"};
+    case Compression::kGzip: return {"gzip", "-1", "-c"};
     case Compression::kNone: break;
   }
-  return "";
+  return {};
 }
 
 std::string probe_compressor_command() {

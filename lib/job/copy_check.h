@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "common/result.h"
 
@@ -16,9 +17,9 @@ enum class Compression { kNone, kGzip, kZstd };
 std::string compression_name(Compression c);
 // The file name ending a copy gets: ".zst", ".gz" or "".
 std::string compression_suffix(Compression c);
-// The command that writes `node_path` to stdout, compressed (zstd -1 / gzip -1);
-// the path is shell-quoted. Empty for kNone (the file is downloaded as it is).
-std::string compress_command(Compression c, const std::string& node_path);
+// The compressor that turns its stdin into a compressed stdout (zstd -1 / gzip -1),
+// as words of a command line; empty for kNone (the bytes travel as they are).
+std::vector<std::string> compressor_words(Compression c);
 // Prints zstd, gzip or none: the best compressor the node has (bash's command -v).
 std::string probe_compressor_command();
 
