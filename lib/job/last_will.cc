@@ -1,10 +1,23 @@
 #include "job/last_will.h"
 
+#include <openssl/evp.h>
+
 #include "common/shell_quote.h"
-#include "job/phase.h"
 #include "job/checkout_lock.h"
+#include "job/phase.h"
 
 namespace aorta::job {
+namespace {
+
+std::string base64(const std::string& text) {
+  std::string out(4 * ((text.size() + 2) / 3) + 1, '\0');
+  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                reinterpret_cast<const unsigned char*>(text.data()), static_cast<int>(text.size()));
+  out.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  return out;
+}
+
+}  // namespace
 
 std::string last_will_command(const NodeExec& exec, const RunState& state, size_t node) {
   const auto& v = exec.variant();
@@ -31,9 +44,11 @@ Status update_last_wills(NodeExec& exec, const RunState& state) {
     // Beside the lock too, for a run that finds this one's lock after the suite was
     // killed outright (no agent to run the will): it runs this before it starts.
     const std::string file = last_will_file(exec.variant(), state.run_id, exec.hosts()[i]);
+    // In base64: the will travels as data, so the command holds none of its shell text.
     keep.push_back(will.empty() ? "rm -f -- " + shell_quote(file)
-                                : "umask 077 && printf '%s\\n' " + shell_quote(will) + " > " + shell_quote(file + ".tmp") +
-                                      " && mv -f -- " + shell_quote(file + ".tmp") + " " + shell_quote(file));
+                                : "umask 077 && printf %s " + base64(will + "\n") + " | base64 -d > " +
+                                      shell_quote(file + ".tmp") + " && mv -f -- " + shell_quote(file + ".tmp") + " " +
+                                      shell_quote(file));
   }
   auto kept = cluster::run_on_hosts(exec.transport(), exec.hosts(), keep, std::chrono::seconds(60));
   if (!cluster::all_succeeded(kept))
