@@ -66,8 +66,7 @@ Result<std::unique_ptr<agent::AgentFleet>> start_agents(const slurm::RunForm& fo
     plan.slurm_job = form.job->id;
   }
   std::cout << "aorta_suite: starting " << (plan.slurm_job ? "one agent step (srun, a task per node) on " : "agents on ")
-            << plan.nodes.size() << " node(s); rendezvous " << agent::rendezvous_folder(plan.shared_root, plan.job).string()
-            << "\n";
+            << plan.nodes.size() << " node(s)\n";
   return agent::AgentFleet::start(plan, std::cout);
 }
 

@@ -2,6 +2,7 @@
 // small checks they share (a process alive, a file's pid awaited, a raw socket).
 #pragma once
 
+#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
@@ -30,6 +31,8 @@ inline agent::AgentOptions agent_options(const std::filesystem::path& root) {
   options.secret = kAgentSecret;
   options.job = kAgentJob;
   options.bind_address = "127.0.0.1";
+  options.host = "node1";
+  options.rank = 0;
   options.allowed_roots = {root};
   options.first_contact = std::chrono::seconds(60);
   return options;
@@ -37,7 +40,7 @@ inline agent::AgentOptions agent_options(const std::filesystem::path& root) {
 
 // The agent started and served on a thread; serve()'s code in `result`.
 struct RunningAgent {
-  explicit RunningAgent(agent::AgentOptions options) {
+  explicit RunningAgent(agent::AgentOptions options) : host(options.host), rank(options.rank) {
     auto started = agent::AgentServer::start(std::move(options));
     if (!started) ADD_FAILURE() << started.error().describe();
     server = std::move(*started);
@@ -46,11 +49,14 @@ struct RunningAgent {
   ~RunningAgent() {
     if (server) server->stop();
   }
-  agent::AgentEndpoint endpoint() const { return {"node1", "127.0.0.1", server->port()}; }
+  // Who it is and where it listens: what rank 0 expects of it.
+  agent::AgentEndpoint endpoint() const { return {host, "127.0.0.1", server->port(), rank}; }
   // serve()'s code, or -1 when it has not returned within `wait`.
   int code(std::chrono::seconds wait = std::chrono::seconds(15)) {
     return result.wait_for(wait) == std::future_status::ready ? result.get() : -1;
   }
+  std::string host;
+  int rank = 0;
   std::unique_ptr<agent::AgentServer> server;
   std::future<int> result;
 };
@@ -83,19 +89,71 @@ inline pid_t wait_for_pid(const std::filesystem::path& file) {
   return 0;
 }
 
-// A plain TCP connection to the agent, for the tests that misbehave as a client.
-inline int raw_connect(uint16_t port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+inline sockaddr_in loopback(const char* ip, uint16_t port) {
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_port = htons(port);
-  ::inet_pton(AF_INET, "127.0.0.1", &address.sin_addr);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+  ::inet_pton(AF_INET, ip, &address.sin_addr);
+  return address;
+}
+
+// A plain TCP connection to the agent, for the tests that misbehave as a client;
+// `from` another loopback address (127.0.0.2, ...) to stand for another peer.
+inline int raw_connect(uint16_t port, const char* from = "127.0.0.1") {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in source = loopback(from, 0);
+  sockaddr_in address = loopback("127.0.0.1", port);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&source), sizeof source) != 0 ||
+      ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
     ::close(fd);
     return -1;
   }
   return fd;
 }
+
+// A relay listening on `ip`:`port` (0: any free port) that forwards each connection to
+// the agent on 127.0.0.1:`target`, byte for byte: a stranger on a dead agent's
+// address passing rank 0 on to another agent of the job.
+struct Relay {
+  Relay(uint16_t target, const char* ip = "127.0.0.1", uint16_t port = 0) : target(target) {
+    listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address = loopback(ip, port);
+    socklen_t size = sizeof address;
+    if (::bind(listener, reinterpret_cast<sockaddr*>(&address), size) != 0 || ::listen(listener, 8) != 0)
+      ADD_FAILURE() << "the relay cannot listen on " << ip << ":" << port;
+    ::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &size);
+    this->port = ntohs(address.sin_port);
+    thread = std::thread([this] { serve(); });
+  }
+  ~Relay() {
+    ::shutdown(listener, SHUT_RDWR);  // accept returns
+    thread.join();
+    ::close(listener);
+  }
+  void serve() const {
+    for (int client; (client = ::accept(listener, nullptr, nullptr)) >= 0;) {
+      const int upstream = raw_connect(target);
+      if (upstream >= 0) pump(client, upstream);
+      ::close(client);
+      if (upstream >= 0) ::close(upstream);
+    }
+  }
+  // Until either side closes or both are silent for 10 s.
+  static void pump(int a, int b) {
+    pollfd fds[2] = {{a, POLLIN, 0}, {b, POLLIN, 0}};
+    char buffer[65536];
+    while (::poll(fds, 2, 10000) > 0)
+      for (int i = 0; i < 2; ++i) {
+        if (!fds[i].revents) continue;
+        const ssize_t n = ::recv(fds[i].fd, buffer, sizeof buffer, 0);
+        if (n <= 0 || ::send(fds[1 - i].fd, buffer, static_cast<size_t>(n), MSG_NOSIGNAL) != n) return;
+      }
+  }
+  uint16_t target;
+  uint16_t port = 0;
+  int listener = -1;
+  std::thread thread;
+};
 
 // Whether the agent closed `fd` within `wait` (a read sees the end or a reset).
 inline bool closed_within(int fd, std::chrono::milliseconds wait) {

@@ -15,6 +15,7 @@ namespace {
 using aorta::testing::kAgentJob;
 using aorta::testing::kAgentSecret;
 using aorta::testing::RunningAgent;
+using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
@@ -29,14 +30,61 @@ TEST(AgentAttack, AnAgentWithoutTheSecretIsFoundOutBeforeAnythingIsSent) {
       << r.error().message;
 }
 
-TEST(AgentAttack, ConnectionFromAnotherJobIsRefusedNamingBoth) {
+// Rank 0 is told its hello was refused, naming the node and the job it asked for; the
+// other job's client learns nothing of the agent's job (issue 42, probe 01).
+TEST(AgentAttack, ConnectionFromAnotherJobIsRefusedAndLearnsNothing) {
   aorta::testing::TempDir dir;
   RunningAgent agent(aorta::testing::agent_options(dir.path()));
   // The other job's rank 0 replays its own (valid for it) hello at this agent.
   auto r = AgentTransport::connect({agent.endpoint()}, kAgentSecret, "777.0");
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.error().message.find("node1: this agent serves job 4242.0, not job 777.0"), std::string::npos)
+  EXPECT_NE(r.error().message.find("node1: agent at 127.0.0.1:"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find(": refused the hello of job 777.0: not an agent of this job"), std::string::npos)
       << r.error().message;
+  // What the agent sent back, byte for byte: a refusal and nothing more.
+  const int fd = aorta::testing::raw_connect(agent.server->port());
+  const std::string hello = encode_request({.op = Op::kHello, .job = "777.0", .nonce = std::string(32, 'a')});
+  const auto header = encode_header({FrameType::kRequest, static_cast<uint32_t>(hello.size())});
+  const std::string frame = std::string(header.data(), header.size()) + hello;
+  ASSERT_EQ(::send(fd, frame.data(), frame.size(), MSG_NOSIGNAL), static_cast<ssize_t>(frame.size()));
+  char answer[512] = {};
+  const ssize_t n = ::recv(fd, answer, sizeof answer, MSG_WAITALL);  // until the agent closes
+  ::close(fd);
+  ASSERT_GT(n, 8);
+  EXPECT_EQ(std::string(answer + 8, static_cast<size_t>(n) - 8), R"({"error":"invalid_input","message":"refused"})");
+}
+
+// Probe 14 (issue 42): rank 1's agent is gone and a relay on its address forwards to
+// another agent of the job, which knows the secret. Its proof names who it is, so
+// rank 0 refuses it before sending anything, naming both. Each part of the identity
+// (node, rank, address, port) counts on its own.
+TEST(AgentAttack, AnotherAgentOfTheJobAnsweringForThisOneIsRefused) {
+  aorta::testing::TempDir dir;
+  auto options = aorta::testing::agent_options(dir.path());
+  options.host = "node2";
+  options.rank = 2;
+  RunningAgent other(options);
+  const uint16_t port = other.server->port();
+  aorta::testing::Relay on_a_dead_agents_port(port);
+  const uint16_t relayed = on_a_dead_agents_port.port;
+  auto r = AgentTransport::connect({{"node1", "127.0.0.1", relayed, 1}}, kAgentSecret, kAgentJob);
+  ASSERT_FALSE(r.ok());
+  const std::string both = "node1: agent at 127.0.0.1:" + std::to_string(relayed) + ": answered as rank 2 on node2 " +
+                           "(127.0.0.1:" + std::to_string(port) + "), not as rank 1 on node1 (127.0.0.1:" +
+                           std::to_string(relayed) + "): another agent of this job answers on this address";
+  EXPECT_NE(r.error().message.find(both), std::string::npos) << r.error().message;
+  // The same port on another address: only the address differs.
+  aorta::testing::Relay same_port_elsewhere(port, "127.0.0.2", port);
+  const std::vector<AgentEndpoint> one_part_differs = {
+      {"node1", "127.0.0.1", port, 2}, {"node2", "127.0.0.1", port, 1},
+      {"node2", "127.0.0.1", relayed, 2}, {"node2", "127.0.0.2", port, 2}};
+  for (const AgentEndpoint& expected : one_part_differs) {
+    auto refused = AgentConnection::open(expected, kAgentSecret, kAgentJob, Clock::now() + seconds(5));
+    ASSERT_FALSE(refused.ok()) << describe_agent(expected);
+    EXPECT_NE(refused.error().message.find("answered as rank 2 on node2 (127.0.0.1:" + std::to_string(port) + ")"),
+              std::string::npos) << refused.error().message;
+  }
+  EXPECT_TRUE(AgentConnection::open(other.endpoint(), kAgentSecret, kAgentJob, Clock::now() + seconds(5)).ok());
 }
 
 TEST(AgentAttack, SecondRankZeroIsRefused) {

@@ -62,17 +62,37 @@ Result<std::unique_ptr<AgentConnection>> AgentConnection::open(const AgentEndpoi
   if (*connected) return connection->failed("cannot connect: " + connected->message());
   ::fcntl(connection->socket_.native_handle(), F_SETFD, FD_CLOEXEC);
   connection->socket_.set_option(tcp::no_delay(true), ec);
-  // The agent proves it knows the secret before anything is sent: a process on a dead
-  // agent's port is found out here.
-  const std::string nonce = random_nonce();
-  auto hello = connection->call(Request{.op = Op::kHello, .nonce = nonce}, deadline);
-  if (!hello) return hello.error();
-  connection->agent_nonce_ = reply_text(*hello, "nonce");
-  if (nonce.empty() || connection->agent_nonce_.size() < 32 ||
-      !same_secret(reply_text(*hello, "proof"), agent_proof(secret, job, nonce, connection->agent_nonce_)))
-    return connection->failed("the agent did not prove it knows this job's secret (a stale address, or another "
-                              "process on its port); nothing was sent to it");
+  if (auto proven = connection->hello(deadline); !proven) return proven.error();
   return connection;
+}
+
+// The agent proves it knows the secret, and which agent it is, before anything is
+// sent: a process on a dead agent's port, or a relay from it to another agent of the
+// job, is found out here.
+Status AgentConnection::hello(Deadline deadline) {
+  const std::string nonce = random_nonce();
+  if (auto sent = send(Request{.op = Op::kHello, .nonce = nonce}, deadline); !sent) return sent.error();
+  auto frame = receive(deadline);
+  if (!frame) return frame.error();
+  auto answer = decode_reply(frame->body);
+  if (frame->header.type != FrameType::kReply || !answer) return failed("an answer to the hello that is not a reply");
+  if (answer->contains("error"))  // the agent's refusal says nothing more, by design
+    return failed("refused the hello of job " + job_ + ": not an agent of this job (another job's, or not an "
+                  "agent); nothing was sent to it");
+  agent_nonce_ = reply_text(*answer, "nonce");
+  const auto claimed = reply_identity(*answer);
+  if (!claimed)
+    return failed("the agent's answer names no rank and node (another process on its port, or an aorta_suite older "
+                  "than this one: every node must run the same build); nothing was sent to it");
+  if (nonce.empty() || agent_nonce_.size() < 32 ||
+      !same_secret(reply_text(*answer, "proof"), agent_proof(secret_, job_, nonce, agent_nonce_, *claimed)))
+    return failed("the agent did not prove it knows this job's secret (a stale address, or another process on its "
+                  "port); nothing was sent to it");
+  if (!same_agent(*claimed, endpoint_))
+    return failed("answered as " + describe_agent(*claimed) + ", not as " + describe_agent(endpoint_) +
+                  ": another agent of this job answers on this address (a relay on a dead agent's port?); refused, "
+                  "nothing was sent to it");
+  return ok_status();
 }
 
 Status AgentConnection::send(Request request, Deadline deadline) {

@@ -1,8 +1,8 @@
 // One client connection to an agent, used by one thread at a time: a request, the
 // data frames it answers with, its reply, each bounded by a deadline (the agent may
 // be gone without a word). Connecting says hello and checks the agent's proof of the
-// secret (request_mac.h), so another job's agent or a stranger on its port is named
-// at once; a wrong secret is named at the first request.
+// secret and of who it is (request_mac.h), so another job's agent, a stranger on its
+// port or another agent of this job relayed to it is named at once.
 #pragma once
 
 #include <chrono>
@@ -20,12 +20,6 @@
 #include "common/result.h"
 
 namespace aorta::agent {
-
-struct AgentEndpoint {
-  std::string host;     // the name the suite uses for the node
-  std::string address;  // where its agent listens (an IP literal)
-  uint16_t port = 0;
-};
 
 using Deadline = std::chrono::steady_clock::time_point;
 
@@ -46,6 +40,8 @@ class AgentConnection {
   template <typename T>
   std::optional<T> complete(boost::asio::awaitable<T> operation, Deadline deadline);
   Error failed(const std::string& what) const;
+  // Says hello and checks the agent's answer; an error names what was wrong with it.
+  Status hello(Deadline deadline);
 
   AgentEndpoint endpoint_;
   std::string secret_;

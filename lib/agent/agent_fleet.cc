@@ -100,6 +100,8 @@ Result<std::unique_ptr<AgentFleet>> AgentFleet::start(const FleetPlan& plan, std
   auto meeting = Rendezvous::create(plan.shared_root, plan.job);
   if (!meeting) return meeting.error();
   fleet->meeting_ = std::move(*meeting);
+  // Named once made: beside another user's folder of the usual name it is a fresh one.
+  progress << "aorta_suite: rendezvous " << fleet->meeting_->folder().string() << "\n" << std::flush;
   std::error_code ec;
   if (plan.slurm_job) {
     // One step, a task per node, beside the job's other steps; this process stays rank 0.
@@ -139,7 +141,7 @@ Result<std::unique_ptr<AgentFleet>> AgentFleet::start(const FleetPlan& plan, std
                    "rank " + std::to_string(p.rank) + "'s agent runs on " + p.host + ", which is not one of the run's "
                    "nodes (" + join(plan.nodes, ", ") + ")",
                    fleet->meeting_->folder().string()};
-    endpoints.push_back({p.host, p.address, p.port});
+    endpoints.push_back({p.host, p.address, p.port, p.rank});  // the agent must prove it is this one
   }
   auto transport = AgentTransport::connect(std::move(endpoints), fleet->meeting_->secret(), plan.job);
   if (!transport) return transport.error();

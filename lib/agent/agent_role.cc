@@ -69,6 +69,8 @@ int serve_as_agent(const AgentRole& role) {
   options.secret = meeting->secret();
   options.job = role.job;
   options.bind_address = *address;
+  options.host = role.node_name;
+  options.rank = role.rank;
   options.allowed_roots = role.allowed_roots;
   auto server = AgentServer::start(std::move(options));
   if (!server) return fail(server.error());

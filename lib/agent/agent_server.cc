@@ -1,6 +1,8 @@
-// The agent's connections: accept, the hello within hello_timeout (answered with the
-// agent's proof of the secret), every request's MAC and job checked, the requests dispatched, and the lease
-// whose loss ends the agent (agent_server.h). Everything runs as coroutines on one
+// The agent's connections: accept (connection_gate.h says who makes way), the hello
+// and a first request proving the secret within hello_timeout (the hello answered
+// with the agent's proof of the secret and of who it is), every request's MAC and job
+// checked, the requests dispatched, and the lease whose loss ends the agent
+// (agent_server.h). Everything runs as coroutines on one
 // thread; commands are in agent_commands.cc.
 #include "agent/agent_server.h"
 
@@ -9,7 +11,6 @@
 #include <unistd.h>
 
 #include <iostream>
-#include <list>
 #include <optional>
 #include <thread>
 
@@ -23,6 +24,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "agent/agent_commands.h"
+#include "agent/connection_gate.h"
 #include "agent/frame_io.h"
 #include "agent/request_mac.h"
 #include "common/utf8.h"
@@ -35,11 +37,6 @@ using namespace asio::experimental::awaitable_operators;
 
 namespace {
 constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
-constexpr size_t kMaxConnections = 64;
-// Connections whose hello is not yet answered: when this many wait, or every slot is
-// taken, the oldest waiting one is closed for the newcomer. Silent strangers cannot
-// crowd rank 0 out: its hello is answered within a millisecond of connecting.
-constexpr size_t kMaxWaiting = 16;
 // Refusals and drops shown per minute; the rest are counted, so a flood cannot fill
 // the job's output.
 constexpr int kRefusalLinesPerMinute = 20;
@@ -48,6 +45,13 @@ constexpr auto kWillTimeout = std::chrono::seconds(60);
 awaitable<void> sleep_for(std::chrono::steady_clock::duration duration) {
   asio::steady_timer timer(co_await asio::this_coro::executor, duration);
   co_await timer.async_wait(kTuple);
+}
+
+// The next frame, or none when `until` passes first.
+awaitable<std::optional<Frame>> read_until(tcp::socket& socket, std::chrono::steady_clock::time_point until) {
+  auto next = co_await (read_frame(socket) || sleep_for(until - std::chrono::steady_clock::now()));
+  if (next.index() == 1) co_return std::nullopt;
+  co_return std::move(std::get<0>(next));
 }
 }  // namespace
 
@@ -62,9 +66,9 @@ struct AgentServer::State {
   AgentOptions options;
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   RunningSet running;
+  AgentEndpoint me;  // who this agent is: its proof binds it
   std::string will;
-  size_t connections = 0;
-  std::list<tcp::socket*> waiting;  // before their hello is answered, oldest first
+  ConnectionGate gate;
   std::chrono::steady_clock::time_point refusal_minute{};
   int refusal_lines = 0;
   bool lease_taken = false;
@@ -84,14 +88,6 @@ struct AgentServer::State {
     }
     if (++refusal_lines <= kRefusalLinesPerMinute) log(line);
   }
-  // Closes the oldest connection still waiting for its hello, if any.
-  bool evict_oldest_waiting() {
-    if (waiting.empty()) return false;
-    boost::system::error_code ignored;
-    waiting.front()->close(ignored);  // its coroutine sees the close and ends
-    waiting.pop_front();
-    return true;
-  }
   // Shown as every node text is (a client's job name or op cannot forge a log line).
   void log(const std::string& line) const {
     std::cerr << "aorta agent (job " << options.job << "): " << printable(line) << "\n";
@@ -102,23 +98,38 @@ struct AgentServer::State {
     if (code != 0) log(reason);  // done is the normal end: quiet
     io.stop();
   }
+  // Whether a frame read is a request; if not, the reason logged (the connection then closes).
+  bool is_request(const Frame& frame, const std::string& from) {
+    if (frame.problem.empty() && frame.header.type == FrameType::kRequest) return true;
+    if (frame.problem != "closed")
+      log_refusal("closed the connection from " + from + ": " +
+                  (frame.problem.empty() ? "a frame that is not a request" : frame.problem));
+    return false;
+  }
   // An error reply for a request that is not this job's rank 0's, or none. The token
   // must be the MAC of this connection's next request (request_mac.h).
   std::optional<nlohmann::json> refusal(const Request& request, Session& session) const {
     const bool token_ok =  // always compared, in full
         same_secret(request.token, request_token(options.secret, session.nonce, session.next++, request));
-    if (request.job != options.job)
-      return error_reply(ErrorCode::kInvalidInput, "this agent serves job " + options.job + ", not job " +
-                                                       request.job.substr(0, 200) + ": refused");
+    if (request.job != options.job) return error_reply(ErrorCode::kInvalidInput, "a request of another job: refused");
     if (!token_ok) return error_reply(ErrorCode::kInvalidInput, "the agent refused the secret");
     return std::nullopt;
+  }
+  // The answer to this job's hello: the agent's nonce, who it is, and its proof.
+  nlohmann::json hello_answer(const std::string& client_nonce, const std::string& agent_nonce) const {
+    nlohmann::json answer;
+    answer["nonce"] = agent_nonce;
+    answer["proof"] = agent_proof(options.secret, options.job, client_nonce, agent_nonce, me);
+    put_identity(answer, me);
+    return answer;
   }
   nlohmann::json health() const {
     const auto uptime = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return {{"pid", ::getpid()}, {"uptime_s", uptime}, {"running", running.size()}};
   }
   awaitable<void> accept_loop();
-  awaitable<void> serve_connection(tcp::socket socket);
+  awaitable<void> serve_connection(tcp::socket socket, std::string peer, std::string from);
+  awaitable<bool> answer_hello(tcp::socket& socket, const Frame& frame, Session& session, const std::string& from);
   awaitable<bool> dispatch(tcp::socket& socket, const Request& request, Session& session);
   awaitable<void> hold_lease(tcp::socket& socket, Session& session);
   void run_will();
@@ -133,71 +144,64 @@ awaitable<void> AgentServer::State::accept_loop() {
       co_await sleep_for(std::chrono::milliseconds(100));  // EMFILE and the like: no busy loop
       continue;
     }
-    if ((connections >= kMaxConnections || waiting.size() >= kMaxWaiting) && !evict_oldest_waiting()) {
+    const auto peer = socket.remote_endpoint(ec);
+    if (ec) continue;  // gone already
+    const std::string peer_address = peer.address().to_string();
+    const std::string from = peer_address + ":" + std::to_string(peer.port());
+    if (!gate.make_room(peer_address)) {
       log_refusal("refused a connection: " + std::to_string(kMaxConnections) + " already open");
       continue;
     }
     ::fcntl(socket.native_handle(), F_SETFD, FD_CLOEXEC);  // the commands must not hold rank 0's sockets
     socket.set_option(tcp::no_delay(true), ec);
-    asio::co_spawn(io, serve_connection(std::move(socket)), asio::detached);
+    asio::co_spawn(io, serve_connection(std::move(socket), peer_address, from), asio::detached);
   }
 }
 
-awaitable<void> AgentServer::State::serve_connection(tcp::socket socket) {
-  ++connections;
-  struct Count {
-    size_t& n;
-    ~Count() { --n; }
-  } count{connections};
-  // Waiting for its hello until answered (or ended), then off the list.
-  waiting.push_back(&socket);
-  struct Waiting {
-    std::list<tcp::socket*>& list;
-    tcp::socket* socket;
-    void done() { list.remove(socket); }
-    ~Waiting() { done(); }
-  } waiting_guard{waiting, &socket};
-  boost::system::error_code ec;
-  const auto peer = socket.remote_endpoint(ec);
-  const std::string from = ec ? "a client" : peer.address().to_string() + ":" + std::to_string(peer.port());
-  // A client that sends no first request in time is dropped; it holds no other up.
-  auto first = co_await (read_frame(socket) || sleep_for(options.hello_timeout));
-  if (first.index() == 1) {
-    log_refusal("dropped " + from + ": no request within " + std::to_string(options.hello_timeout.count()) + " ms");
-    co_return;
+// The hello: this job's is answered with the agent's nonce and proof, anything else
+// closes the connection (another job's hello told no more than "refused").
+awaitable<bool> AgentServer::State::answer_hello(tcp::socket& socket, const Frame& frame, Session& session,
+                                                 const std::string& from) {
+  if (!is_request(frame, from)) co_return false;
+  auto hello = decode_request(frame.body);
+  if (!hello || hello->op != Op::kHello) {
+    log_refusal("closed the connection from " + from + ": " +
+                (hello ? "a request before the hello" : hello.error().message));
+    co_return false;
   }
-  Frame frame = std::move(std::get<0>(first));
-  // The hello: this job's, answered with the agent's nonce and its proof of the secret.
+  if (hello->job != options.job) {
+    log_refusal("refused " + from + ": a hello of job " + hello->job.substr(0, 200));
+    const nlohmann::json refused = error_reply(ErrorCode::kInvalidInput, "refused");
+    co_await write_reply(socket, refused);
+    co_return false;
+  }
+  session.nonce = random_nonce();
+  const nlohmann::json answer = hello_answer(hello->nonce, session.nonce);
+  co_return co_await write_reply(socket, answer);
+}
+
+awaitable<void> AgentServer::State::serve_connection(tcp::socket socket, std::string peer, std::string from) {
+  struct Admitted {
+    ConnectionGate& gate;
+    uint64_t id;
+    ~Admitted() { gate.gone(id); }
+  } admitted{gate, gate.admit(peer, [&socket] {
+               boost::system::error_code ignored;
+               socket.close(ignored);  // its coroutine sees the close and ends
+             })};
+  // The hello and a first request proving the secret, both by this deadline: a
+  // stranger who knows the job id holds its connection no longer than one who sends nothing.
+  const auto deadline = std::chrono::steady_clock::now() + options.hello_timeout;
+  const std::string in_time = " within " + std::to_string(options.hello_timeout.count()) + " ms";
   Session session;
-  if (frame.problem.empty() && frame.header.type == FrameType::kRequest) {
-    auto hello = decode_request(frame.body);
-    if (!hello || hello->op != Op::kHello) {
-      log_refusal("closed the connection from " + from + ": " + (hello ? "a request before the hello" : hello.error().message));
-      co_return;
-    }
-    if (hello->job != options.job) {
-      log_refusal("refused " + from + ": a hello of job " + hello->job.substr(0, 200));
-      const nlohmann::json other_job = error_reply(
-          ErrorCode::kInvalidInput, "this agent serves job " + options.job + ", not job " + hello->job.substr(0, 200) + ": refused");
-      co_await write_reply(socket, other_job);
-      co_return;
-    }
-    session.nonce = random_nonce();
-    nlohmann::json answer;
-    answer["nonce"] = session.nonce;
-    answer["proof"] = agent_proof(options.secret, options.job, hello->nonce, session.nonce);
-    const bool answered = co_await write_reply(socket, answer);
-    if (!answered) co_return;
-    waiting_guard.done();
-    frame = co_await read_frame(socket);
-  }
+  auto hello = co_await read_until(socket, deadline);
+  if (!hello) co_return log_refusal("dropped " + from + ": no request" + in_time);
+  if (!co_await answer_hello(socket, *hello, session, from)) co_return;
+  auto first = co_await read_until(socket, deadline);
+  if (!first) co_return log_refusal("dropped " + from + ": no request proving the secret" + in_time);
+  Frame frame = std::move(*first);
   for (;;) {
-    if (!frame.problem.empty() || frame.header.type != FrameType::kRequest) {
-      if (frame.problem != "closed")
-        log_refusal("closed the connection from " + from + ": " +
-            (frame.problem.empty() ? "a frame that is not a request" : frame.problem));
-      co_return;
-    }
+    if (!is_request(frame, from)) co_return;
     auto request = decode_request(frame.body);
     if (!request) {
       log_refusal("closed the connection from " + from + ": " + request.error().message);
@@ -209,6 +213,7 @@ awaitable<void> AgentServer::State::serve_connection(tcp::socket socket) {
       co_await write_reply(socket, *refused);
       co_return;
     }
+    gate.proven(admitted.id);
     const bool keep = co_await dispatch(socket, *request, session);
     if (!keep) co_return;
     frame = co_await read_frame(socket);
@@ -286,12 +291,14 @@ Result<std::unique_ptr<AgentServer>> AgentServer::start(AgentOptions options) {
   if (options.secret.size() < 32)
     return Error{ErrorCode::kInvalidInput, "the agent's secret is shorter than 32 bytes", "agent"};
   if (options.job.empty()) return Error{ErrorCode::kInvalidInput, "the agent needs its job's id", "agent"};
+  if (options.host.empty()) return Error{ErrorCode::kInvalidInput, "the agent needs its node's name", "agent"};
   boost::system::error_code ec;
   const auto address = asio::ip::make_address(options.bind_address, ec);
   if (ec)
     return Error{ErrorCode::kInvalidInput, "not an IP address to bind: \"" + options.bind_address + "\"", "agent"};
   auto state = std::make_unique<State>();
   state->options = std::move(options);
+  state->me = {state->options.host, state->options.bind_address, 0, state->options.rank};
   const tcp::endpoint endpoint(address, state->options.port);
   state->acceptor.open(endpoint.protocol(), ec);
   if (!ec) state->acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
@@ -301,6 +308,7 @@ Result<std::unique_ptr<AgentServer>> AgentServer::start(AgentOptions options) {
     return Error{ErrorCode::kIo, "cannot listen on " + endpoint.address().to_string() + ":" +
                                      std::to_string(endpoint.port()) + ": " + ec.message(), "agent"};
   ::fcntl(state->acceptor.native_handle(), F_SETFD, FD_CLOEXEC);
+  state->me.port = state->acceptor.local_endpoint().port();
   return std::unique_ptr<AgentServer>(new AgentServer(std::move(state)));
 }
 

@@ -18,11 +18,14 @@ struct AgentOptions {
   std::string secret;        // the per-job token (>= 32 bytes); every request carries it
   std::string job;           // "<job>.<step>": a request naming another job is refused, naming both
   std::string bind_address;  // the node's job address (an IPv4/IPv6 literal); never a wildcard by default
+  std::string host;          // the node's name as the job knows it; with rank, address and port, the agent's
+  int rank = 0;              // identity, which its answer to every hello proves (request_mac.h)
   uint16_t port = 0;         // 0: the kernel picks; port() says which
   std::vector<std::filesystem::path> allowed_roots;  // download only below these (after resolving links)
   std::chrono::seconds lease_grace{20};     // no heartbeat on the lease this long: rank 0 is gone
   std::chrono::seconds first_contact{300};  // no lease opened this long after start: give up
-  std::chrono::milliseconds hello_timeout{5000};  // a connection's first request must arrive within this
+  // A connection's hello, and a first request proving the secret, must arrive within this.
+  std::chrono::milliseconds hello_timeout{5000};
 };
 
 // serve()'s exit codes besides 0 (rank 0 said done).

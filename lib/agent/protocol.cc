@@ -129,6 +129,33 @@ std::string reply_text(const json& reply, const char* key) {
   return it != reply.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
+void put_identity(json& answer, const AgentEndpoint& me) {
+  answer["rank"] = me.rank;
+  answer["host"] = me.host;
+  answer["address"] = me.address;
+  answer["port"] = me.port;
+}
+
+std::optional<AgentEndpoint> reply_identity(const json& reply) {
+  const int64_t rank = reply_int(reply, "rank", -1);
+  const int64_t port = reply_int(reply, "port", -1);
+  AgentEndpoint claimed{reply_text(reply, "host"), reply_text(reply, "address"), 0, 0};
+  if (rank < 0 || rank > INT32_MAX || port < 1 || port > UINT16_MAX || claimed.host.empty() || claimed.address.empty())
+    return std::nullopt;
+  claimed.port = static_cast<uint16_t>(port);
+  claimed.rank = static_cast<int>(rank);
+  return claimed;
+}
+
+bool same_agent(const AgentEndpoint& a, const AgentEndpoint& b) {
+  return a.rank == b.rank && a.host == b.host && a.address == b.address && a.port == b.port;
+}
+
+std::string describe_agent(const AgentEndpoint& agent) {
+  return "rank " + std::to_string(agent.rank) + " on " + agent.host + " (" + agent.address + ":" +
+         std::to_string(agent.port) + ")";
+}
+
 bool same_secret(std::string_view a, std::string_view b) {
   // Every byte of the longer one is visited and differences are OR-ed together, so
   // how long this takes tells nothing about where the first difference is.

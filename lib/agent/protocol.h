@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -53,6 +54,25 @@ std::string encode_request(const Request& request);
 // A request frame's body, or why it is refused (not JSON, a missing or mistyped
 // field, an unknown op, a timeout out of range).
 Result<Request> decode_request(std::string_view body);
+
+// Who an agent is: its node, where it listens and its rank. Its answer to a hello
+// names all four and its proof binds them to the secret (request_mac.h), so rank 0
+// finds out another agent of the job answering on this one's address (a relay).
+struct AgentEndpoint {
+  std::string host;     // the name the suite uses for the node
+  std::string address;  // where its agent listens (an IP literal)
+  uint16_t port = 0;
+  int rank = 0;
+};
+
+// The hello answer's fields naming the agent ("rank", "host", "address", "port").
+void put_identity(nlohmann::json& answer, const AgentEndpoint& me);
+// The agent a hello answer claims to be, or none when a field is missing or mistyped
+// (a stranger, or an agent older than these fields).
+std::optional<AgentEndpoint> reply_identity(const nlohmann::json& reply);
+bool same_agent(const AgentEndpoint& a, const AgentEndpoint& b);
+// "rank 2 on node2 (10.0.0.2:4567)", for errors.
+std::string describe_agent(const AgentEndpoint& agent);
 
 // A reply body: a JSON object, or an error for anything else.
 Result<nlohmann::json> decode_reply(std::string_view body);

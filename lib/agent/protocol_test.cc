@@ -47,6 +47,29 @@ TEST(AgentProtocol, RequestsRoundTripAndBadOnesAreNamed) {
             "download without a \"path\"");
 }
 
+// What a hello answer claims about its agent is read by type: a field missing, of
+// another type or out of range is no identity at all (issue 42).
+TEST(AgentProtocol, AnAgentsIdentityRoundTripsAndAMalformedOneIsNone) {
+  nlohmann::json answer;
+  put_identity(answer, {"node2", "10.0.0.2", 4567, 2});
+  EXPECT_EQ(answer.dump(), R"({"address":"10.0.0.2","host":"node2","port":4567,"rank":2})");
+  auto back = reply_identity(answer);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_TRUE(same_agent(*back, {"node2", "10.0.0.2", 4567, 2}));
+  EXPECT_EQ(describe_agent(*back), "rank 2 on node2 (10.0.0.2:4567)");
+  for (const char* broken : {R"({"address":"10.0.0.2","host":"node2","port":4567})",
+                             R"({"address":"10.0.0.2","host":"node2","port":4567,"rank":"2"})",
+                             R"({"address":"10.0.0.2","host":"node2","port":65536,"rank":2})",
+                             R"({"address":"10.0.0.2","host":"node2","port":0,"rank":2})",
+                             R"({"address":"10.0.0.2","host":"node2","port":4567,"rank":-1})",
+                             R"({"address":"10.0.0.2","host":"","port":4567,"rank":2})",
+                             R"({"host":"node2","port":4567,"rank":2})"})
+    EXPECT_FALSE(reply_identity(nlohmann::json::parse(broken)).has_value()) << broken;
+  for (auto differs : {AgentEndpoint{"node1", "10.0.0.2", 4567, 2}, AgentEndpoint{"node2", "10.0.0.1", 4567, 2},
+                       AgentEndpoint{"node2", "10.0.0.2", 4568, 2}, AgentEndpoint{"node2", "10.0.0.2", 4567, 1}})
+    EXPECT_FALSE(same_agent(*back, differs)) << describe_agent(differs);
+}
+
 TEST(AgentProtocol, SecretsCompareWhole) {
   const std::string secret(40, 'a');
   EXPECT_TRUE(same_secret(secret, secret));

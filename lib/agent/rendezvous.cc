@@ -77,6 +77,51 @@ Result<std::string> read_secret(const fs::path& path) {
   return text;
 }
 
+std::string usual_name() { return ".aorta_suite_agents." + std::to_string(::geteuid()); }
+
+// The folder of this user's rendezvous under `root`: the usual name, or, when another
+// user made that name first (a shared sticky parent), a fresh unpredictable one beside
+// it (mkdtemp: 0700, this user's), which agents find by its owner, not by its name.
+Result<fs::path> own_folder(const fs::path& root) {
+  const fs::path usual = root / usual_name();
+  if (!make_private_folders(usual)) return io_error(usual, "cannot create the agents' folder");
+  struct stat st {};
+  if (::lstat(usual.c_str(), &st) == 0 && st.st_uid != ::geteuid()) {
+    std::string fresh = (root / (usual_name() + ".XXXXXX")).string();
+    if (!::mkdtemp(fresh.data()))
+      return io_error(root, "cannot create the agents' folder beside " + usual.string() + " (another user's)");
+    return fs::path(fresh);
+  }
+  if (auto problem = private_folder_problem(usual); !problem.empty())
+    return Error{ErrorCode::kInvalidInput, "the agents' folder is unsafe: " + problem, usual.string()};
+  return usual;
+}
+
+// Where rank 0's folder for `job` is: under the usual name when that is this user's;
+// else in the one fresh folder beside it that is this user's, private and holds the
+// job's (another user can make names there, never a folder of this user's). Empty
+// while there is none yet.
+Result<fs::path> find_job_folder(const fs::path& root, const std::string& job) {
+  const fs::path usual = root / usual_name();
+  struct stat st {};
+  if (::lstat(usual.c_str(), &st) != 0) return fs::path();
+  if (st.st_uid == ::geteuid()) return usual / job;
+  std::vector<fs::path> found;
+  std::error_code ec;
+  for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() != usual_name().size() + 7 || name.rfind(usual_name() + ".", 0) != 0) continue;
+    if (private_folder_problem(it->path()).empty() && ::lstat((it->path() / job).c_str(), &st) == 0)
+      found.push_back(it->path() / job);
+  }
+  if (found.size() > 1)
+    return Error{ErrorCode::kInvalidInput,
+                 "more than one of this user's agents' folders holds job " + job + " (" + found[0].string() + ", " +
+                     found[1].string() + "): a job step has one rank 0; remove the stale one",
+                 root.string()};
+  return found.empty() ? fs::path() : found.front();
+}
+
 Result<Published> read_published(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::string text(4096, '\0');
@@ -98,21 +143,26 @@ Result<Published> read_published(const fs::path& path) {
 fs::path rendezvous_folder(const fs::path& root, const std::string& job) {
   // One folder per user: in a shared parent (a 1777 scratch, a group folder) another
   // user's folder never stands in this user's way.
-  return root / (".aorta_suite_agents." + std::to_string(::geteuid())) / job;
+  return root / usual_name() / job;
 }
 
 Result<Rendezvous> Rendezvous::create(const fs::path& root, const std::string& job) {
+  auto parent = own_folder(root);
+  if (!parent) return parent.error();
   Rendezvous r;
-  r.folder_ = rendezvous_folder(root, job);
-  const fs::path parent = r.folder_.parent_path();
-  if (!make_private_folders(parent)) return io_error(parent, "cannot create the agents' folder");
-  if (auto problem = private_folder_problem(parent); !problem.empty())
-    return Error{ErrorCode::kInvalidInput, "the agents' folder is unsafe: " + problem, parent.string()};
-  if (::mkdir(r.folder_.c_str(), 0700) != 0) {
-    if (errno == EEXIST)
+  r.folder_ = *parent / job;
+  // Beside a squatted name, an earlier rank 0's folder for the job may be another fresh one.
+  auto earlier = find_job_folder(root, job);
+  const bool taken = !earlier || (!earlier->empty() && fs::exists(*earlier));
+  if (taken || ::mkdir(r.folder_.c_str(), 0700) != 0) {
+    const bool exists = taken || errno == EEXIST;
+    const int why = errno;
+    if (*parent != root / usual_name()) ::rmdir(parent->c_str());  // the fresh folder, made for nothing
+    errno = why;
+    if (exists)
       return Error{ErrorCode::kInvalidInput,
                    "job " + job + " already has a rank 0 (its agents' folder exists); a job step has one rank 0",
-                   r.folder_.string()};
+                   (taken && earlier ? *earlier : r.folder_).string()};
     return io_error(r.folder_, "cannot create the job's agents' folder");
   }
   r.secret_ = random_secret();
@@ -131,9 +181,11 @@ Result<Rendezvous> Rendezvous::create(const fs::path& root, const std::string& j
 
 Result<Rendezvous> Rendezvous::join(const fs::path& root, const std::string& job, std::chrono::seconds wait) {
   Rendezvous r;
-  r.folder_ = rendezvous_folder(root, job);
   const auto deadline = Clock::now() + wait;
   for (;;) {
+    auto folder = find_job_folder(root, job);
+    if (!folder) return folder.error();
+    r.folder_ = folder->empty() ? rendezvous_folder(root, job) : *folder;
     if (auto secret = read_secret(r.folder_ / "secret"); secret) {
       for (const auto& folder : {r.folder_.parent_path(), r.folder_})
         if (auto problem = private_folder_problem(folder); !problem.empty())
@@ -195,7 +247,10 @@ Result<std::vector<Published>> Rendezvous::await(size_t agents, std::chrono::sec
 
 void Rendezvous::remove() const {
   std::error_code ignored;
-  if (!folder_.empty()) fs::remove_all(folder_, ignored);
+  if (folder_.empty()) return;
+  fs::remove_all(folder_, ignored);
+  // A fresh folder made beside another user's is this job's alone: it goes too.
+  if (folder_.parent_path().filename() != usual_name()) ::rmdir(folder_.parent_path().c_str());
 }
 
 }  // namespace aorta::agent

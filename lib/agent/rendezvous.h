@@ -32,10 +32,13 @@ using AwaitProblem = std::function<std::string()>;
 class Rendezvous {
  public:
   // Rank 0: <root>/.aorta_suite_agents.<uid>/<job>/, new (a second rank 0 of the same job
-  // is refused), and its secret.
+  // is refused), and its secret. When another user made .aorta_suite_agents.<uid> (a
+  // shared sticky root), a fresh .aorta_suite_agents.<uid>.XXXXXX of this user's
+  // beside it instead.
   static Result<Rendezvous> create(const std::filesystem::path& root, const std::string& job);
-  // An agent: waits up to `wait` for rank 0's folder and secret, and checks that both
-  // are this user's and private.
+  // An agent: waits up to `wait` for rank 0's folder and secret (beside a squatted
+  // name: the one fresh folder of this user's that holds the job's), and checks that
+  // both are this user's and private.
   static Result<Rendezvous> join(const std::filesystem::path& root, const std::string& job, std::chrono::seconds wait);
 
   const std::string& secret() const { return secret_; }
@@ -54,7 +57,8 @@ class Rendezvous {
   std::string secret_;
 };
 
-// The folder's path for a job, without touching anything.
+// The folder's usual path for a job, without touching anything (folder() says where
+// rank 0 made it).
 std::filesystem::path rendezvous_folder(const std::filesystem::path& root, const std::string& job);
 
 }  // namespace aorta::agent

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -89,6 +90,47 @@ TEST(Rendezvous, APlantedLinkIsNotTheAgentsFolder) {
   ASSERT_FALSE(made.ok());
   EXPECT_NE(made.error().message.find("unsafe: not a folder"), std::string::npos) << made.error().message;
   EXPECT_TRUE(fs::is_empty(dir.path() / "elsewhere"));
+}
+
+// Probe 15 (issue 42): another user made the usual name first in a shared sticky
+// root (a folder or a link of theirs). Rank 0 makes a fresh folder of its own beside
+// it and the agents find it by its owner; another user's folder named like a fresh
+// one, even holding the job and a secret, is never taken for it.
+TEST(Rendezvous, ANameSquattedByAnotherUserIsSteppedAroundNotTrusted) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to make a folder of another user";
+  for (bool link : {false, true}) {
+    testing::TempDir dir;
+    ::chmod(dir.path().c_str(), 01777);
+    const fs::path usual = rendezvous_folder(dir.path(), "77.0").parent_path();
+    if (link) fs::create_directory_symlink(dir.path(), usual);
+    else fs::create_directories(usual / "77.0");
+    ASSERT_EQ(::lchown(usual.c_str(), 65534, 65534), 0);
+    const fs::path decoy = usual.string() + ".AAAAAA";  // the shape of a fresh name, another user's
+    fs::create_directories(decoy / "77.0");
+    { std::ofstream(decoy / "77.0" / "secret") << std::string(64, 'a'); }
+    ::chmod(decoy.c_str(), 0700);
+    for (const auto& p : {decoy, decoy / "77.0", decoy / "77.0" / "secret"})
+      ASSERT_EQ(::chown(p.c_str(), 65534, 65534), 0);
+    auto made = Rendezvous::create(dir.path(), "77.0");
+    ASSERT_TRUE(made.ok()) << made.error().describe();
+    const fs::path fresh = made->folder().parent_path();
+    EXPECT_EQ(fresh.parent_path(), dir.path());
+    EXPECT_EQ(fresh.filename().string().rfind(usual.filename().string() + ".", 0), 0u) << fresh;
+    EXPECT_NE(fresh, decoy);
+    EXPECT_EQ(mode_of(fresh), 0700u);
+    EXPECT_EQ(mode_of(made->folder() / "secret"), 0600u);
+    auto joined = Rendezvous::join(dir.path(), "77.0", seconds(1));
+    ASSERT_TRUE(joined.ok()) << joined.error().describe();
+    EXPECT_EQ(joined->folder(), made->folder());
+    EXPECT_EQ(joined->secret(), made->secret());
+    auto second = Rendezvous::create(dir.path(), "77.0");
+    ASSERT_FALSE(second.ok());
+    EXPECT_NE(second.error().message.find("job 77.0 already has a rank 0"), std::string::npos)
+        << second.error().message;
+    made->remove();
+    EXPECT_FALSE(fs::exists(fresh)) << "the fresh folder is the job's alone";
+    EXPECT_TRUE(fs::exists(decoy / "77.0" / "secret")) << "another user's folder is left alone";
+  }
 }
 
 TEST(Rendezvous, RankZeroGetsEveryAgentsAddressOrNamesTheMissing) {

@@ -35,9 +35,12 @@ std::string random_nonce() {
 }
 
 std::string agent_proof(std::string_view secret, std::string_view job, std::string_view client_nonce,
-                        std::string_view agent_nonce) {
-  // A JSON array: each part keeps its bounds, so no two inputs make the same message.
-  return hmac_hex(secret, nlohmann::json::array({"agent", job, client_nonce, agent_nonce}).dump());
+                        std::string_view agent_nonce, const AgentEndpoint& me) {
+  // A JSON array: each part keeps its bounds, so no two inputs make the same message
+  // (bytes that are not UTF-8 replaced, on both sides alike, rather than thrown on).
+  const auto message = nlohmann::json::array({"agent", job, client_nonce, agent_nonce, me.rank, me.host, me.address,
+                                               me.port});
+  return hmac_hex(secret, message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 std::string request_token(std::string_view secret, std::string_view agent_nonce, uint64_t seq, const Request& request) {
