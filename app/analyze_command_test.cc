@@ -1,6 +1,8 @@
 // aorta_suite analyze run whole (issue 29, items 8 and 11 in part): a symbolic link
 // where a trace could be is named, never skipped without a word, and names from the
 // disk reach the terminal printable.
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -20,6 +22,20 @@ using aorta::testing::TempDir;
 
 const fs::path kTrace = fs::path(AORTA_TEST_DATA_DIR) / "h200-torch2.11-kineto-nccl_rank0.json.gz";
 
+// An analyze of one good trace and entries that are named, not analyzed: exit 3, each
+// named on stderr and in the JSON's parse errors, the parse partial.
+void expect_partial(const aorta::testing::SuiteRun& run, const fs::path& json, const std::vector<std::string>& named) {
+  EXPECT_EQ(run.exit_code, 3) << run.err;
+  for (const auto& line : named) EXPECT_NE(run.err.find("error: " + line + "\n"), std::string::npos) << run.err;
+  std::ifstream in(json);
+  const auto doc = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_TRUE(doc.is_object());
+  EXPECT_EQ(doc["parse"]["status"], "partial");
+  EXPECT_EQ(doc["parse"]["files_found"], 1);
+  EXPECT_EQ(doc["parse"]["files_parsed"], 1);
+  EXPECT_EQ(doc["parse"]["errors"], nlohmann::json(named));
+}
+
 // Links are never followed (a loop, or files outside the tree), so a linked trace is
 // a rank not analyzed: a parse error naming it, the parse partial (exit 3).
 TEST(AnalyzeCommand, ALinkWhereATraceCouldBeIsNamedAndTheParsePartial) {
@@ -30,17 +46,28 @@ TEST(AnalyzeCommand, ALinkWhereATraceCouldBeIsNamedAndTheParsePartial) {
   fs::create_symlink(elsewhere.path() / "rank1.json.gz", dir.path() / "traces" / "rank1.json.gz");
   fs::create_directory_symlink(elsewhere.path(), dir.path() / "traces" / "more");
   const auto run = run_suite({"analyze", "traces", "--output", "out.json"}, dir.path());
-  EXPECT_EQ(run.exit_code, 3) << run.err;
-  const std::vector<std::string> named = {
-      "traces/more: a symbolic link, not followed; traces through it are not analyzed",
-      "traces/rank1.json.gz: a symbolic link, not followed; traces through it are not analyzed"};
-  for (const auto& line : named) EXPECT_NE(run.err.find("error: " + line + "\n"), std::string::npos) << run.err;
-  std::ifstream in(dir.path() / "out.json");
-  const auto doc = nlohmann::json::parse(in, nullptr, false);
-  ASSERT_TRUE(doc.is_object());
-  EXPECT_EQ(doc["parse"]["status"], "partial");
-  EXPECT_EQ(doc["parse"]["files_found"], 1);
-  EXPECT_EQ(doc["parse"]["errors"], nlohmann::json(named));
+  expect_partial(run, dir.path() / "out.json",
+                 {"traces/more: a symbolic link, not followed; traces through it are not analyzed",
+                  "traces/rank1.json.gz: a symbolic link, not followed; traces through it are not analyzed"});
+}
+
+// Issue 42, 6: a FIFO with a trace's name was skipped without a word (exit 0, one rank
+// of two). Each is a named parse error, the parse partial (exit 3), as a link is; never
+// opened (the open would wait for a writer), given by name too. Sockets and devices:
+// TraceFiles.SpecialFilesWithATracesNameAreNamed.
+TEST(AnalyzeCommand, AFifoWhereATraceCouldBeIsNamedAndTheParsePartial) {
+  TempDir dir;
+  fs::create_directories(dir.path() / "traces");
+  fs::copy_file(kTrace, dir.path() / "traces" / "rank0.json.gz");
+  ASSERT_EQ(::mkfifo((dir.path() / "traces" / "rank1.json").c_str(), 0600), 0);
+  ASSERT_EQ(::mkfifo((dir.path() / "traces" / "rank2.json.zst").c_str(), 0600), 0);
+  const auto run = run_suite({"analyze", "traces", "--output", "out.json"}, dir.path());
+  const std::string fifo = "traces/rank1.json: not a regular file (a FIFO), not opened; not analyzed";
+  expect_partial(run, dir.path() / "out.json",
+                 {fifo, "traces/rank2.json.zst: not a regular file (a FIFO), not opened; not analyzed"});
+  const auto alone = run_suite({"analyze", "traces/rank1.json", "--output", "alone.json"}, dir.path());
+  EXPECT_EQ(alone.exit_code, 1) << alone.err;  // nothing else to analyze: failed
+  EXPECT_NE(alone.err.find("error: " + fifo + "\n"), std::string::npos) << alone.err;
 }
 
 // A trace folder's name carries an escape into every error about its files.

@@ -291,6 +291,7 @@ TraceSet analyze_found(const fs::path& dir, AnalyzeOptions options) {
     set.errors.push_back("cannot read folder " + folder + "; traces in it are not analyzed");
   for (const auto& link : found.links)
     set.errors.push_back(link.string() + ": a symbolic link, not followed; traces through it are not analyzed");
+  for (const auto& special : found.not_regular) set.errors.push_back(special + ", not opened; not analyzed");
   std::vector<fs::path>& files = found.files;
   set.files_found = files.size();
   if (files.empty()) {

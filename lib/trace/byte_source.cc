@@ -1,6 +1,7 @@
 #include "trace/byte_source.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +10,18 @@
 
 namespace aorta::trace {
 namespace {
+
+// O_NONBLOCK: a FIFO swapped in for a listed trace must not block the open (a regular
+// file's reads ignore the flag); anything but a regular file is then not read.
+int open_regular(const std::filesystem::path& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  struct stat st {};
+  if (fd >= 0 && (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
 
 TraceEncoding encoding_of(int fd) {
   unsigned char magic[4] = {0, 0, 0, 0};
@@ -21,7 +34,7 @@ TraceEncoding encoding_of(int fd) {
 }  // namespace
 
 TraceEncoding detect_encoding(const std::filesystem::path& file) {
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = open_regular(file);
   if (fd < 0) return TraceEncoding::kPlain;
   const TraceEncoding e = encoding_of(fd);
   ::close(fd);
@@ -30,7 +43,7 @@ TraceEncoding detect_encoding(const std::filesystem::path& file) {
 
 // Plain files are read with read(2), compressed ones through the StreamDecoder.
 ByteSource::ByteSource(const std::filesystem::path& file, size_t chunk, uint64_t begin, uint64_t end)
-    : fd_(::open(file.c_str(), O_RDONLY | O_CLOEXEC)), chunk_(chunk) {
+    : fd_(open_regular(file)), chunk_(chunk) {
   if (fd_ < 0) return;
   const TraceEncoding encoding = encoding_of(fd_);
   if (encoding == TraceEncoding::kPlain) {

@@ -2,6 +2,9 @@
 // through zlib, with the same budget and the same kind of errors, naming the file.
 #include "trace/byte_source.h"
 
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -260,6 +263,28 @@ TEST(GzipTrace, ConcatenatedMembersAreReadAndTrailingBytesAreAnError) {
           << c.what << ": " << data.error().message;
     }
   }
+}
+
+// Issue 42, 6: a FIFO put where a listed trace was (after the listing) must not hold
+// the read: a blocking open waits for a writer forever. Opened without waiting and
+// refused as no regular file. Run in a child that an alarm ends, so a wait fails the
+// test instead of hanging it.
+TEST(ByteSource, AFifoIsRefusedWithoutWaitingForAWriter) {
+  aorta::testing::TempDir dir;
+  const auto fifo = dir.path() / "rank0.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::alarm(10);
+    const bool refused = !ByteSource(fifo, 4096).open() && detect_encoding(fifo) == TraceEncoding::kPlain;
+    auto data = read_trace(fifo);
+    ::_exit(refused && !data.ok() && data.error().context == fifo.string() ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status)) << "killed by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0)
+                                 << ": the open waited for a writer";
+  EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
 }
 
 }  // namespace

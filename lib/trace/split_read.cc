@@ -166,7 +166,7 @@ std::vector<ScanPart> plan_parts(const std::filesystem::path& file, const TraceS
   if (ec || split.threads < 2 || detect_encoding(file) != TraceEncoding::kPlain) return {};
   const uint64_t parts = std::min<uint64_t>(split.threads, size / std::max<uint64_t>(1, split.min_part_bytes));
   if (parts < 2) return {};
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return {};
   std::vector<char> window(1u << 20);
   auto is_space = [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; };

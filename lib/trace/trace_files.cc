@@ -1,8 +1,12 @@
 #include "trace/trace_files.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <regex>
 #include <string>
+
+#include "common/output_path.h"
 
 namespace aorta::trace {
 namespace fs = std::filesystem;
@@ -22,6 +26,18 @@ bool under_torch_profiler(const fs::path& file) {
   return false;
 }
 
+// "<path>: not a regular file (a FIFO)", from stat or lstat: neither opens the file.
+std::string not_regular_entry(const fs::path& path, bool follow) {
+  struct stat st {};
+  const int got = follow ? ::stat(path.c_str(), &st) : ::lstat(path.c_str(), &st);
+  return path.string() + ": not a regular file (" + (got == 0 ? file_kind(st.st_mode) : "gone since the listing") + ")";
+}
+
+void drop_outside_torch_profiler(std::vector<fs::path>& paths) {
+  paths.erase(std::remove_if(paths.begin(), paths.end(), [](const fs::path& p) { return !under_torch_profiler(p); }),
+              paths.end());
+}
+
 }  // namespace
 
 // An explicit walk rather than recursive_directory_iterator: its
@@ -30,8 +46,11 @@ bool under_torch_profiler(const fs::path& file) {
 FoundTraces find_traces(const fs::path& dir) {
   FoundTraces out;
   std::error_code ec;
-  if (fs::is_regular_file(dir, ec)) return {{dir}, {}};
-  std::vector<fs::path> pending{dir};
+  // The path given is followed, as the user named it; a FIFO or a device there is named.
+  const fs::file_status given = fs::status(dir, ec);
+  if (fs::is_regular_file(given)) return {{dir}, {}, {}, {}};
+  if (!ec && fs::exists(given) && !fs::is_directory(given)) return {{}, {}, {}, {not_regular_entry(dir, true)}};
+  std::vector<fs::path> pending{dir}, special;  // special: a trace's name on a FIFO, socket or device
   while (!pending.empty()) {
     fs::path folder = std::move(pending.back());
     pending.pop_back();
@@ -46,19 +65,21 @@ FoundTraces find_traces(const fs::path& dir) {
       }
       if (entry.is_directory(type_ec)) {
         if (name != ".git" && name != ".cvs-aorta") pending.push_back(entry.path());
-      } else if (entry.is_regular_file(type_ec) && is_trace_name(name)) {
-        out.files.push_back(entry.path());
+      } else if (is_trace_name(name)) {
+        (entry.is_regular_file(type_ec) ? out.files : special).push_back(entry.path());
       }
     }
     if (ec) out.unreadable.push_back(folder.string() + ": " + ec.message());
     ec.clear();
   }
-  bool any_profiler = std::any_of(out.files.begin(), out.files.end(), under_torch_profiler);
-  if (any_profiler)
-    out.files.erase(std::remove_if(out.files.begin(), out.files.end(),
-                                   [](const fs::path& p) { return !under_torch_profiler(p); }),
-                    out.files.end());
+  if (std::any_of(out.files.begin(), out.files.end(), under_torch_profiler) ||
+      std::any_of(special.begin(), special.end(), under_torch_profiler)) {
+    drop_outside_torch_profiler(out.files);
+    drop_outside_torch_profiler(special);
+  }
   std::sort(out.files.begin(), out.files.end());
+  std::sort(special.begin(), special.end());
+  for (const auto& path : special) out.not_regular.push_back(not_regular_entry(path, false));
   std::sort(out.unreadable.begin(), out.unreadable.end());
   std::sort(out.links.begin(), out.links.end());
   return out;

@@ -17,6 +17,10 @@ struct FoundTraces {
   // They are never followed (a loop, or files outside the tree), so the caller must
   // name them: each is traces not analyzed.
   std::vector<std::filesystem::path> links;
+  // Entries with a trace's name that are neither a file nor a folder (a FIFO, a socket,
+  // a device), sorted: "<path>: not a regular file (a FIFO)". Never opened (a FIFO
+  // would block the open), so the caller must name them: each is a trace not analyzed.
+  std::vector<std::string> not_regular;
 };
 
 // Every *.json / *.json.gz / *.json.zst file below dir, sorted by path. When some of them sit in

@@ -1,8 +1,13 @@
 #include "trace/trace_files.h"
 
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <cstring>
 
 #include <gtest/gtest.h>
 
@@ -61,6 +66,52 @@ TEST(TraceFiles, LinksThatCouldLeadToTracesAreNamed) {
   EXPECT_EQ(found.files, std::vector<std::filesystem::path>{dir.path() / "rank0" / "a.json"});
   EXPECT_EQ(found.links, (std::vector<std::filesystem::path>{dir.path() / "loop", dir.path() / "rank0" / "more",
                                                              dir.path() / "rank1.json", dir.path() / "rank2.json.gz"}));
+}
+
+// A UNIX socket bound at path (the file stays after the descriptor is closed).
+bool make_socket_file(const std::filesystem::path& path) {
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  if (path.string().size() >= sizeof address.sun_path) return false;
+  std::strcpy(address.sun_path, path.c_str());
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  const bool bound = fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
+  if (fd >= 0) ::close(fd);
+  return bound;
+}
+
+// Issue 42, 6: a FIFO with a trace's name was skipped without a word, so its rank
+// vanished from a "success" parse. Anything with a trace's name that is neither a file
+// nor a folder is named with what it is, found by its type alone (a FIFO never opened:
+// the open would wait for a writer). Given by name, such a path is named too.
+TEST(TraceFiles, SpecialFilesWithATracesNameAreNamed) {
+  aorta::testing::TempDir dir;
+  dir.write("rank1/b.json", "[]");
+  ASSERT_EQ(::mkfifo((dir.path() / "rank0.json").c_str(), 0600), 0);
+  ASSERT_EQ(::mkfifo((dir.path() / "notes.txt").c_str(), 0600), 0);  // not a trace's name
+  ASSERT_TRUE(make_socket_file(dir.path() / "rank2.json.gz"));
+  FoundTraces found = find_traces(dir.path());
+  EXPECT_EQ(found.files, std::vector<std::filesystem::path>{dir.path() / "rank1" / "b.json"});
+  const std::string fifo = (dir.path() / "rank0.json").string() + ": not a regular file (a FIFO)";
+  const std::string socket = (dir.path() / "rank2.json.gz").string() + ": not a regular file (a socket)";
+  EXPECT_EQ(found.not_regular, (std::vector<std::string>{fifo, socket}));
+  // A device where the process may make one (root with CAP_MKNOD): /dev/null's numbers.
+  if (::mknod((dir.path() / "rank3.json").c_str(), S_IFCHR | 0600, makedev(1, 3)) == 0)
+    EXPECT_EQ(find_traces(dir.path()).not_regular.back(),
+              (dir.path() / "rank3.json").string() + ": not a regular file (a character device)");
+  EXPECT_EQ(find_traces(dir.path() / "rank0.json").not_regular, std::vector<std::string>{fifo});
+  EXPECT_TRUE(find_traces(dir.path() / "rank0.json").files.empty());
+  // Aorta's layout (torch_profiler) shown by a FIFO alone: the report beside it is no
+  // trace, and a FIFO beside it is not named.
+  aorta::testing::TempDir aorta;
+  aorta.write("aorta_benchmark_report.json", "{}");
+  const auto in_profiler = aorta.path() / "out" / "torch_profiler" / "a.json";
+  std::filesystem::create_directories(in_profiler.parent_path());
+  ASSERT_EQ(::mkfifo(in_profiler.c_str(), 0600), 0);
+  ASSERT_EQ(::mkfifo((aorta.path() / "other.json").c_str(), 0600), 0);
+  FoundTraces layout = find_traces(aorta.path());
+  EXPECT_TRUE(layout.files.empty());
+  EXPECT_EQ(layout.not_regular, std::vector<std::string>{in_profiler.string() + ": not a regular file (a FIFO)"});
 }
 
 // Issue 14, item 9: a folder that cannot be listed was skipped without a word
