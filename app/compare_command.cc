@@ -66,6 +66,24 @@ std::string idle_gate(const std::vector<std::string>& given, const metrics::Comp
   return "";
 }
 
+// A gated metric that cannot be judged (in one run only, not finite, a baseline of
+// 0) would pass as "n/a": an input error like a gate that compares nothing, naming the
+// gate, the metric and both inputs; empty when every gated metric is judged.
+std::string unjudged_gate(const std::vector<std::string>& given, const metrics::Comparison& c,
+                          const metrics::RunFigures& base, const metrics::RunFigures& cand) {
+  if (c.unjudged.empty()) return "";
+  const metrics::UnjudgedMetric& u = c.unjudged.front();
+  std::vector<std::string> others;
+  for (auto it = c.unjudged.begin() + 1; it != c.unjudged.end(); ++it) others.push_back(it->key + " (" + it->why + ")");
+  // The gate that reaches the metric: its own KEY=PCT, else the bare PCT.
+  auto gate = std::find_if(given.begin(), given.end(), [&](const std::string& g) { return gate_key(g) == u.key; });
+  if (gate == given.end())
+    gate = std::find_if(given.begin(), given.end(), [](const std::string& g) { return gate_key(g).empty(); });
+  return "--max-regression " + (gate == given.end() ? std::string("?") : *gate) + " cannot judge " + u.key + ": " +
+         u.why + " (baseline " + base.source + ", candidate " + cand.source + ")" +
+         (c.unjudged.size() > 1 ? "; nor " + fmt::format("{}", fmt::join(others, ", ")) : "");
+}
+
 std::string number(double v) { return fmt::format("{:.6g}", v); }
 
 // One format per unit (issue 31, 8): times with 3 decimals, fractions in % with 2.
@@ -156,6 +174,8 @@ int compare(const cli::Options& o) {
     const metrics::Comparison c = metrics::compare_runs(*base, *cand, *limits);
     if (const std::string idle = idle_gate(o.max_regression, c, *base, *cand); !idle.empty())
       return usage_error(printable(idle), cli::Command::kCompare);
+    if (const std::string unjudged = unjudged_gate(o.max_regression, c, *base, *cand); !unjudged.empty())
+      return usage_error(printable(unjudged), cli::Command::kCompare);
     print_comparison(c, *base, *cand);
     if (!o.output.empty())
       if (Status s = write_file_atomically(o.output, report::json_text(report::comparison_json(c, *base, *cand))); !s) {

@@ -1,19 +1,42 @@
 // aorta_suite compare as a CI gate (issue 29, item 11 in part), run whole: a gate
 // that compares nothing fails, and names from files reach the terminal printable.
+#include <sys/stat.h>
+
 #include <fstream>
 
 #include <gtest/gtest.h>
 
 #include "report/metrics_json.h"
 
+#include "tests/gunzip.h"
 #include "tests/run_suite.h"
 #include "tests/temp_dir.h"
+#include "test_paths.h"  // AORTA_TEST_DATA_DIR
 
 namespace aorta::app {
 namespace {
 
 using aorta::testing::run_suite;
 using aorta::testing::TempDir;
+
+struct CompareCase {
+  std::vector<std::string> args;  // after "compare"
+  int exit_code;
+  std::string err;  // how stderr begins
+};
+
+// Each case run whole in dir: its exit status, how stderr begins, and for an input
+// error (2) no verdict at all on stdout.
+void expect_compare_cases(const std::vector<CompareCase>& cases, const std::filesystem::path& dir) {
+  for (const auto& c : cases) {
+    std::vector<std::string> args{"compare"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    const auto run = run_suite(args, dir);
+    EXPECT_EQ(run.exit_code, c.exit_code) << run.out << run.err;
+    EXPECT_EQ(run.err.substr(0, c.err.size()), c.err);
+    if (c.exit_code == 2) EXPECT_EQ(run.out, "");
+  }
+}
 
 // A gate over metrics one run lacks passed every candidate (exit 0): now it is an
 // input error (exit 2, as an unreadable input) naming the gate and both inputs.
@@ -22,11 +45,7 @@ TEST(CompareCommand, AGateThatComparesNothingFailsNamingTheGateAndBothInputs) {
   dir.write("base.json", R"({"performance": {"avg_iteration_time_ms": 10, "avg_comm_ratio": 0.5}})");
   dir.write("cand.json", R"({"performance": {"avg_iteration_time_ms": 10}})");
   dir.write("other.json", R"({"performance": {"avg_compute_ratio": 0.5}})");
-  const struct {
-    std::vector<std::string> args;
-    int exit_code;
-    std::string err;  // how stderr begins
-  } cases[] = {
+  const std::vector<CompareCase> cases = {
       // Without a gate, nothing in common is only shown.
       {{"base.json", "other.json"}, 0, ""},
       {{"base.json", "other.json", "--max-regression", "5.0"},
@@ -46,13 +65,66 @@ TEST(CompareCommand, AGateThatComparesNothingFailsNamingTheGateAndBothInputs) {
       // Each gate compares one metric here.
       {{"base.json", "cand.json", "--max-regression", "5", "--max-regression", "avg_iteration_time_ms=1"}, 0, ""},
   };
-  for (const auto& c : cases) {
-    std::vector<std::string> args{"compare"};
-    args.insert(args.end(), c.args.begin(), c.args.end());
-    const auto run = run_suite(args, dir.path());
-    EXPECT_EQ(run.exit_code, c.exit_code) << run.out << run.err;
-    EXPECT_EQ(run.err.substr(0, c.err.size()), c.err);
-  }
+  expect_compare_cases(cases, dir.path());
+}
+
+// Issue 42, 6: a trace folder with a rank that did not parse was compared on the ranks
+// that did, every metric "same" and the gate passed. A partial input (a trace folder
+// whose parse is partial, or a report or analyze JSON that says so) is an input error,
+// exit 2 as an unreadable input, naming the side and its files, gate or no gate.
+TEST(CompareCommand, APartialInputIsAnErrorNamingItsFiles) {
+  TempDir dir;
+  const std::filesystem::path data = AORTA_TEST_DATA_DIR;
+  const std::string rank0 = aorta::testing::gunzip(data / "h200-torch2.11-kineto-nccl_rank0.json.gz");
+  const std::string rank1 = aorta::testing::gunzip(data / "h200-torch2.11-kineto-nccl_rank1.json.gz");
+  ASSERT_FALSE(rank0.empty());
+  for (const std::string side : {"base", "cut", "fifo"}) dir.write(side + "/rank0.json", rank0);
+  dir.write("base/rank1.json", rank1);
+  dir.write("cut/rank1.json", rank1.substr(0, rank1.size() / 2));  // a copy that died
+  ASSERT_EQ(::mkfifo((dir.path() / "fifo" / "rank1.json").c_str(), 0600), 0);
+  ASSERT_EQ(run_suite({"analyze", "cut", "--output", "cut.json"}, dir.path()).exit_code, 3);
+  const std::string partial = ": its traces parsed in part (parse partial), so compare would judge the run by the "
+                              "ranks that did; not compared: ";
+  const std::vector<CompareCase> cases = {
+      {{"base", "base", "--max-regression", "5"}, 0, ""},  // whole: compared
+      {{"base", "cut", "--max-regression", "5"}, 2, "aorta_suite: candidate cut" + partial + "cut/rank1.json: "},
+      {{"cut", "base"}, 2, "aorta_suite: baseline cut" + partial + "cut/rank1.json: "},
+      {{"base", "fifo", "--max-regression", "5"},
+       2,
+       "aorta_suite: candidate fifo" + partial + "fifo/rank1.json: not a regular file (a FIFO), not opened; not analyzed\n"},
+      {{"base", "cut.json"}, 2, "aorta_suite: candidate cut.json" + partial + "cut/rank1.json: "},
+  };
+  expect_compare_cases(cases, dir.path());
+}
+
+// Issue 42, 6: a gated metric with a baseline of 0 passed as "n/a" (exit 0). Every
+// gated metric that cannot be judged is an input error, as a gate that compares
+// nothing is: exit 2 naming the gate, the metric, why and both inputs. (A value that
+// is not finite cannot come from a file, 1e999 is not JSON here: CompareRuns's
+// AGatedMetricThatCannotBeJudgedIsNamed has it.)
+TEST(CompareCommand, AGatedMetricThatCannotBeJudgedFailsNamingItAndBothInputs) {
+  TempDir dir;
+  dir.write("zero.json", R"({"performance": {"avg_iteration_time_ms": 0, "avg_step_time_ms": 0}})");
+  dir.write("cand.json", R"({"performance": {"avg_iteration_time_ms": 100, "avg_step_time_ms": 100}})");
+  dir.write("iter.json", R"({"performance": {"avg_iteration_time_ms": 100}})");
+  const std::string zero = "its baseline is 0 (candidate 100): no change in % to judge";
+  const std::vector<CompareCase> cases = {
+      {{"zero.json", "cand.json", "--max-regression", "avg_iteration_time_ms=5"},
+       2,
+       "aorta_suite: --max-regression avg_iteration_time_ms=5 cannot judge avg_iteration_time_ms: " + zero +
+           " (baseline zero.json, candidate cand.json)\n"},
+      {{"zero.json", "cand.json", "--max-regression", "5"},
+       2,
+       "aorta_suite: --max-regression 5 cannot judge avg_iteration_time_ms: " + zero +
+           " (baseline zero.json, candidate cand.json); nor avg_step_time_ms (" + zero + ")\n"},
+      {{"cand.json", "iter.json", "--max-regression", "5"},
+       2,
+       "aorta_suite: --max-regression 5 cannot judge avg_step_time_ms: in the baseline only (baseline cand.json, "
+       "candidate iter.json)\n"},
+      {{"cand.json", "iter.json", "--max-regression", "avg_iteration_time_ms=5"}, 0, ""},  // the one named is judged
+      {{"zero.json", "cand.json"}, 0, ""},  // no gate: shown as n/a
+  };
+  expect_compare_cases(cases, dir.path());
 }
 
 // A file name is bytes: an escape in it must not reach the terminal as one.

@@ -114,5 +114,22 @@ TEST(RunFigures, DeepNestingInAFileIsRefusedNamingTheFile) {
       << got.error().message;
 }
 
+// Issue 42, 6: a report or analyze JSON whose traces parsed in part holds only the
+// ranks that did; compared, it passed a run that lost its slowest rank. Refused naming
+// the file and its first errors; "success" (or no parse record) is read as before.
+TEST(RunFigures, AReportOfAPartialParseIsRefusedNamingItsErrors) {
+  const std::string head = R"({"performance": {"avg_iteration_time_ms": 10}, "parse": {"status": ")";
+  EXPECT_TRUE(figures_from_json(head + R"(success", "errors": []}})", "r.json").ok());
+  EXPECT_TRUE(figures_from_json(R"({"performance": {}, "parse": null})", "r.json").ok());
+  const auto partial = figures_from_json(head + R"(partial", "errors": ["a", "b", "c", "d", "e"]}})", "r.json");
+  ASSERT_FALSE(partial.ok());
+  EXPECT_EQ(partial.error().message,
+            "r.json: its traces parsed in part (parse partial), so compare would judge the run by the ranks that did; "
+            "not compared: a; b; c; and 2 more");
+  const auto failed = figures_from_json(R"({"parse": {"errors": ["x"], "status": "failed"}, "performance": {}})", "r.json");
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error().message.rfind("r.json: its traces parsed in part (parse failed)", 0), 0u);
+}
+
 }  // namespace
 }  // namespace aorta::report

@@ -97,6 +97,24 @@ bool judged_by_steps(const std::string& key) {
   return key == "avg_iteration_time_ms" || key == "avg_step_time_ms" || key == "median_step_time_ms";
 }
 
+// Why a metric's two values give no verdict: a value not finite (a report that says
+// inf), or a time from 0 to something (no percentage of 0); empty when they give one.
+// A fraction is judged in points, so a baseline of 0 is a value like any other.
+std::string unjudgeable(const MetricSpec& spec, double base, double cand) {
+  for (const auto& [side, v] : {std::pair{"baseline", base}, std::pair{"candidate", cand}})
+    if (!std::isfinite(v)) return fmt::format("its {} value is not a finite number ({})", side, v);
+  if (base == 0 && cand != 0 && spec.unit != MetricUnit::kFraction)
+    return fmt::format("its baseline is 0 (candidate {:.6g}): no change in % to judge", cand);
+  return "";
+}
+
+// The limit on a metric: its own (KEY=PCT), else the bare one for a headline time.
+std::optional<double> limit_of(const std::string& key, const std::map<std::string, double>& limits) {
+  if (auto own = limits.find(key); own != limits.end()) return own->second;
+  if (auto all = limits.find(""); all != limits.end() && gated_by_default(key)) return all->second;
+  return std::nullopt;
+}
+
 // One metric's change and verdict, judged as Judged says. steps_trusted: both runs
 // have kMinSamples step times or more; steps_differ: the U test finds them different.
 MetricComparison compare_metric(const MetricSpec& spec, double base, double cand,
@@ -108,8 +126,11 @@ MetricComparison compare_metric(const MetricSpec& spec, double base, double cand
   m.candidate = cand;
   m.change = cand - base;
   const auto own = limits.find(m.key);
-  if (own != limits.end()) m.limit_pct = own->second;
-  else if (auto all = limits.find(""); all != limits.end() && gated_by_default(m.key)) m.limit_pct = all->second;
+  m.limit_pct = limit_of(m.key, limits);
+  if (!unjudgeable(spec, base, cand).empty()) {  // no number can say better or worse
+    m.verdict = "n/a";
+    return m;
+  }
   const double worse = m.lower_is_better ? m.change : -m.change;  // > 0: worse
   if (base != 0) {
     m.ratio = cand / base;
@@ -135,9 +156,9 @@ MetricComparison compare_metric(const MetricSpec& spec, double base, double cand
       return m;
     }
   }
-  if (!m.regression_pct) m.verdict = "n/a";  // from 0 to something: no percentage to judge
-  else if (m.limit_pct && *m.regression_pct > *m.limit_pct) m.verdict = "regressed";
-  else m.verdict = *m.regression_pct > 0 ? "worse" : *m.regression_pct < 0 ? "better" : "same";
+  const double pct = m.regression_pct.value_or(0);  // set: 0 to something is unjudgeable, above
+  if (m.limit_pct && pct > *m.limit_pct) m.verdict = "regressed";
+  else m.verdict = pct > 0 ? "worse" : pct < 0 ? "better" : "same";
   return m;
 }
 
@@ -161,7 +182,13 @@ Comparison compare_runs(const RunFigures& baseline, const RunFigures& candidate,
   const bool differ = trusted && out.steps->test.p < kSignificance;
   for (const MetricSpec* spec : metrics_in(kInCompare)) {
     auto b = baseline.performance.find(spec->key), c = candidate.performance.find(spec->key);
-    if (b == baseline.performance.end() || c == candidate.performance.end()) continue;
+    const bool in_base = b != baseline.performance.end(), in_cand = c != candidate.performance.end();
+    const bool gated = limit_of(spec->key, limits).has_value();
+    if (gated && in_base != in_cand)
+      out.unjudged.push_back({spec->key, in_base ? "in the baseline only" : "in the candidate only"});
+    if (!in_base || !in_cand) continue;
+    if (std::string why = unjudgeable(*spec, b->second, c->second); gated && !why.empty())
+      out.unjudged.push_back({spec->key, why});
     out.metrics.push_back(compare_metric(*spec, b->second, c->second, limits, trusted, differ));
     out.regressed = out.regressed || out.metrics.back().verdict == "regressed";
   }

@@ -95,6 +95,11 @@ struct BusbwComparison {
   std::string verdict;  // better | worse | same | n/a
 };
 
+struct UnjudgedMetric {
+  std::string key;
+  std::string why;  // "its baseline is 0 (candidate 100): no change in % to judge"
+};
+
 struct Comparison {
   std::vector<MetricComparison> metrics;  // the compared keys both runs have, in a fixed order
   std::optional<StepComparison> steps;    // both runs have step times
@@ -103,6 +108,10 @@ struct Comparison {
   std::vector<BusbwComparison> busbw;         // in kGatedCollectives order, types both runs have
   std::string no_diagnosis;                   // why there are no diagnosis rows; empty when there are
   std::vector<std::string> warnings;          // said before the verdicts: too few samples to judge noise
+  // Gated metrics (a --max-regression limit reaches them) that cannot be judged: in
+  // one run only, not a finite number, or a baseline of 0 under a later non-zero value
+  // (no percentage). A gate must not pass on them as "n/a" (issue 42, 6).
+  std::vector<UnjudgedMetric> unjudged;
 };
 
 // The keys compare looks at (the catalogue's kInCompare rows), in the order it shows them.

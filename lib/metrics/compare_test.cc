@@ -1,5 +1,7 @@
 #include "metrics/compare.h"
 
+#include <limits>
+
 #include <gtest/gtest.h>
 
 namespace aorta::metrics {
@@ -158,6 +160,48 @@ TEST(CompareRuns, TailsAndNamedLimitsAreNotHiddenByTheUTest) {
                                  run({{"max_step_time_ms", 500}, {"avg_iteration_time_ms", 1003}}, b), {{"", 0.2}});
   EXPECT_EQ(bare.metrics[0].verdict, "same");
   EXPECT_EQ(bare.metrics[1].verdict, "regressed");
+}
+
+// Issue 42, 6: a gated metric with no verdict passed its gate as "n/a". Every way a
+// metric a limit reaches can be unjudgeable is named: a time from 0 to something (no
+// percentage of 0), a value that is not finite, a headline time in one run only. What
+// no limit reaches is only shown; a fraction from 0 is judged in points.
+TEST(CompareRuns, AGatedMetricThatCannotBeJudgedIsNamed) {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  const std::string it = "avg_iteration_time_ms", zero = "its baseline is 0 (candidate 100): no change in % to judge";
+  const std::vector<double> a = {100, 102, 104, 106, 108, 110, 112, 114, 116};  // p 0.72 against b: noise
+  const std::vector<double> b = {101, 103, 105, 107, 109, 111, 113, 115, 117};
+  const struct {
+    std::map<std::string, double> base, cand, limits;
+    std::vector<double> base_steps, cand_steps;
+    std::string unjudged;  // "key: why", "" when every gated metric is judged
+    std::string verdict;   // the first metric's
+  } cases[] = {
+      {{{it, 0}}, {{it, 100}}, {{"", 5}}, {}, {}, it + ": " + zero, "n/a"},
+      {{{it, 0}}, {{it, 100}}, {{it, 5}}, {}, {}, it + ": " + zero, "n/a"},
+      {{{it, 0}}, {{it, 100}}, {{it, 5}}, a, b, it + ": " + zero, "n/a"},  // the U test cannot speak for a named limit
+      {{{it, 0}}, {{it, 100}}, {}, {}, {}, "", "n/a"},                     // no gate: shown only
+      {{{it, 0}, {"avg_comm_ratio", 0.1}}, {{it, 100}, {"avg_comm_ratio", 0.1}}, {{"avg_comm_ratio", 5}}, {}, {}, "", "n/a"},
+      {{{it, 0}}, {{it, 0}}, {{"", 5}}, {}, {}, "", "same"},  // no change: 0 % worse
+      {{{it, inf}}, {{it, 100}}, {{"", 5}}, {}, {}, it + ": its baseline value is not a finite number (inf)", "n/a"},
+      {{{it, 100}}, {{it, nan}}, {{"", 5}}, {}, {}, it + ": its candidate value is not a finite number (nan)", "n/a"},
+      {{{it, 100}}, {{it, -inf}}, {{it, 5}}, {}, {}, it + ": its candidate value is not a finite number (-inf)", "n/a"},
+      {{{"avg_comm_ratio", inf}}, {{"avg_comm_ratio", 0.2}}, {{"avg_comm_ratio", 5}}, {}, {},
+       "avg_comm_ratio: its baseline value is not a finite number (inf)", "n/a"},
+      {{{"avg_comm_ratio", 0}}, {{"avg_comm_ratio", 0.3}}, {{"avg_comm_ratio", 5}}, {}, {}, "", "regressed"},  // 30 points
+      {{{it, 10}, {"avg_step_time_ms", 5}}, {{it, 10}}, {{"", 5}}, {}, {}, "avg_step_time_ms: in the baseline only", "same"},
+      {{{it, 10}}, {{it, 10}, {"p95_step_time_ms", 5}}, {{"", 5}}, {}, {}, "p95_step_time_ms: in the candidate only", "same"},
+      {{{it, 10}, {"avg_comm_ratio", 0.1}}, {{it, 10}}, {{"", 5}}, {}, {}, "", "same"},  // the bare limit: times only
+  };
+  for (const auto& c : cases) {
+    Comparison got = compare_runs(run(c.base, c.base_steps), run(c.cand, c.cand_steps), c.limits);
+    std::string unjudged;
+    for (const auto& u : got.unjudged) unjudged += (unjudged.empty() ? "" : " | ") + u.key + ": " + u.why;
+    EXPECT_EQ(unjudged, c.unjudged) << c.base.begin()->first << " " << c.base.begin()->second;
+    ASSERT_FALSE(got.metrics.empty());
+    EXPECT_EQ(got.metrics[0].verdict, c.verdict) << c.unjudged;
+    EXPECT_FALSE(got.regressed && c.verdict != "regressed");
+  }
 }
 
 RunFigures with_diagnosis(std::string source, DiagnosisFigures d) {
