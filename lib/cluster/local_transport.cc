@@ -1,9 +1,12 @@
 #include "cluster/local_transport.h"
 
+#include <fcntl.h>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <mutex>
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
@@ -41,6 +44,20 @@ class PipeDrain {
   std::vector<char> buffer_ = std::vector<char>(1 << 16);
 };
 
+// Commands run from several threads at once. Boost makes their pipes without
+// close-on-exec, so a child started while another command's pipe was open would keep
+// that pipe, and a detached job it leaves (a lock holder) would hold it open for hours:
+// that command's output would never end. Pipes are made and children started one at
+// a time, each pipe close-on-exec (the child's own end is dup2'ed onto its stdout).
+std::mutex& spawn_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+void private_pipe(bp::async_pipe& pipe) {
+  for (int fd : {pipe.native_source(), pipe.native_sink()}) fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC);
+}
+
 Error timed_out(const std::string& host, std::chrono::seconds timeout) {
   return Error{ErrorCode::kTimeout, "command did not finish within " + std::to_string(timeout.count()) + "s", host};
 }
@@ -51,11 +68,14 @@ Result<CommandResult> LocalTransport::run(const std::string& host, const std::st
                                           std::chrono::seconds timeout) {
   try {
     boost::asio::io_context ctx;
+    std::unique_lock spawning(spawn_mutex());
     bp::async_pipe out(ctx);
     bp::group group;
+    private_pipe(out);
     // exec 2>&1 interleaves stderr with stdout in the order the command wrote them.
     bp::child child(bp::search_path("bash"), "-c", "exec 2>&1\n" + command, bp::std_in < bp::null, bp::std_out > out,
                     group);
+    spawning.unlock();
     CommandResult result;
     bool over = false;
     PipeDrain drain(out, [&](const char* bytes, size_t size) {
@@ -91,10 +111,14 @@ Result<StreamResult> LocalTransport::stream(const std::string& host, const std::
     std::ofstream file(local_path, std::ios::binary | std::ios::trunc);
     if (!file) return Error{ErrorCode::kIo, "cannot write " + local_path.string(), host};
     boost::asio::io_context ctx;
+    std::unique_lock spawning(spawn_mutex());
     bp::async_pipe out(ctx), err(ctx);
     bp::group group;
+    private_pipe(out);
+    private_pipe(err);
     bp::child child(bp::search_path("bash"), "-c", command, bp::std_in < bp::null, bp::std_out > out,
                     bp::std_err > err, group);
+    spawning.unlock();
     StreamResult result;
     bool over = false;
     PipeDrain to_file(out, [&](const char* bytes, size_t size) {

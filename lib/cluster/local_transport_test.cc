@@ -13,6 +13,21 @@
 namespace aorta::cluster {
 namespace {
 
+// Commands on several hosts at once, each leaving a detached job (a lock holder):
+// no command's output may stay open through another command's job.
+TEST(LocalTransport, ADetachedJobHoldsNoOtherCommandsOutputOpen) {
+  LocalTransport t;
+  std::vector<std::string> hosts(8, "localhost");
+  const std::string command = "setsid nohup sleep 30 > /dev/null 2>&1 < /dev/null & echo $!";
+  auto results = run_on_hosts(t, hosts, std::vector<std::string>(hosts.size(), command), std::chrono::seconds(10));
+  std::string pids;
+  for (const auto& r : results) {
+    ASSERT_TRUE(r.result.ok()) << r.result.error().message;
+    pids += " " + r.result->output.substr(0, r.result->output.find('\n'));
+  }
+  t.run("localhost", "kill" + pids, std::chrono::seconds(10));
+}
+
 TEST(LocalTransport, ExitCodeAndInterleavedOutput) {
   LocalTransport t;
   auto r = t.run("localhost", "echo out; echo err >&2; exit 7", std::chrono::seconds(10));
