@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include "common/shell_quote.h"
+#include "common/utf8.h"
 #include "job/collect.h"
+#include "job/collect_node_commands.h"
 
 namespace aorta::job {
 namespace fs = std::filesystem;
@@ -17,9 +19,32 @@ constexpr uint64_t kUnlistedReportBytes = uint64_t{1} << 30;
 
 std::string listing_command(const std::string& dir) {
   // -type f skips symlinks, which find does not follow; the floor is applied here,
-  // on the listed times, as the original's mtime >= floor.
+  // on the listed times, as the original's mtime >= floor. %D:%i: the copy opens that
+  // very file or none.
   return "test -d " + shell_quote(dir) + " || exit " + std::to_string(kNoFolder) + "; cd " + shell_quote(dir) +
-         " && find . -type f -printf '%T@\\t%s\\t%P\\0'";
+         " && find . -type f -printf '%T@\\t%s\\t%D:%i\\t%P\\0'";
+}
+
+// Streams listed file `f` of `remote_dir` to `local` where the listing ran (the
+// container), by the checked walk from the checkout (listed_copy_command): a folder
+// swapped for a link, another file or another size is refused. "" when it came whole.
+std::string copy_listed(NodeExec& exec, const std::string& host, const std::string& remote_dir, const FreshFile& f,
+                        const fs::path& local, std::chrono::seconds timeout) {
+  const WalkStart start = walk_start(exec.variant().node_repo_path(), remote_dir);
+  FreshFile at = f;
+  at.path = start.relative.empty() ? f.path : start.relative + "/" + f.path;
+  // The listed size bounds the copy; a listing without one gets the workbook cap.
+  const uint64_t limit = f.size >= 0 ? static_cast<uint64_t>(f.size) : kUnlistedReportBytes;
+  auto r = exec.transport().stream(host, exec.wrap(host, listed_copy_command(start.root, at, Compression::kNone)), local,
+                                   timeout, limit);
+  if (!r) return "copy of " + printable(f.path) + " failed: " + r.error().message;
+  const std::string said = copy_said(r->errors);
+  if (r->exit_code == kChangedSinceListed) return changed_since_listed(host, f.path, said);
+  if (r->exit_code != 0)
+    return fmt::format("copy of {} failed on the node (exit {}): {}", printable(f.path), r->exit_code, printable(said));
+  if (f.size >= 0 && r->bytes != static_cast<uint64_t>(f.size))
+    return fmt::format("copy of {} holds {} bytes, the node listed {}", printable(f.path), r->bytes, f.size);
+  return "";
 }
 
 }  // namespace
@@ -63,11 +88,8 @@ Result<FetchedFolder> fetch_report_folder(NodeExec& exec, size_t node, const std
       return abandon(fail(ErrorCode::kInvalidInput, "refused to write outside the output folder: " + f.path));
     fs::create_directories(local.parent_path(), ec);
     if (ec) return abandon(fail(ErrorCode::kIo, "cannot create " + local.parent_path().string() + ": " + ec.message()));
-    std::string remote = exec.host_path(remote_dir + "/" + f.path);
-    // The listed size bounds the copy; a listing without one gets the workbook cap.
-    const uint64_t limit = f.size >= 0 ? static_cast<uint64_t>(f.size) : kUnlistedReportBytes;
-    if (Status s = exec.transport().download(host, remote, local, limit); !s)
-      return abandon(fail(s.error().code, "download of " + f.path + " failed: " + s.error().message));
+    if (std::string why = copy_listed(exec, host, remote_dir, f, local, timeout); !why.empty())
+      return abandon(fail(ErrorCode::kIo, why));
     fetched.bytes += fs::file_size(local, ec);
     ++fetched.files;
   }

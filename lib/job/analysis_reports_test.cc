@@ -6,10 +6,13 @@
 #include <utime.h>
 
 #include <array>
+#include <cstdlib>
+#include <fstream>
 
 #include <gtest/gtest.h>
 
 #include "cluster/local_transport.h"
+#include "common/shell_quote.h"
 #include "stages/specs.h"
 #include "tests/fake_transport.h"
 #include "tests/temp_dir.h"
@@ -108,9 +111,12 @@ TEST(AnalysisReports, AFailedFileLeavesNoPartialTree) {
   node.write("r/a.csv", "a");
   n.fake.serve_files("n1", node.path());
   n.fake.on("n1", "find .", 0, std::string("1.0\ta.csv") + '\0' + "2.0\tmissing.csv" + '\0');
+  n.fake.on("n1", "/r/missing.csv", 65, "/r/missing.csv: No such file or directory (a link, or no longer there)");
   auto got = n.fetch(out.path() / "gemm_analysis", out.path());
   ASSERT_FALSE(got.ok());
-  EXPECT_NE(got.error().message.find("/r: download of missing.csv failed"), std::string::npos) << got.error().message;
+  EXPECT_NE(got.error().message.find("/r: missing.csv on n1 changed or was replaced by a link after it was listed; not "
+                                     "copied (/r/missing.csv: No such file"),
+            std::string::npos) << got.error().message;
   EXPECT_TRUE(fs::is_empty(out.path())) << "a partial tree was left";
 }
 
@@ -134,6 +140,45 @@ TEST(AnalysisReports, RefusesAPathLeavingTheFolder) {
   ASSERT_FALSE(got.ok());
   EXPECT_NE(got.error().message.find("refused unsafe path: ../../etc/passwd"), std::string::npos);
   EXPECT_TRUE(n.fake.downloads("n1").empty());
+}
+
+// Issue 42, 4: a report folder swapped for a link once the listing ended (a process
+// the workload left behind does it) is not followed: the copy opens every folder from
+// the checkout without following a link, so the fetch fails naming the node and the
+// file, and nothing from where the link points (nor any partial tree) is kept.
+TEST(AnalysisReports, AReportFolderSwappedForALinkAfterTheListingIsRefused) {
+  for (const std::string swapped : {"out/tracelens_analysis/individual_reports", "out"}) {
+    LocalNode n;
+    fs::path reports = n.repo.path() / "out" / "tracelens_analysis";
+    n.repo.write("out/tracelens_analysis/individual_reports/id_ed25519", std::string(64, 'w'));
+    n.repo.write("private/out/tracelens_analysis/individual_reports/id_ed25519", std::string(64, 'K'));
+    n.repo.write("private/individual_reports/id_ed25519", std::string(64, 'K'));
+    const fs::path at = n.repo.path() / swapped, private_dir = n.repo.path() / "private" /
+                                                 (swapped == "out" ? "out" : "individual_reports");
+    // find as the node's own, then the swap.
+    const fs::path bin = n.out.path().parent_path() / (n.out.path().filename().string() + "-bin");
+    fs::create_directories(bin);
+    std::ofstream(bin / "find") << "#!/bin/bash\n/usr/bin/find \"$@\"; rc=$?; [ -L " << shell_quote(at.string())
+                                << " ] || { mv " << shell_quote(at.string()) << " " << shell_quote(at.string() + ".real")
+                                << " && ln -s " << shell_quote(private_dir.string()) << " " << shell_quote(at.string())
+                                << "; }; exit $rc\n";
+    fs::permissions(bin / "find", fs::perms::owner_all);
+    const std::string old_path = std::getenv("PATH");
+    ::setenv("PATH", (bin.string() + ":" + old_path).c_str(), 1);
+    NodeExec exec(n.transport, n.v, n.cluster);
+    fs::path dest = n.out.path() / "analysis" / "tracelens_analysis";
+    fs::create_directories(dest.parent_path());
+    auto got = fetch_report_folder(exec, 0, reports.string(), 0, dest, n.out.path(), std::chrono::seconds(30));
+    ::setenv("PATH", old_path.c_str(), 1);
+    fs::remove_all(bin);
+    ASSERT_FALSE(got.ok()) << swapped;
+    EXPECT_EQ(got.error().context, "localhost");
+    EXPECT_EQ(got.error().message.find(reports.string() + ": individual_reports/id_ed25519 on localhost changed or was "
+                                       "replaced by a link after it was listed; not copied (" + at.string() + ": "),
+              0u) << got.error().message;
+    EXPECT_FALSE(fs::exists(dest));
+    EXPECT_TRUE(fs::is_empty(dest.parent_path())) << "a partial tree was left";
+  }
 }
 
 // The stage end to end: the script writes into <trace parent>/tracelens_analysis (the

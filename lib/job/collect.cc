@@ -184,6 +184,35 @@ void record_copies(std::vector<NodeCopy>& copies, RunState& state, bool combined
   if (!state.trace_trees.empty())
     state.artifacts["torch_traces"] = combined ? artifact : artifact / here_relative(first_tree, state);
 }
+
+// Node i's <phase>.log, copied by the checked walk (checked_copy_command), never a
+// download by path: a folder of its path swapped for a link by a process the
+// workload left behind is refused. It runs where the phase ran, in the container
+// while there is one (teardown copies the logs before it removes them); without
+// one, on the host from aorta_path, checked the same way.
+cluster::CopyJob log_copy_job(const NodeExec& exec, const RunState& state, size_t i, const std::string& phase,
+                              const fs::path& dest) {
+  const auto& v = exec.variant();
+  const std::string& host = exec.hosts()[i];
+  const std::string node_path = node_work_dir(v, state.run_id, i) + "/" + phase + ".log";
+  if (state.container_started) {
+    WalkStart start = walk_start(v.node_repo_path(), node_path);
+    return {host, exec.wrap(host, checked_copy_command(start.root, start.relative)), node_path, dest};
+  }
+  const std::string host_file = exec.host_path(node_path);
+  WalkStart start = walk_start(v.aorta_path, host_file);
+  return {host, checked_copy_command(start.root, start.relative), host_file, dest};
+}
+
+// Why a log's copy brought nothing ("" when it came).
+std::string log_copy_error(const cluster::CopyJob& job, const Result<cluster::StreamResult>& r) {
+  if (!r) return r.error().message;
+  if (r->exit_code == 0) return "";
+  const std::string said = copy_said(r->errors);
+  if (r->exit_code == kChangedSinceListed) return refused_unlisted(job.host, job.remote_path, said);
+  return fmt::format("the copy of {} on the node failed (exit {}): {}", printable(job.remote_path), r->exit_code,
+                     printable(said));
+}
 }  // namespace
 
 std::vector<std::string> snapshot_existing_traces(NodeExec& exec, RunState& state) {
@@ -268,16 +297,17 @@ std::vector<std::string> collect_logs(NodeExec& exec, RunState& state) {
       fs::path dest = state.output_root / fmt::format("{}-node-{}.log", phase, i);
       std::error_code ec;
       fs::create_directories(dest.parent_path(), ec);
-      std::string remote = exec.host_path(node_work_dir(v, state.run_id, i) + "/" + phase + ".log");
-      jobs.push_back({exec.hosts()[i], "", remote, dest});
+      jobs.push_back(log_copy_job(exec, state, i, phase, dest));
       keys.emplace_back(std::move(key), phase);
     }
   }
   auto results = exec.transport().copy_batch(jobs, kNodesAtOnce, 1, std::chrono::seconds(v.timeout_seconds));
   for (size_t j = 0; j < jobs.size(); ++j) {
     const auto& [key, phase] = keys[j];
-    if (!results[j]) {
-      warnings.push_back(fmt::format("Could not collect {} log from {}: {}", phase, jobs[j].host, results[j].error().message));
+    if (std::string why = log_copy_error(jobs[j], results[j]); !why.empty()) {
+      std::error_code ec;
+      fs::remove(jobs[j].local_path, ec);  // whatever a refused or failed copy left
+      warnings.push_back(fmt::format("Could not collect {} log from {}: {}", phase, jobs[j].host, why));
       continue;
     }
     // The copy stays in the run's folder and goes into the reports: redacted like any

@@ -5,6 +5,7 @@
 // environment can change what it imports.
 #include "job/collect_node_commands.h"
 
+#include <cctype>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -20,8 +21,9 @@ constexpr const char* kPython = "python3 -I -S -c ";
 
 // Fails the command at once, saying why, where python3 is missing.
 std::string needs_python() {
-  return "command -v python3 >/dev/null 2>&1 || { echo 'python3 is not on the PATH here: trace collection needs it "
-         "to list and copy the traces safely' >&2; exit 127; }; ";
+  return "command -v python3 >/dev/null 2>&1 || { echo 'python3 is not on the PATH here: the suite needs it to list "
+         "and copy files off the node safely (every folder opened without following a link); nothing was copied' >&2; "
+         "exit 127; }; ";
 }
 
 // Passes find's records through, but names only the first argv[1] stale ones
@@ -139,6 +141,29 @@ std::string listed_copy_command(const std::string& repo, const FreshFile& file, 
 std::string changed_since_listed(const std::string& host, const std::string& path, const std::string& said) {
   return fmt::format("{} on {} changed or was replaced by a link after it was listed; not copied ({})", printable(path),
                      host, printable(said));
+}
+
+WalkStart walk_start(const std::string& checkout, const std::string& path) {
+  if (!checkout.empty() && path.starts_with(checkout + "/") && path.size() > checkout.size() + 1)
+    return {checkout, path.substr(checkout.size() + 1)};
+  return {path, ""};
+}
+
+std::string checked_copy_command(const std::string& root, const std::string& relative) {
+  FreshFile file;  // no size, device or inode: only the walk and the file's type are checked
+  file.path = relative;
+  return listed_copy_command(root, file, Compression::kNone);
+}
+
+std::string copy_said(const std::string& errors) {
+  std::string said = errors.substr(0, 500);
+  while (!said.empty() && std::isspace(static_cast<unsigned char>(said.back()))) said.pop_back();
+  return said;
+}
+
+std::string refused_unlisted(const std::string& host, const std::string& path, const std::string& said) {
+  return fmt::format("{} on {} was not copied: it is gone, not a regular file, or a folder on its path is a link ({})",
+                     printable(path), host, printable(said));
 }
 
 }  // namespace aorta::job

@@ -42,4 +42,23 @@ std::string listed_copy_command(const std::string& repo, const FreshFile& file, 
 // The copy failure for a copy that ended with kChangedSinceListed.
 std::string changed_since_listed(const std::string& host, const std::string& path, const std::string& said);
 
+// Where the checked walk to a node-side `path` starts: at `checkout` when the path
+// lies under it (every folder from the checkout down is then checked), else at the
+// path itself; `relative` is the path below `root` ("" when they are the same).
+struct WalkStart {
+  std::string root, relative;
+};
+WalkStart walk_start(const std::string& checkout, const std::string& path);
+
+// listed_copy_command for a file no listing named (a phase's log): the same walk
+// from `root`, every folder and the file opened without following a link, the file
+// a regular one; no identity to compare, nothing compressed.
+std::string checked_copy_command(const std::string& root, const std::string& relative);
+
+// What a node-side copy said on stderr: its first 500 bytes, trailing blanks cut.
+std::string copy_said(const std::string& errors);
+
+// The copy failure for a checked copy (no listing) that ended with kChangedSinceListed.
+std::string refused_unlisted(const std::string& host, const std::string& path, const std::string& said);
+
 }  // namespace aorta::job

@@ -1,9 +1,11 @@
-// collect_traces and snapshot_existing_traces end to end, this machine as the node:
+// collect_traces, snapshot_existing_traces and collect_logs end to end, this machine as the node:
 // which files a run takes, from where, and what the stage log and errors say.
 #include "job/collect.h"
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 
 #include <gtest/gtest.h>
 
@@ -13,6 +15,8 @@
 
 namespace aorta::job {
 namespace {
+
+namespace fs = std::filesystem;
 
 // This machine as one node with a repository at <tmp>/repo, run id "mine" and its
 // collection folder at <tmp>/out; `find` may be replaced by a script for one collection.
@@ -254,6 +258,120 @@ TEST(Collect, AFolderSwappedForALinkAfterTheListingIsNotFollowed) {
             0u) << r.state.collection_errors[0].second;
   for (const auto& e : std::filesystem::recursive_directory_iterator(r.state.output_root))
     EXPECT_EQ(e.path().filename().string().find("id_ed25519"), std::string::npos) << e.path();
+}
+
+// --- collect_logs (issue 42, 4): each phase's log opened by the checked walk ---
+
+// r's run "mine" with its benchmark phase launched, its logs in
+// <repo>/.cvs-aorta/mine/node_0, and a private file beside the checkout.
+void launch_benchmark(LocalRepo& r, bool container = true) {
+  r.state.launched_phases = {"benchmark"};
+  r.state.container_started = container;
+  r.dir.write("private/benchmark.log", "-----BEGIN OPENSSH PRIVATE KEY-----\n");
+}
+std::vector<std::string> collect_logs_of(LocalRepo& r) {
+  NodeExec exec(r.local, r.v, r.c);
+  return collect_logs(exec, r.state);
+}
+// `folder` of the checkout renamed away and a link to the private folder in its place.
+void swap_for_link(LocalRepo& r, const std::string& folder) {
+  const fs::path at = r.dir.path() / "repo" / folder;
+  fs::rename(at, at.string() + ".real");
+  fs::create_directory_symlink(r.dir.path() / "private", at);
+}
+// Nothing of the private folder's file anywhere in the run's folder.
+void expect_nothing_private(const LocalRepo& r) {
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(r.state.output_root, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    std::ifstream in(it->path());
+    const std::string text(std::istreambuf_iterator<char>(in), {});
+    EXPECT_EQ(text.find("PRIVATE KEY"), std::string::npos) << it->path();
+  }
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// The ordinary case: in the container (here the node itself) and, once the container
+// is gone, from the host's checkout: the log arrives either way.
+TEST(CollectLogs, TheLogIsCopiedWhereThePhaseRanOrFromTheHost) {
+  for (bool container : {true, false}) {
+    LocalRepo n;
+    launch_benchmark(n, container);
+    n.dir.write("repo/.cvs-aorta/mine/node_0/benchmark.log", "step 1 loss 2.5\n");
+    const auto notes = collect_logs_of(n);
+    EXPECT_TRUE(notes.empty()) << notes.front();
+    ASSERT_EQ(n.state.artifacts.count("benchmark_log_node_0"), 1u) << container;
+    EXPECT_EQ(read(n.state.artifacts.at("benchmark_log_node_0")), "step 1 loss 2.5\n");
+    EXPECT_EQ(n.state.artifacts.at("training_log"), n.state.output_root / "benchmark-node-0.log");
+  }
+}
+
+// Issue 42, 4: the log's folder, or any folder above it in the checkout, swapped for
+// a link to a private folder (a process the workload left behind does it) is not
+// followed: the note names the node and the log, and nothing is kept.
+TEST(CollectLogs, AFolderOnTheLogsPathSwappedForALinkIsRefused) {
+  for (const std::string folder : {".cvs-aorta/mine/node_0", ".cvs-aorta"}) {
+    for (bool container : {true, false}) {
+      LocalRepo n;
+      launch_benchmark(n, container);
+      n.dir.write("repo/.cvs-aorta/mine/node_0/benchmark.log", "step 1\n");
+      swap_for_link(n, folder);
+      if (folder == ".cvs-aorta") n.dir.write("private/mine/node_0/benchmark.log", "-----BEGIN OPENSSH PRIVATE KEY");
+      const auto notes = collect_logs_of(n);
+      ASSERT_EQ(notes.size(), 1u) << folder;
+      const std::string log = n.v.aorta_path + "/.cvs-aorta/mine/node_0/benchmark.log";
+      EXPECT_EQ(notes[0].find("Could not collect benchmark log from localhost: " + log + " on localhost was not copied: "),
+                0u) << notes[0];
+      EXPECT_NE(notes[0].find(n.v.aorta_path + "/" + folder + ": "), std::string::npos) << notes[0];  // where it stopped
+      EXPECT_EQ(n.state.artifacts.count("benchmark_log_node_0"), 0u);
+      EXPECT_FALSE(fs::exists(n.state.output_root / "benchmark-node-0.log"));
+      expect_nothing_private(n);
+    }
+  }
+}
+
+// The log itself a link, or not there at all: nothing is copied and the note says so.
+TEST(CollectLogs, ALinkInTheLogsPlaceOrNoLogIsNamed) {
+  LocalRepo n;
+  launch_benchmark(n);
+  n.state.launched_phases = {"rccl", "benchmark"};
+  n.dir.write("repo/.cvs-aorta/mine/node_0/.keep", "");
+  fs::create_symlink(n.dir.path() / "private/benchmark.log", n.dir.path() / "repo/.cvs-aorta/mine/node_0/benchmark.log");
+  const auto notes = collect_logs_of(n);
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_NE(notes[0].find("Could not collect rccl log from localhost: " + n.v.aorta_path +
+                          "/.cvs-aorta/mine/node_0/rccl.log on localhost was not copied: "),
+            std::string::npos) << notes[0];
+  EXPECT_NE(notes[0].find("No such file or directory"), std::string::npos) << notes[0];
+  EXPECT_NE(notes[1].find("benchmark.log on localhost was not copied: "), std::string::npos) << notes[1];
+  EXPECT_TRUE(n.state.artifacts.empty());
+  expect_nothing_private(n);
+}
+
+// Without python3 the checked walk cannot run: the note says so, and no unchecked
+// copy by path takes its place.
+TEST(CollectLogs, WithoutPython3TheNoteSaysSoAndNothingIsCopied) {
+  LocalRepo n;
+  launch_benchmark(n);
+  n.dir.write("repo/.cvs-aorta/mine/node_0/benchmark.log", "step 1\n");
+  const fs::path bin = n.dir.path() / "bin";  // bash alone on the PATH
+  fs::create_directories(bin);
+  fs::create_symlink(fs::canonical("/bin/bash"), bin / "bash");
+  const std::string old_path = std::getenv("PATH");
+  ::setenv("PATH", bin.c_str(), 1);
+  const auto notes = collect_logs_of(n);
+  ::setenv("PATH", old_path.c_str(), 1);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("Could not collect benchmark log from localhost: the copy of " + n.v.aorta_path +
+                          "/.cvs-aorta/mine/node_0/benchmark.log on the node failed (exit 127): python3 is not on the "
+                          "PATH here"),
+            std::string::npos) << notes[0];
+  EXPECT_EQ(n.state.artifacts.count("benchmark_log_node_0"), 0u);
+  EXPECT_FALSE(fs::exists(n.state.output_root / "benchmark-node-0.log"));
 }
 
 }  // namespace

@@ -162,6 +162,8 @@ TEST(StageBodies, TeardownDoesEverythingAndJoinsEveryError) {
   h.fake.on("n1", "benchmark.pid", 1, "kill: operation not permitted");
   h.fake.on("n2", "chown -R", 1, "chown: read-only file system");
   h.fake.on("n1", "docker rm -f", 1, "Error: No such container");
+  // No log is there: the node-side copy says so (exit 65) as it would.
+  h.fake.on(kAny, "/benchmark.log", 65, "benchmark.log: No such file or directory (a link, or no longer there)");
   StageResult out = h.run(stages::kTeardown);
   ASSERT_EQ(out.failures.size(), 1u);
   EXPECT_EQ(out.failures[0],
@@ -201,6 +203,7 @@ TEST(StageBodies, CollectLogsFetchesEveryNodesLogsAndNamesTheMissingOnes) {
   dir.write("n2fs/" + work + "/node_1/rccl.log", "rccl on n2");  // n2's benchmark log is missing
   h.fake.serve_files("n1", dir.path() / "n1fs");
   h.fake.serve_files("n2", dir.path() / "n2fs");
+  h.fake.on("n2", "node_1/benchmark.log", 65, "benchmark.log: No such file or directory (a link, or no longer there)");
   NodeExec exec(h.fake, h.v, h.cluster);
   const std::vector<std::string> notes = collect_logs(exec, h.state);
   ASSERT_EQ(notes.size(), 1u) << joined(notes);
