@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "cluster/local_transport.h"
+#include "tests/fake_transport.h"
 #include "tests/temp_dir.h"
 
 namespace aorta::job {
@@ -139,6 +140,43 @@ TEST_F(NodeCopy, StaleFilesAreCountedNotListed) {
   EXPECT_EQ(fresh, 1u);
   // 36 named, each about 240 bytes: far below the 300 x 240 of the whole tree.
   EXPECT_LT(r->output.size(), 40u * 300u) << r->output.size();
+}
+
+// Issue 42, 4: a phase's log is copied where the phase ran, by the checked walk from
+// the checkout: inside the container (its mount) while there is one, on the host
+// (aorta_path) once it is gone; never a download by path.
+TEST(LogCopy, RunsInTheContainerWhileThereIsOneElseOnTheHost) {
+  for (bool container : {true, false}) {
+    aorta::testing::FakeTransport fake;
+    config::Variant v;
+    v.aorta_path = "/scratch/alice/aorta";
+    v.container_mount_path = "/workspace/aorta";
+    v.container.runtime = config::RuntimeKind::kDocker;
+    v.container.name = "c1";
+    config::Cluster cluster;
+    cluster.nodes = {{"n1", "10.0.0.1", ""}};
+    RunState state;
+    state.run_id = "r";
+    state.launched_phases = {"benchmark"};
+    state.container_started = container;
+    aorta::testing::TempDir out;
+    state.output_root = out.path();
+    fake.on("n1", "benchmark.log", 65, "gone");
+    NodeExec exec(fake, v, cluster);
+    const auto notes = collect_logs(exec, state);
+    const std::string root = container ? "/workspace/aorta" : "/scratch/alice/aorta";
+    auto sent = fake.commands_with("n1", "benchmark.log");
+    ASSERT_EQ(sent.size(), 1u);
+    EXPECT_EQ(sent[0].starts_with("docker exec c1 bash -c "), container) << sent[0];
+    // The walk's root, the log, and no device, inode or size to compare.
+    const std::string words = " " + root + " " + root + "/.cvs-aorta/r/node_0/benchmark.log - - -";
+    EXPECT_NE(sent[0].find(words), std::string::npos) << sent[0];
+    EXPECT_TRUE(fake.downloads("n1").empty());
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_EQ(notes[0], "Could not collect benchmark log from n1: " + root +
+                            "/.cvs-aorta/r/node_0/benchmark.log on n1 was not copied: it is gone, not a regular file, "
+                            "or a folder on its path is a link (gone)");
+  }
 }
 
 }  // namespace
