@@ -1,54 +1,30 @@
 #include "job/kernel_log.h"
 
+#include <cstdio>
 #include <ctime>
-#include <regex>
-#include <sstream>
+#include <map>
+
+#include "job/kernel_events.h"
+#include "job/kernel_patterns.h"
+#include "job/pcre_pattern.h"
 
 namespace aorta::job {
 namespace {
 
-struct Category {
-  const char* name;
-  std::regex pattern;
-  bool warn_only;
-};
-
-const std::vector<Category>& categories() {
-  auto re = [](const char* p) { return std::regex(p, std::regex::icase | std::regex::ECMAScript); };
-  // Specific categories first, so a page fault is named "fault" rather than caught
-  // by crash's broad \bfault\b.
-  static const std::vector<Category> kCategories = {
-      {"gpu_reset", re("GPU reset begin|GPU hang|cp might be in an unrecoverable state|fence wait loop timeout expired"), false},
-      {"test_fail", re("Test failure"), false},
-      {"fault", re("no-retry page fault|Illegal register access|PROTECTION_FAULT_STATUS"), false},
-      {"driver", re("Queue preemption failed for queue|Failed to evict process queues|No more SDMA queue to allocate|amdgpu: process pid"), false},
-      {"hardware", re("hardware error|hardware fail|ras error|(?:uncorrectable|correctable err)(?!.*initialized)|EDAC (?:MC\\d+: \\d+ [CU]E |DEVICE\\d+: [CU]E: )"), false},
-      {"network", re("NIC Link is Down|link is down|ib_uverb|CQE|queue catastrophic|CQ error"), false},
-      {"crash", re("crashed|Traceback|cut here|Bug:|Call Trace|RIP:|end trace|amdgpu: Fatal error|segfault|show_stack|dump_stack|\\bfault\\b"), false},
-      {"oversubscribed", re("Runlist is getting oversubscribed|Expect reduced ROCm performance"), true},
-  };
-  return kCategories;
+// Lines CVS's legacy scan drops before matching (AppArmor notices, IPVS chatter).
+const PcrePattern& legacy_ignored() {
+  static const PcrePattern kIgnored("ALLOWED|DENIED|IPVS: .*no destination available");
+  return kIgnored;
 }
 
-}  // namespace
-
-std::optional<std::pair<std::string, bool>> classify_kernel_line(const std::string& line) {
-  static const std::regex kIgnored("ALLOWED|DENIED|IPVS: .*no destination available");
-  if (std::regex_search(line, kIgnored)) return std::nullopt;
-  for (const auto& c : categories())
-    if (std::regex_search(line, c.pattern)) return std::make_pair(std::string(c.name), c.warn_only);
-  return std::nullopt;
-}
-
-std::optional<double> iso_line_time(const std::string& line) {
+std::optional<double> iso_time_at(const char* text) {
   // 2026-12-01T03:05:07,123456+00:00 text
   int y, mo, d, h, mi, s;
   char tz_sign = 0;
   int tz_h = 0, tz_m = 0;
   long frac = 0;
-  int consumed = 0;
-  if (std::sscanf(line.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d,%ld%c%2d:%2d%n", &y, &mo, &d, &h, &mi, &s, &frac, &tz_sign, &tz_h,
-                  &tz_m, &consumed) < 10)
+  if (std::sscanf(text, "%4d-%2d-%2dT%2d:%2d:%2d,%ld%c%2d:%2d", &y, &mo, &d, &h, &mi, &s, &frac, &tz_sign, &tz_h, &tz_m) <
+      10)
     return std::nullopt;
   std::tm tm{};
   tm.tm_year = y - 1900;
@@ -62,21 +38,45 @@ std::optional<double> iso_line_time(const std::string& line) {
   return t - offset + frac / 1e6;
 }
 
+}  // namespace
+
+std::optional<std::pair<std::string, bool>> classify_kernel_line(const std::string& line) {
+  if (legacy_ignored().matches(line)) return std::nullopt;
+  const auto& compiled = compiled_legacy_patterns();
+  for (size_t i = 0; i < compiled.size(); ++i)
+    if (compiled[i].matches(line))
+      return std::make_pair(std::string(legacy_patterns()[i].category), legacy_patterns()[i].warn_only);
+  return std::nullopt;
+}
+
+std::optional<double> iso_line_time(const std::string& line) {
+  if (auto t = iso_time_at(line.c_str())) return t;
+  // `dmesg -x`: "kern  :err   : 2026-..." (facility and level, each padded).
+  const size_t mark = line.find(" : ");
+  if (mark == std::string::npos || mark > 24) return std::nullopt;
+  return iso_time_at(line.c_str() + mark + 3);
+}
+
 std::vector<KernelLogMatch> scan_kernel_log(const std::string& host, const std::string& dmesg_text, double start,
-                                            double end) {
-  std::vector<KernelLogMatch> matches;
-  std::istringstream lines(dmesg_text);
-  std::string line;
-  while (std::getline(lines, line)) {
+                                            double end, KernelEventRules rules) {
+  std::vector<std::string> window;
+  size_t begin = 0;
+  while (begin < dmesg_text.size()) {
+    size_t stop = dmesg_text.find('\n', begin);
+    if (stop == std::string::npos) stop = dmesg_text.size();
+    std::string line = dmesg_text.substr(begin, stop - begin);
+    begin = stop + 1;
+    if (!line.empty() && line.back() == '\r') line.pop_back();  // a log saved with CRLF line ends
     auto when = iso_line_time(line);
-    if (!when || *when < start || *when > end) continue;
-    if (auto category = classify_kernel_line(line)) matches.push_back({host, category->first, line, category->second});
+    if (when && *when >= start && *when <= end) window.push_back(std::move(line));
   }
+  auto matches = kernel_events(window, rules);
+  for (auto& m : matches) m.host = host;
   return matches;
 }
 
 std::string dmesg_command() {
-  return "if [ \"$(id -u)\" = 0 ]; then dmesg --time-format iso; else sudo -n dmesg --time-format iso; fi";
+  return "if [ \"$(id -u)\" = 0 ]; then dmesg --time-format iso -x; else sudo -n dmesg --time-format iso -x; fi";
 }
 
 KernelScan scan_nodes(NodeExec& exec, double start, double end) {

@@ -14,22 +14,36 @@ namespace aorta::job {
 
 struct KernelLogMatch {
   std::string host;
-  std::string category;  // gpu_reset, crash, fault, ...
-  std::string line;
+  std::string category;  // node-scraper's (SW_DRIVER, RAS, ...) or the legacy one (gpu_reset, crash, ...)
+  std::string line;      // the whole line where the event's first match starts
   bool warn_only = false;  // degraded-state notices: logged, not failed
+  std::string message;     // the pattern's name: "I/O Page Fault", "Unknown dmesg error", ...
+  std::string content;     // what matched (node-scraper's match_content), lines joined by '\n'
+  int count = 1;           // matches with the same content in the window, collapsed into this event
+};
+
+// What the scan adds to node-scraper's table; CVS runs both (the default).
+struct KernelEventRules {
+  bool legacy_extensions = true;  // CVS adds its legacy categories to node-scraper's table
+  bool unknown_errors = true;     // node-scraper's check_unknown_dmesg_errors (its default)
 };
 
 // The category of a kernel-log line, or nothing for a clean line.
 std::optional<std::pair<std::string, bool>> classify_kernel_line(const std::string& line);
 
-// Seconds since the epoch of a `dmesg --time-format iso` line, or nothing.
+// Seconds since the epoch of a `dmesg --time-format iso` line, with or without -x's
+// "kern  :err   : " prefix, or nothing.
 std::optional<double> iso_line_time(const std::string& line);
 
-// Matching lines of `dmesg_text` whose time lies in [start, end].
+// The events of `dmesg_text`'s lines whose time lies in [start, end], as CVS's default
+// (node-scraper's DmesgAnalyzer) finds them: node-scraper's table, then CVS's legacy
+// categories as extensions (a line an earlier pattern named is not named again), then
+// every err/crit/alert/emerg kern line no pattern names ("Unknown dmesg error").
+// Matches with the same content collapse into one event with a count.
 std::vector<KernelLogMatch> scan_kernel_log(const std::string& host, const std::string& dmesg_text, double start,
-                                            double end);
+                                            double end, KernelEventRules rules = {});
 
-// The command that prints the kernel log with ISO times: dmesg as root, else sudo -n.
+// The command that prints the kernel log with ISO times and levels (-x): dmesg as root, else sudo -n.
 std::string dmesg_command();
 
 struct KernelScan {
@@ -41,7 +55,7 @@ struct KernelScan {
 KernelScan scan_nodes(NodeExec& exec, double start, double end);
 
 // CVS_DMESG_PARSER's value (nullptr or empty: unset). The original's default,
-// node-scraper, is replaced by our own scan with the same patterns (kIso); legacy, cvs,
+// node-scraper, is our port of its DmesgAnalyzer (kIso, kernel_events.h); legacy, cvs,
 // 0, false, off and no (any case) select the original's legacy scan; anything else is
 // an error naming the variable.
 Result<KernelLogBackend> kernel_log_backend(const char* value);

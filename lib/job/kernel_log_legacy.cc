@@ -51,7 +51,8 @@ KernelScan scan_nodes_legacy(NodeExec& exec, const std::string& start_minute, co
     std::istringstream lines(r.result->output);
     std::string line;
     while (std::getline(lines, line))
-      if (auto category = classify_kernel_line(line)) scan.matches.push_back({r.host, category->first, line, category->second});
+      if (auto category = classify_kernel_line(line))
+        scan.matches.push_back({r.host, category->first, line, category->second, "CVS legacy pattern", line, 1});
   }
   return scan;
 }
