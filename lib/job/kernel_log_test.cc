@@ -44,6 +44,37 @@ TEST(KernelLog, IsoTimesAndTheWindow) {
   EXPECT_EQ(matches[0].category, "gpu_reset");
 }
 
+// Issue 43 (1): what CVS fails a node for and the legacy table missed, read from
+// `dmesg --time-format iso -x` lines (level prefix) inside the window; a benign log passes.
+TEST(KernelLog, NodeScraperEventsOfTheDmesgXWindow) {
+  auto x = [](const char* level, const char* time, const std::string& text) {
+    return std::string("kern  :") + level + " : 2026-12-01T03:05:" + time + ",000000+00:00 " + text + "\n";
+  };
+  const std::string log =
+      x("err  ", "00", "AMD-Vi: Event logged [IO_PAGE_FAULT device=00:14.0] (before the window)") +
+      x("err  ", "07", "AMD-Vi: Event logged [IO_PAGE_FAULT device=00:14.0 domain=0x0000]") +
+      x("crit ", "08", "EXT4-fs error (device nvme0n1p2): ext4_find_entry:1455: reading directory lblock 0") +
+      x("err  ", "09", "Buffer I/O error on dev nvme1n1, logical block 0, async page read") +
+      x("err  ", "10", "ACPI BIOS Error (bug): Could not resolve symbol [\\_SB.PCI0], AE_NOT_FOUND") +
+      x("info ", "11", "pcieport 0000:00:01.1: pciehp: Slot(3): Link Down") +
+      x("warn ", "12", "amdgpu 0000:c1:00.0: amdgpu: WARN: GPU is throttled") +
+      x("err  ", "13", "nvme nvme0: I/O 12 QID 3 timeout, aborting") + x("info ", "14", "all is well") +
+      x("err  ", "59", "EXT4-fs error (device sda1): after the window");
+  auto events = scan_kernel_log("node-b", log, 1796094305.0, 1796094330.0);
+  std::vector<std::string> names;
+  for (const auto& e : events) names.push_back(e.message);
+  EXPECT_EQ(names, (std::vector<std::string>{"I/O Page Fault", "ACPI BIOS Error", "Filesystem corrupted!",
+                                             "Error in buffered IO, check filesystem integrity", "PCIe Link Down",
+                                             "GPU Throttled", "Unknown dmesg error"}));
+  for (const auto& e : events) EXPECT_EQ(e.host, "node-b");
+  EXPECT_EQ(events.back().line, "kern  :err   : 2026-12-01T03:05:13,000000+00:00 nvme nvme0: I/O 12 QID 3 timeout, aborting");
+  const std::string benign = x("info ", "07", "amdgpu 0000:c1:00.0: amdgpu: SMU is initialized successfully!") +
+                             x("notice", "08", "EXT4-fs (nvme0n1p2): mounted filesystem") +
+                             x("warn ", "09", "pci 0000:00:01.0: BAR 0: failed to assign");
+  EXPECT_TRUE(scan_kernel_log("node-b", benign, 1796094305.0, 1796094330.0).empty());
+  EXPECT_NE(dmesg_command().find("dmesg --time-format iso -x;"), std::string::npos);
+}
+
 // Issue 32 (6): CVS_DMESG_PARSER as the original reads it (reference 1.7): its default
 // node-scraper is our ISO-time scan with the same patterns; legacy and its aliases select
 // the dmesg -T minute window; anything else is refused, naming the variable.

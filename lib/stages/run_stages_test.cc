@@ -47,7 +47,7 @@ TEST(StageBodies, BenchmarkUsesTheHeadsPortAndScansEveryNode) {
             (std::vector<std::string>{"Dmesg scan incomplete: failed hosts [n2]. Give the job user passwordless `sudo "
                                       "dmesg` on those nodes.",
                                       "ERROR - Failure pattern *** 2023-11-14T22:13:20,500000+00:00 amdgpu: GPU reset "
-                                      "begin! *** seen in Dmesg on node n1"}));
+                                      "begin! *** seen in Dmesg on node n1: GPU Reset"}));
   EXPECT_EQ(h.state.kernel_log_matches.size(), 1u);
   EXPECT_TRUE(h.fake.commands_with("n2", "import socket").empty());  // audit J3: only the head picks the port
 }

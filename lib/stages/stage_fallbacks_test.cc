@@ -145,7 +145,7 @@ void script_a_started_run(Harness& h) {
 }
 
 const char* const kKernelError =
-    "ERROR - Failure pattern *** 2023-11-14T22:13:20,500000+00:00 amdgpu: GPU reset begin! *** seen in Dmesg on node n1";
+    "ERROR - Failure pattern *** 2023-11-14T22:13:20,500000+00:00 amdgpu: GPU reset begin! *** seen in Dmesg on node n1: GPU Reset";
 
 // Audit S14: a poll that fails (n2's training exits 1) is the stage's first failure,
 // and still the training is stopped on every node and every node's kernel log scanned
