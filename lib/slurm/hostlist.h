@@ -11,6 +11,9 @@
 
 namespace aorta::slurm {
 
-Result<std::vector<std::string>> expand_hostlist(std::string_view expression);
+// A list naming more than max_hosts hosts is refused before any name is made (a typo
+// like n[1-999999999], or many ranges in one bracket, must not eat memory).
+constexpr size_t kMaxHosts = 1 << 20;
+Result<std::vector<std::string>> expand_hostlist(std::string_view expression, size_t max_hosts = kMaxHosts);
 
 }  // namespace aorta::slurm

@@ -11,12 +11,13 @@ Result<std::optional<SlurmJob>> job_from_environment(const Getenv& getenv) {
   if (!id || !*id) return std::optional<SlurmJob>{};
   SlurmJob job;
   job.id = id;
-  const char* list = getenv("SLURM_JOB_NODELIST");
-  if (!list || !*list) list = getenv("SLURM_NODELIST");
+  const char* list_name = "SLURM_JOB_NODELIST";
+  const char* list = getenv(list_name);
+  if (!list || !*list) list = getenv(list_name = "SLURM_NODELIST");
   if (!list || !*list)
     return Error{ErrorCode::kInvalidInput, "Slurm job " + job.id + " has no SLURM_JOB_NODELIST", "slurm"};
   auto nodes = expand_hostlist(list);
-  if (!nodes) return Error{ErrorCode::kInvalidInput, nodes.error().message, "SLURM_JOB_NODELIST"};
+  if (!nodes) return Error{ErrorCode::kInvalidInput, nodes.error().message, list_name};
   job.nodes = *nodes;
   if (const char* gpus = getenv("SLURM_GPUS_ON_NODE"); gpus && *gpus) {
     job.gpus_per_node = std::atoi(gpus);
