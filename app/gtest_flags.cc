@@ -1,8 +1,8 @@
 #include "app/gtest_flags.h"
 
-#include <cctype>
-#include <charconv>
 #include <map>
+
+#include "app/gtest_environment.h"
 
 namespace aorta::app {
 namespace {
@@ -32,37 +32,6 @@ Error usage(const std::string& message) { return Error{ErrorCode::kInvalidInput,
 // gtest's reading of a bool value: false only when it starts with 0, f or F.
 bool bool_value(const std::string& v) { return v.empty() || (v[0] != '0' && v[0] != 'f' && v[0] != 'F'); }
 
-std::optional<long> int_value(const std::string& v) {
-  long n = 0;
-  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-  if (ec != std::errc() || end != v.data() + v.size() || v.empty()) return std::nullopt;
-  return n;
-}
-
-Error repeat_refused(const std::string& what) {
-  return usage(what + " is refused: one run is one session of stages (one run id, one set of traces and reports); "
-                      "to run N times, run the command N times");
-}
-
-Error shuffle_refused(const std::string& what) {
-  return usage(what + " is refused: the stages run in order, each on what the one before left");
-}
-
-// Flags that end the process at a failure or on a lost connection (SIGTRAP, SIGABRT,
-// an exception out of gtest): no collection, no reports, no teardown, and the nodes'
-// locks held for their time limit. (issue 29)
-Error abort_refused(const std::string& what, const std::string& why) {
-  return usage(what + " is refused: " + why + ", so traces, reports and teardown (containers, the aorta_path lock) "
-                      "would be lost; the stages after a failure already stop or run only what helps");
-}
-
-std::string abort_reason(const std::string& key) {
-  if (key == "break_on_failure") return "it stops the process with SIGTRAP at the first failure";
-  if (key == "throw_on_failure") return "it turns the first failure into an exception that ends the process";
-  if (key == "stream_result_to") return "gtest aborts the process when it cannot reach that host";
-  return "";
-}
-
 // xml, xml:FILE or xml:DIR/ as gtest reads them; json is refused (the JSON
 // report is aorta_benchmark_report.json, in the run's folder).
 Result<JunitOutput> junit_output(const std::string& flag, const std::string& value) {
@@ -86,14 +55,14 @@ std::optional<Error> flag_refusal(const std::string& arg, const std::string& nam
   if (it == known_flags().end())
     return usage("unknown GoogleTest flag " + name + " (see aorta_suite run --help for the gtest flags it takes)");
   if (it->second != Kind::kBool && !value) return usage(name + " needs a value (" + name + "=...)");
-  if (it->second == Kind::kInt && !int_value(*value)) return usage(arg + ": not a whole number");
+  if (it->second == Kind::kInt && !gtest_int32(*value)) return usage(arg + ": not a whole number");
   if (key == "flagfile")
     return usage(name + " is not supported: give the flags on the command line, where they are checked");
-  if (key == "repeat" && *int_value(*value) != 1) return repeat_refused(arg);
-  if (key == "shuffle" && bool_value(value.value_or(""))) return shuffle_refused(arg);
-  if (std::string why = abort_reason(key);
-      !why.empty() && (key == "stream_result_to" ? !value->empty() : bool_value(value.value_or(""))))
-    return abort_refused(arg, why);
+  // A value its variable's rule refuses (gtest_environment.h), for the same reason.
+  if (const GtestVariable* v = gtest_variable_of_flag(key);
+      v && gtest_rule_refuses(v->rule, bool_value(value.value_or("")), value ? gtest_int32(*value) : std::nullopt,
+                              value.value_or("")))
+    return usage(arg + " is refused: " + v->why);
   return std::nullopt;
 }
 
@@ -129,38 +98,24 @@ Result<GtestFlags> check_gtest_flags(const std::vector<std::string>& args, const
     if (key == "color") color_given = true;
     out.pass_through.push_back(arg);
   }
-  // gtest reads these variables as defaults for the flags; the same rules apply.
-  if (const char* r = getenv("GTEST_REPEAT"); r && *r) {
-    auto n = int_value(r);
-    if (!n) return usage(std::string("GTEST_REPEAT=") + r + ": not a whole number");
-    if (*n != 1) return repeat_refused(std::string("GTEST_REPEAT=") + r);
-  }
-  // gtest counts any value but "0" as true, an empty one too.
-  if (const char* s = getenv("GTEST_SHUFFLE"); s && std::string(s) != "0")
-    return shuffle_refused(std::string("GTEST_SHUFFLE=") + s);
-  for (const char* key : {"break_on_failure", "throw_on_failure", "stream_result_to"}) {
-    std::string variable = "GTEST_" + std::string(key);
-    for (char& c : variable) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    const char* v = getenv(variable.c_str());
-    if (v && *v && (std::string(key) == "stream_result_to" || std::string(v) != "0"))
-      return abort_refused(variable + "=" + v, abort_reason(key));
-  }
-  // gtest reads GTEST_FAIL_FAST as the flag's default: any value but "0" is true.
+  // gtest reads these variables as defaults for the flags, empty values included
+  // (gtest_environment.h): the same rules apply.
+  if (auto refusal = gtest_environment_refusal(getenv)) return *refusal;
+  // Fail-fast: any value but "0" is true; Bazel's variable when gtest's is unset.
   if (const char* f = getenv("GTEST_FAIL_FAST"); f && !fail_fast_given) out.fail_fast = std::string(f) != "0";
-  // Sharding would split one session's stages across processes, each its own run.
-  for (const char* variable : {"GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX"})
-    if (const char* v = getenv(variable); v && *v)
-      return usage(std::string(variable) + "=" + v + " is refused: the stages of a run are one session in one "
-                   "process, each on what the one before left; they cannot be sharded");
-  // GTEST_FILTER is the filter when no --gtest_filter is given, as in gtest; it
-  // also picks the suite.
-  if (const char* f = getenv("GTEST_FILTER"); !out.filter && f && *f) out.filter = f;
-  if (const char* o = getenv("GTEST_OUTPUT"); !output && o && *o) {
-    output = o;
+  else if (const char* b = getenv("TESTBRIDGE_TEST_RUNNER_FAIL_FAST"); b && !fail_fast_given)
+    out.fail_fast = std::string(b) == "1";
+  // The filter when no --gtest_filter is given, as in gtest (Bazel's when GTEST_FILTER
+  // is unset; an empty one selects nothing); it also picks the suite.
+  const char* filter = getenv("GTEST_FILTER");
+  if (!filter) filter = getenv("TESTBRIDGE_TEST_ONLY");
+  if (!out.filter && filter) out.filter = filter;
+  // GTEST_OUTPUT, set even empty, wins over Bazel's XML_OUTPUT_FILE, as in gtest.
+  if (const char* o = getenv("GTEST_OUTPUT"); !output && o) {
+    if (*o) output = o;
     output_label = std::string("GTEST_OUTPUT=") + o;
   }
-  // Bazel's variable, which gtest reads when neither of the above is given.
-  if (const char* x = getenv("XML_OUTPUT_FILE"); !output && x && *x) {
+  if (const char* x = getenv("XML_OUTPUT_FILE"); !output && output_label.empty() && x && *x) {
     output = std::string("xml:") + x;
     output_label = std::string("XML_OUTPUT_FILE=") + x;
   }
@@ -168,8 +123,9 @@ Result<GtestFlags> check_gtest_flags(const std::vector<std::string>& args, const
     auto junit = junit_output(output_label, *output);
     if (!junit) return junit.error();
     out.junit = *junit;
+    out.junit->source = output_label.substr(0, output_label.find('='));
   }
-  if (const char* c = getenv("GTEST_COLOR"); c && *c) color_given = true;
+  if (getenv("GTEST_COLOR")) color_given = true;  // empty: no colour, a choice too
   if (const char* no = getenv("NO_COLOR"); no && *no && !color_given) out.pass_through.push_back("--gtest_color=no");
   return out;
 }

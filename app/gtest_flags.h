@@ -20,6 +20,7 @@ using Getenv = std::function<const char*(const char*)>;
 struct JunitOutput {
   std::filesystem::path path;
   bool folder = false;
+  std::string source = "--gtest_output";  // or GTEST_OUTPUT, XML_OUTPUT_FILE: for messages
   std::filesystem::path file_for(const std::string& suite) const { return folder ? path / (suite + ".xml") : path; }
 };
 

@@ -1,8 +1,15 @@
 #include "app/gtest_flags.h"
 
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <regex>
+#include <set>
+#include <sstream>
 
 #include <gtest/gtest.h>
+
+#include "app/gtest_environment.h"
 
 namespace aorta::app {
 namespace {
@@ -165,6 +172,120 @@ TEST(GtestFlags, ListTestsReadsLikeGtest) {
   EXPECT_TRUE(check_gtest_flags({"--gtest_list_tests"}, env())->list_tests);
   EXPECT_TRUE(check_gtest_flags({"--gtest_list_tests=1"}, env())->list_tests);
   EXPECT_FALSE(check_gtest_flags({"--gtest_list_tests=0"}, env())->list_tests);
+}
+
+// Issue 42, 7: every variable GoogleTest reads, read as gtest reads it, an empty value
+// included (gtest's bool is true for any value but "0"; its int32 that does not parse
+// prints gtest's own error). Each row of gtest_environment.h's table is tried with the
+// values that its rule must take and refuse; the table is checked against gtest's source.
+// check_gtest_flags' answer for one variable: "" when taken, else the error.
+std::string error_for(const std::string& name, const std::string& value) {
+  auto r = check_gtest_flags({}, env({{name, value}}));
+  return r ? "" : r.error().describe();
+}
+
+// What each rule must refuse and take; the empty value is in every list.
+struct Values {
+  std::vector<std::string> refused, taken;
+};
+Values values_of(EnvRule rule) {
+  switch (rule) {
+    case EnvRule::kRefusedTrue: return {{"", "1", "false", "no"}, {"0"}};  // gtest: only "0" is false
+    case EnvRule::kRefusedFalse: return {{"0"}, {"", "1", "false"}};
+    case EnvRule::kRefusedNonEmpty: return {{"h:1", " "}, {""}};
+    case EnvRule::kWholeNumber: return {{"", "x", "7x", "2147483648"}, {"7", "-3", "2147483647"}};
+    case EnvRule::kOnlyOne: return {{"", "x", "0", "2"}, {"1"}};
+    case EnvRule::kRefusedSet: return {{"", "x", "0", "1", "2"}, {}};
+    default: return {{}, {"", "0", "1", "garbage"}};
+  }
+}
+
+TEST(GtestEnvironment, EveryVariableIsRefusedOrTakenAsItsRuleSaysEmptyIncluded) {
+  for (const auto& v : gtest_variables()) {
+    if (v.rule == EnvRule::kTaken || v.rule == EnvRule::kRunnerFile) continue;  // their own tests
+    const Values values = values_of(v.rule);
+    for (const auto& value : values.refused) {
+      const std::string e = error_for(v.name, value);
+      // Our message, naming the variable and its value, before anything runs.
+      const std::string shown = v.name + "=" + value;
+      EXPECT_TRUE(e.rfind(shown + " is refused: ", 0) == 0 || e.rfind(shown + ": not a whole number", 0) == 0)
+          << v.name << "='" << value << "': " << e;
+    }
+    for (const auto& value : values.taken) EXPECT_EQ(error_for(v.name, value), "") << v.name << "='" << value << "'";
+  }
+}
+
+// Probe 02: set but empty, gtest reads these as true and ends the process at the
+// first failure; probe 07's sharding variables, empty, ended in gtest's own error.
+TEST(GtestEnvironment, EmptyAbortAndShardingVariablesAreRefusedByName) {
+  for (const char* name : {"GTEST_BREAK_ON_FAILURE", "GTEST_THROW_ON_FAILURE"}) {
+    const std::string e = error_for(name, "");
+    EXPECT_EQ(e.rfind(std::string(name) + "= is refused: ", 0), 0u) << e;
+    EXPECT_NE(e.find("the aorta_path lock"), std::string::npos) << e;
+  }
+  for (const char* name : {"GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX"})
+    for (const char* value : {"", "abc"}) {
+      const std::string e = error_for(name, value);
+      EXPECT_EQ(e.rfind(std::string(name) + "=" + value + " is refused: the stages of a run are one session", 0), 0u)
+          << e;
+    }
+  EXPECT_EQ(error_for("GTEST_RANDOM_SEED", "").rfind("GTEST_RANDOM_SEED=: not a whole number", 0), 0u);
+  EXPECT_EQ(error_for("GTEST_CATCH_EXCEPTIONS", "0").rfind("GTEST_CATCH_EXCEPTIONS=0 is refused: an exception", 0), 0u);
+}
+
+// A flag's value is refused by its variable's rule, for the same reason.
+TEST(GtestEnvironment, FlagsFollowTheirVariablesRule) {
+  auto error_of = [](const std::string& flag) {
+    auto r = check_gtest_flags({flag}, env({}));
+    return r ? "" : r.error().describe();
+  };
+  EXPECT_EQ(error_of("--gtest_catch_exceptions=0").rfind("--gtest_catch_exceptions=0 is refused: an exception", 0), 0u);
+  EXPECT_EQ(error_of("--gtest_catch_exceptions"), "");
+  EXPECT_EQ(error_of("--gtest_stream_result_to="), "");
+  EXPECT_EQ(error_of("--gtest_random_seed=2147483648"), "--gtest_random_seed=2147483648: not a whole number");
+}
+
+// Taken by the run as gtest takes them: an empty filter selects nothing, Bazel's
+// filter and fail-fast when gtest's are unset, GTEST_OUTPUT set empty means no file.
+TEST(GtestEnvironment, TakenVariablesReadAsGtestReadsThem) {
+  EXPECT_EQ(check_gtest_flags({}, env({{"GTEST_FILTER", ""}}))->filter, "");
+  EXPECT_EQ(check_gtest_flags({}, env({{"TESTBRIDGE_TEST_ONLY", "*launch*"}}))->filter, "*launch*");
+  EXPECT_EQ(check_gtest_flags({}, env({{"TESTBRIDGE_TEST_ONLY", "a"}, {"GTEST_FILTER", "b"}}))->filter, "b");
+  EXPECT_TRUE(check_gtest_flags({}, env({{"TESTBRIDGE_TEST_RUNNER_FAIL_FAST", "1"}}))->fail_fast);
+  EXPECT_FALSE(check_gtest_flags({}, env({{"TESTBRIDGE_TEST_RUNNER_FAIL_FAST", "yes"}}))->fail_fast);  // only "1"
+  EXPECT_FALSE(
+      check_gtest_flags({}, env({{"TESTBRIDGE_TEST_RUNNER_FAIL_FAST", "1"}, {"GTEST_FAIL_FAST", "0"}}))->fail_fast);
+  EXPECT_FALSE(check_gtest_flags({}, env({{"GTEST_OUTPUT", ""}, {"XML_OUTPUT_FILE", "b.xml"}}))->junit);
+}
+
+// Every variable gtest's own source reads is in the table (Debian's googletest package
+// ships the source the linked library is built from).
+TEST(GtestEnvironment, TheTableHoldsEveryVariableGtestsSourceReads) {
+  const std::filesystem::path src = "/usr/src/googletest/googletest/src";
+  if (!std::filesystem::exists(src / "gtest.cc")) GTEST_SKIP() << "no googletest source at " << src;
+  std::set<std::string> in_table;
+  for (const auto& v : gtest_variables()) in_table.insert(v.name);
+  const std::regex flag_read(R"re(FromGTestEnv\(\s*"([a-z_0-9]+)")re"), env_read(R"re(GetEnv\("([A-Z_0-9]+)"\))re"),
+      constant(R"re(static const char k\w+\[\] = "([A-Z_0-9]+)";)re");
+  size_t found = 0;
+  for (const auto& file : std::filesystem::directory_iterator(src)) {
+    std::ifstream in(file.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string source = text.str();
+    for (const auto* re : {&flag_read, &env_read, &constant})
+      for (std::sregex_iterator it(source.begin(), source.end(), *re), end; it != end; ++it) {
+        std::string name = (*it)[1];
+        if (re == &flag_read) {
+          for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+          name = "GTEST_" + name;
+        }
+        if (re == &constant && name.rfind("GTEST_", 0) != 0) continue;  // kDefaultOutputFormat and the like
+        ++found;
+        EXPECT_TRUE(in_table.count(name)) << name << " (read in " << file.path().filename() << ") has no row";
+      }
+  }
+  EXPECT_GT(found, 20u);  // the scan found gtest's variables at all
 }
 
 }  // namespace

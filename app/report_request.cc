@@ -13,6 +13,36 @@ namespace {
 
 fs::path absolute_or_empty(const std::string& path) { return path.empty() ? fs::path() : fs::absolute(path); }
 
+// A path as the file system will take it: absolute, normal, links on the way resolved.
+fs::path resolved(const fs::path& path) {
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(path, ec);
+  return ec ? path.lexically_normal() : p;
+}
+
+bool same_existing_file(const fs::path& a, const fs::path& b) {
+  std::error_code ec;
+  return fs::exists(a, ec) && fs::exists(b, ec) && fs::equivalent(a, b, ec);
+}
+
+// Pairs of outputs on one file, and outputs inside the HTML's folder.
+std::vector<std::string> same_file_problems(const std::vector<std::pair<std::string, fs::path>>& files,
+                                            const fs::path& html_folder) {
+  std::vector<std::string> problems;
+  for (size_t i = 0; i < files.size(); ++i) {
+    const auto& [flag, path] = files[i];
+    for (size_t j = i + 1; j < files.size(); ++j)
+      if (resolved(path) == resolved(files[j].second) || same_existing_file(path, files[j].second))
+        problems.push_back(flag + " " + path.string() + " and " + files[j].first + " " + files[j].second.string() +
+                           " are one file: each would replace the other's; give each its own path");
+    const fs::path inside = resolved(path).lexically_relative(resolved(html_folder));
+    if (!html_folder.empty() && flag != "--html" && !inside.empty() && *inside.begin() != "..")
+      problems.push_back(flag + " " + path.string() + " is inside the HTML report's folder " + html_folder.string() +
+                         ", which --html fills; give it a path outside");
+  }
+  return problems;
+}
+
 }  // namespace
 
 bool ReportRequest::wants(const std::string& output) const {
@@ -42,6 +72,8 @@ ReportRequest report_request(const cli::Options& o, const GtestFlags& flags, con
   if (!o.junitxml.empty()) r.junit_files.push_back(fs::absolute(o.junitxml));
   r.gtest_junit = flags.junit;
   r.junit_shape = o.junit_shape;
+  r.runner_files = runner_files(getenv);
+  hide_runner_files_from_gtest();  // from here on the run's to write: gtest and the workload never see them
   for (const auto& name : report::default_outputs()) {
     if (o.no_html && (name == "html" || name == "bundle")) continue;
     if (o.no_log_file && name == "log") continue;
@@ -63,24 +95,32 @@ report::ReportContext report_context(const ReportRequest& request, const std::st
 
 std::optional<std::string> report_path_problem(const ReportRequest& request, const std::string& suite) {
   std::vector<std::pair<std::string, fs::path>> files;
+  fs::path html_folder;  // the HTML's <suite>_html/, which the HTML output fills
   if (request.wants("html") && !request.html_file.empty()) {
     files.emplace_back("--html", request.html_file);
-    // The HTML's <suite>_html/ folder beside it, when something is there already (a link planted there).
-    const auto folder = request.html_file.parent_path() / (suite + "_html");
-    std::error_code ec;
-    if (fs::symlink_status(folder, ec).type() != fs::file_type::not_found)
-      files.emplace_back("--html", folder / "report.css");
+    html_folder = request.html_file.parent_path() / (suite + "_html");
   }
   if (request.wants("log") && !request.log_file.empty()) files.emplace_back("--log-file", request.log_file);
   for (const auto& path : request.junit_files) files.emplace_back("--junitxml", path);
   if (request.gtest_junit)
-    files.emplace_back("--gtest_output", fs::absolute(request.gtest_junit->file_for(suite)));
-  std::string problems;  // every path at fault, so one fix-up round is enough
+    files.emplace_back(request.gtest_junit->source, fs::absolute(request.gtest_junit->file_for(suite)));
+  for (const auto& f : request.runner_files) files.emplace_back(f.variable, f.path);
+  std::vector<std::string> problems = same_file_problems(files, html_folder);  // every one, so one fix-up round is enough
+  // The HTML's folder too, when something is there already (a link planted there).
+  std::error_code ec;
+  if (!html_folder.empty() && fs::symlink_status(html_folder, ec).type() != fs::file_type::not_found)
+    files.emplace_back("--html", html_folder / "report.css");
   for (const auto& [flag, path] : files)
-    if (Status s = probe_output_file(path); !s)
-      problems += (problems.empty() ? "" : "; ") + flag + " " + s.error().describe();
+    if (Status s = probe_output_file(path); !s) problems.push_back(flag + " " + s.error().describe());
   if (problems.empty()) return std::nullopt;
-  return "report paths cannot be written (nothing was run): " + problems;
+  std::string text;
+  for (const auto& p : problems) text += (text.empty() ? "" : "; ") + p;
+  return "report paths cannot be written (nothing was run): " + text;
+}
+
+Result<RunnerFilesWritten> claim_report_paths(const ReportRequest& request, const std::string& suite) {
+  if (auto problem = report_path_problem(request, suite)) return Error{ErrorCode::kInvalidInput, *problem, ""};
+  return RunnerFilesWritten::write(request.runner_files);
 }
 
 bool write_problem_reports(const ReportRequest& request, const std::string& suite,

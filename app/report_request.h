@@ -11,6 +11,7 @@
 
 #include "app/cli.h"
 #include "app/gtest_flags.h"
+#include "app/runner_files.h"
 #include "report/outputs.h"
 
 namespace aorta::app {
@@ -23,6 +24,7 @@ struct ReportRequest {
   std::optional<JunitOutput> gtest_junit;
   std::string junit_shape;  // --junit-shape, else the config's junit_shape (empty: gtest)
   std::vector<std::string> outputs;  // report/outputs.h names, less what --no-html/--no-log-file drop
+  std::vector<RunnerFile> runner_files;  // what a test runner has gtest write (runner_files.h)
 
   bool wants(const std::string& output) const;
   std::vector<std::filesystem::path> junit_paths(const std::string& suite) const;
@@ -30,19 +32,27 @@ struct ReportRequest {
   std::filesystem::path report_dir(const std::string& run_id, const std::filesystem::path& run_folder) const;
 };
 
-// Paths made absolute against where the command ran; getenv reads CVS_WORKSPACE.
+// Paths made absolute against where the command ran; getenv reads CVS_WORKSPACE and
+// the runner files' variables, which are then unset in this process (runner_files.h).
 ReportRequest report_request(const cli::Options& o, const GtestFlags& flags, const char* (*getenv)(const char*));
 
 // The context of a run's reports, whose folder is run_folder unless a workspace is given.
 report::ReportContext report_context(const ReportRequest& request, const std::string& suite, const std::string& run_id,
                                      const std::filesystem::path& run_folder);
 
-// Every report file asked for by path (--junitxml, --gtest_output, --html and the
-// HTML's folder when something is there, --log-file), probed before any node is
-// touched: a path that cannot be written is found now, not after the benchmark (issue
-// 31, 4). The bundle goes beside the HTML file, so its probe covers it. Every path at
-// fault, in one message, or nothing.
+// Every report file asked for by path (--junitxml, --gtest_output or the variable
+// that gave it, --html and the HTML's folder when something is there, --log-file) and
+// every runner file, probed before any node is touched: a path that cannot be written
+// is found now, not after the benchmark (issue 31, 4). The bundle goes beside the HTML
+// file, so its probe covers it. Two of them on one file (the same path once absolute,
+// normal and with links on the way resolved, or the same existing file), or one inside
+// the HTML's <suite>_html/ folder, are refused too: each writer would replace the
+// other's file (issue 42, 9). Every problem, in one message, or nothing.
 std::optional<std::string> report_path_problem(const ReportRequest& request, const std::string& suite);
+
+// report_path_problem, then the runner files written in gtest's stead: what a run
+// holds until it ends (the premature-exit file is removed then), or the problem.
+Result<RunnerFilesWritten> claim_report_paths(const ReportRequest& request, const std::string& suite);
 
 // A run that could not start writes what was asked for by path (and everything into
 // a workspace's run folder): one failed test_configuration naming every problem.

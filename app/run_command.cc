@@ -312,8 +312,7 @@ int run_suite(const cli::Options& o, const char* argv0) {
   auto flags = check_gtest_flags(o.gtest_args, [](const char* name) -> const char* { return std::getenv(name); });
   if (!flags) return usage_error(flags.error().describe(), cli::Command::kRun);
   if (auto problem = environment_problem(o)) return usage_error(*problem);
-  // Listing without a config lists both suites; with one, what that config would run.
-  const bool configured = !o.config_file.empty() || !o.cluster_file.empty();
+  const bool configured = !o.config_file.empty() || !o.cluster_file.empty();  // listing: its suite, else both
   ReportRequest request = report_request(o, *flags, [](const char* name) -> const char* { return std::getenv(name); });
   // A run that cannot start still leaves the reports asked for, naming why.
   auto refused = [&](int code, const std::vector<std::string>& problems) {
@@ -340,7 +339,8 @@ int run_suite(const cli::Options& o, const char* argv0) {
   if (flags->list_tests) return RUN_ALL_TESTS() == 0 ? kExitOk : kExitFailed;
 
   // A usage error like a bad flag: the reports asked for cannot all be written, so none is.
-  if (auto problem = report_path_problem(request, plan->suite->name)) return usage_error(*problem, cli::Command::kRun);
+  auto runner_files = claim_report_paths(request, plan->suite->name);  // held until the run ends
+  if (!runner_files) return usage_error(runner_files.error().describe(), cli::Command::kRun);
   if (flags->fail_fast) std::cout << kFailFastNote;
   const auto& job = plan->form.job;
   if (job || std::getenv("CVS_SCHEDULER")) std::cout << "aorta_suite: " << plan->form.reason << "\n";
