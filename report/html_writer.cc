@@ -32,7 +32,7 @@ std::string capitalized(job::Outcome outcome) {
 
 void write_head(const std::string& title, const std::string& stylesheet, std::ostream& out) {
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" << escape_xml(title)
-      << "</title>\n<link rel=\"stylesheet\" href=\"" << escape_xml(stylesheet) << "\">\n</head>\n<body>\n";
+      << "</title>\n<link rel=\"stylesheet\" href=\"" << link_href(stylesheet) << "\">\n</head>\n<body>\n";
 }
 
 void write_facts(const char* id, const char* title, const std::vector<std::pair<std::string, std::string>>& rows,
@@ -141,7 +141,7 @@ void write_subtests(const RunRecord& run, const std::vector<SubTestRow>& rows, s
         << (t.actual ? fmt::format("{:.6g}", *t.actual) : "") << "</td><td>"
         << (t.limit ? fmt::format("{} {:.6g}", t.gate == job::Gate::kMin ? "&ge;" : "&le;", *t.limit) : "") << "</td><td>"
         << escape_xml(t.message) << "</td><td class=\"col-links\">";
-    if (r.test) out << "<a href=\"" << escape_xml(stage_log_path(run, *r.test)) << "\">Full Log</a>";
+    if (r.test) out << "<a href=\"" << link_href(stage_log_path(run, *r.test)) << "\">Full Log</a>";
     out << "</td></tr>\n";
   }
   out << "</table>\n</details>\n";
@@ -153,7 +153,7 @@ void write_entry(const RunRecord& run, const Entry& entry, std::ostream& out) {
       << " results-table-row\">\n<tr><td class=\"col-result\">" << capitalized(test.outcome)
       << "</td><td class=\"col-name\">" << escape_xml(run.suite + "::" + test.name) << "</td><td class=\"col-duration\">"
       << fmt::format("{:.3f} s", test.seconds) << "</td><td class=\"col-links\"><a href=\""
-      << escape_xml(stage_log_path(run, test)) << "\">Full Log</a></td></tr>\n";
+      << link_href(stage_log_path(run, test)) << "\">Full Log</a></td></tr>\n";
   if (!test.skip_reason.empty() || !test.failures.empty() || !entry.subtests.empty()) {
     out << "<tr class=\"extra\"><td colspan=\"4\">";
     if (!test.skip_reason.empty()) out << "<div class=\"skip-reason\">Skipped: " << escape_xml(test.skip_reason) << "</div>";
@@ -209,14 +209,14 @@ void HtmlWriter::write(const RunRecord& run, std::ostream& out) const {
   }
   write_facts("environment", "Environment", extras_.environment, out);
   if (!extras_.json_report_link.empty())
-    out << "<p><a id=\"json-report\" href=\"" << escape_xml(extras_.json_report_link)
+    out << "<p><a id=\"json-report\" href=\"" << link_href(extras_.json_report_link)
         << "\">aorta_benchmark_report.json</a></p>\n";
   if (!run.deck_link.empty())
-    out << "<p><a id=\"run-deck\" href=\"" << escape_xml(run.deck_link) << "\">Aorta Run Deck</a></p>\n";
+    out << "<p><a id=\"run-deck\" href=\"" << link_href(run.deck_link) << "\">Aorta Run Deck</a></p>\n";
   if (!run.node_log_links.empty()) {
     out << "<p id=\"node-logs\">Node logs:";
     for (const auto& link : run.node_log_links)
-      out << " <a href=\"" << escape_xml(link) << "\">" << escape_xml(link.substr(link.rfind('/') + 1)) << "</a>";
+      out << " <a href=\"" << link_href(link) << "\">" << escape_xml(link.substr(link.rfind('/') + 1)) << "</a>";
     out << "</p>\n";
   }
   out << "<table id=\"results-table\">\n<thead><tr><th>Result</th><th>Test</th><th>Duration</th><th>Links</th></tr></thead>\n";
@@ -228,8 +228,8 @@ void write_stage_log_page(const RunRecord& run, const StageResult& stage, std::o
                           const std::string& report_name) {
   write_head(run.suite + "::" + stage.name, "report.css", out);  // the page is in <suite>_html/, beside it
   out << "<h1>" << escape_xml(run.suite + "::" + stage.name) << "</h1>\n<p>" << capitalized(stage.outcome) << ", "
-      << fmt::format("{:.3f} s", stage.seconds) << " &middot; <a href=\"../"
-      << escape_xml(report_name.empty() ? run.suite + ".html" : report_name) << "\">back to the report</a></p>\n<pre>";
+      << fmt::format("{:.3f} s", stage.seconds) << " &middot; <a href=\""
+      << link_href("../" + (report_name.empty() ? run.suite + ".html" : report_name)) << "\">back to the report</a></p>\n<pre>";
   if (!stage.skip_reason.empty()) out << "Skipped: " << escape_xml(stage.skip_reason) << "\n";
   for (const auto& f : stage.failures) out << "FAIL - " << escape_xml(f) << "\n";
   for (const auto& t : stage.subtests) out << escape_xml(t.line()) << "\n";

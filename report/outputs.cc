@@ -124,7 +124,8 @@ void copy_node_logs(RunRecord& run, const ReportContext& context, const fs::path
     if (key.find("_log_node_") == std::string::npos) continue;
     auto text = node_log_text(file);
     if (!text) continue;
-    const std::string link = run.suite + "_html/node_logs/" + valid_utf8(file.filename().string());
+    // Named as in the bundle (portable_name_part): the link inside the zip leads somewhere.
+    const std::string link = run.suite + "_html/node_logs/" + portable_name_part(valid_utf8(file.filename().string()));
     if (sink.file(dir / link, *text)) run.node_log_links.push_back(link);
   }
 }
@@ -162,7 +163,8 @@ class HtmlOutput final : public Output {
       // Redacted: a cluster file's password or an env token must not travel with the report.
       auto text = redacted_json(file);
       if (!text) continue;  // not JSON: it cannot be redacted, so it is not copied
-      sink.file(dir / (run.suite + "_html") / (prefix + "_" + valid_utf8(file.filename().string())), *text);
+      const std::string name = portable_name_part(prefix + "_" + valid_utf8(file.filename().string()));
+      sink.file(dir / (run.suite + "_html") / name, *text);
     }
   }
 };

@@ -1,5 +1,7 @@
 #include "report/report_writer.h"
 
+#include <fmt/format.h>
+
 namespace aorta::report {
 
 std::string escape_xml(const std::string& text) {
@@ -20,6 +22,17 @@ std::string escape_xml(const std::string& text) {
     }
   }
   return out;
+}
+
+std::string link_href(const std::string& link) {
+  std::string url;
+  for (unsigned char c : link) {
+    if (c <= 0x20 || c == 0x7f || c == '%' || c == '#' || c == '?' || c == '\\') url += fmt::format("%{:02X}", c);
+    else url += static_cast<char>(c);
+  }
+  const size_t colon = url.find(':'), slash = url.find('/');
+  if (colon != std::string::npos && (slash == std::string::npos || colon < slash)) url = "./" + url;
+  return escape_xml(url);
 }
 
 }  // namespace aorta::report

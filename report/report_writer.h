@@ -23,4 +23,10 @@ class ReportWriter {
 // pugixml document); also drops the control characters XML 1.0 cannot hold.
 std::string escape_xml(const std::string& text);
 
+// A relative link (a path) as an href's escaped value that a browser can only read as a
+// path: what would end or change a URL's path ('%', '#', '?', '\\', spaces, controls)
+// is percent-encoded, and a first segment holding ':' ("javascript:alert(1)", a folder
+// name from the config) gets "./" before it, so it is never a scheme (issue 42, 9).
+std::string link_href(const std::string& link);
+
 }  // namespace aorta::report

@@ -85,7 +85,7 @@ void run_card_html(const ordered_json& deck, std::ostream& out) {
   for (const auto& row : deck["run_card_display"]) {
     std::string value = row[1];
     out << "<tr><th>" << escape_xml(row[0]) << "</th><td>"
-        << (row[2].get<bool>() && !value.empty() ? "<a href=\"" + escape_xml(value) + "\">" + escape_xml(value) + "</a>"
+        << (row[2].get<bool>() && !value.empty() ? "<a href=\"" + link_href(value) + "\">" + escape_xml(value) + "</a>"
                                                  : escape_xml(value))
         << "</td></tr>\n";
   }

@@ -5,6 +5,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/atomic_file.h"
@@ -21,6 +22,30 @@ Error zip_error(const std::filesystem::path& zip, const std::string& what) {
 std::string archive_error(zip_t* archive) { return zip_error_strerror(zip_get_error(archive)); }
 
 }  // namespace
+
+std::string portable_name_part(const std::string& part) {
+  std::string out = part;
+  for (char& c : out) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f || std::string_view("\\:*?\"<>|").find(c) != std::string_view::npos) c = '_';
+  }
+  if (out.empty() || out == ".") return "_";
+  if (out == "..") return "__";
+  for (size_t i = out.size(); i > 0 && (out[i - 1] == '.' || out[i - 1] == ' '); --i) out[i - 1] = '_';
+  return out;
+}
+
+std::string portable_entry_name(const std::string& name) {
+  std::string out;
+  size_t start = 0;
+  while (start <= name.size()) {
+    size_t slash = name.find('/', start);
+    if (slash == std::string::npos) slash = name.size();
+    if (slash > start) out += (out.empty() ? "" : "/") + portable_name_part(name.substr(start, slash - start));
+    start = slash + 1;
+  }
+  return out.empty() ? "_" : out;
+}
 
 Status write_zip(const std::filesystem::path& zip,
                  const std::vector<std::pair<std::string, std::filesystem::path>>& entries) {
@@ -58,7 +83,8 @@ Status write_zip(const std::filesystem::path& zip,
     const std::string& text = contents.emplace_back(std::move(read.text));
     zip_source_t* source = zip_source_buffer(archive, text.data(), text.size(), 0);
     if (!source) return zip_error(zip, "could not read " + file.string() + ": " + archive_error(archive));
-    zip_int64_t index = zip_file_add(archive, name.c_str(), source, ZIP_FL_ENC_UTF_8 | ZIP_FL_OVERWRITE);
+    const std::string entry = portable_entry_name(name);
+    zip_int64_t index = zip_file_add(archive, entry.c_str(), source, ZIP_FL_ENC_UTF_8 | ZIP_FL_OVERWRITE);
     if (index < 0) {
       zip_source_free(source);
       return zip_error(zip, "could not add " + name + ": " + archive_error(archive));

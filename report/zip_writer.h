@@ -13,8 +13,20 @@
 
 namespace aorta::report {
 
-// entries: (name inside the archive, file on disk), written in this order. A file
-// that is not a regular file (a link someone placed, a folder) is refused, naming it.
+// One component of an entry name as every extractor takes it literally: "\" (a folder
+// separator to Windows tools), ':' (a drive letter, an NTFS stream), the other
+// characters Windows forbids in names and control characters become '_', and so do
+// trailing dots and spaces (Windows drops them, making ".. " a ".."); "." and ".."
+// become "_" and "__". A name from an input (a config's file name) goes through this.
+std::string portable_name_part(const std::string& part);
+
+// An entry name of portable parts joined by "/", none empty: no entry can land outside
+// the folder the bundle is unpacked in, whichever extractor unpacks it (issue 42, 9).
+std::string portable_entry_name(const std::string& name);
+
+// entries: (name inside the archive, file on disk), written in this order, each name
+// made portable_entry_name. A file that is not a regular file (a link someone placed,
+// a folder) is refused, naming it.
 Status write_zip(const std::filesystem::path& zip,
                  const std::vector<std::pair<std::string, std::filesystem::path>>& entries);
 
