@@ -56,8 +56,8 @@ KernelScan scan_nodes(NodeExec& exec, double start, double end);
 
 // CVS_DMESG_PARSER's value (nullptr or empty: unset). The original's default,
 // node-scraper, is our port of its DmesgAnalyzer (kIso, kernel_events.h); legacy, cvs,
-// 0, false, off and no (any case) select the original's legacy scan; anything else is
-// an error naming the variable.
+// 0, false, off and no (any case, blanks around them stripped) select the original's
+// legacy scan; anything else is node-scraper's, as in CVS (never an error).
 Result<KernelLogBackend> kernel_log_backend(const char* value);
 
 // Legacy scan (kernel_log_legacy.cc), as the original ran it: the head node's

@@ -10,21 +10,15 @@
 namespace aorta::job {
 
 Result<KernelLogBackend> kernel_log_backend(const char* value) {
+  // As CVS's use_node_scraper_dmesg: stripped, lower-cased; its legacy aliases select
+  // the legacy scan, any other value (unset and empty too) node-scraper's.
   std::string v = value ? value : "";
-  std::string lower = v;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (lower.empty() || lower == "node-scraper") return KernelLogBackend::kIso;
+  const auto first = v.find_first_not_of(" \t\r\n\f\v");
+  v = first == std::string::npos ? "" : v.substr(first, v.find_last_not_of(" \t\r\n\f\v") - first + 1);
+  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
   for (const char* legacy : {"legacy", "cvs", "0", "false", "off", "no"})
-    if (lower == legacy) return KernelLogBackend::kLegacy;
-  std::string shown = v.size() > 40 ? v.substr(0, 40) + "..." : v;
-  for (char& c : shown)
-    if (!std::isprint(static_cast<unsigned char>(c))) c = '?';
-  return Error{ErrorCode::kInvalidInput,
-               "CVS_DMESG_PARSER=\"" + shown +
-                   "\": unknown kernel-log parser; use node-scraper (the default: aorta_suite's own scan of dmesg "
-                   "--time-format iso with the original's patterns) or legacy (dmesg -T over the run's minutes; cvs, 0, "
-                   "false, off and no mean legacy too)",
-               ""};
+    if (v == legacy) return KernelLogBackend::kLegacy;
+  return KernelLogBackend::kIso;
 }
 
 std::optional<std::string> legacy_minute(const std::string& date_output) {

@@ -155,16 +155,6 @@ with tempfile.TemporaryDirectory() as top:
     case("script mode on two nodes", work, ["--cluster_file", cluster, "--config_file", cfg], cfg,
          "multi_node.master_launch_mode", "master_launch_mode='script' requires one node; use auto or torchrun")
 
-# Issue 32 (6): a CVS_DMESG_PARSER value the original does not know is refused before
-# anything runs, naming the variable.
-with tempfile.TemporaryDirectory() as work:
-    p = subprocess.run([binary, "--output_dir", os.path.join(work, "out")], cwd=work, capture_output=True, text=True,
-                       timeout=60, env=dict(os.environ, CVS_DMESG_PARSER="journalctl"))
-    expect(p.returncode == 2 and 'CVS_DMESG_PARSER="journalctl": unknown kernel-log parser' in p.stderr,
-           f"CVS_DMESG_PARSER=journalctl: exit {p.returncode}, stderr {p.stderr[-1500:]}")
-    expect(not os.path.exists(os.path.join(work, "out")), "CVS_DMESG_PARSER=journalctl: a run folder was made")
-    print("ok: CVS_DMESG_PARSER=journalctl is refused at start")
-
 # Issue 32 (8): `config list` from a binary away from its share/aorta_suite names where
 # it looked and exits 2 (it printed nothing and exited 0).
 with tempfile.TemporaryDirectory() as work:
