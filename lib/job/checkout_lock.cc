@@ -161,6 +161,11 @@ std::string describe_failure(const cluster::HostResult& r, const config::Variant
 
 }  // namespace
 
+bool is_lock_folder(const std::string& relative) {
+  const std::string suite = std::string(kSuiteFolder) + "/";
+  return relative == suite + "lock" || relative.starts_with(suite + "takeover.");
+}
+
 std::string last_will_file(const config::Variant& v, const std::string& run_id, const std::string& host) {
   return suite_dir(v) + "/will." + safe_name(run_id) + "." + safe_name(host);
 }

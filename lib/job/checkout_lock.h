@@ -34,6 +34,10 @@ Status release_workdir_locks(NodeExec& exec, RunState& state);
 // removes the lock if it is still this run's, and the host's last will file.
 std::string release_lock_command(const config::Variant& v, const std::string& host, const RunState& state, long pid);
 
+// Whether `relative` (to aorta_path) is the lock's own folder or a takeover's gate:
+// nothing a collection should name.
+bool is_lock_folder(const std::string& relative);
+
 // <aorta_path>/.cvs-aorta/will.<run>.<host>: what ends the run's work on the host.
 std::string last_will_file(const config::Variant& v, const std::string& run_id, const std::string& host);
 

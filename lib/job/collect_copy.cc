@@ -37,10 +37,13 @@ std::string probed_compressor(const Result<cluster::CommandResult>& probe) {
 void choose_compression(NodeExec& exec, std::vector<NodeCopy>& copies, std::vector<std::string>& notes) {
   const std::string& wanted = exec.variant().trace_compression;
   if (wanted == "none" || copies.empty()) return;
-  std::vector<std::string> hosts;
-  for (const auto& node : copies) hosts.push_back(node.host);
-  auto probes = exec.transport().run_batch(hosts, std::vector<std::string>(hosts.size(), probe_compressor_command()),
-                                           std::chrono::seconds(60));
+  // Asked where the copies run (the container, when there is one), not on the host.
+  std::vector<std::string> hosts, probes_to_run;
+  for (const auto& node : copies) {
+    hosts.push_back(node.host);
+    probes_to_run.push_back(exec.wrap(node.host, probe_compressor_command()));
+  }
+  auto probes = exec.transport().run_batch(hosts, probes_to_run, std::chrono::seconds(60));
   for (size_t k = 0; k < copies.size(); ++k) {
     NodeCopy& node = copies[k];
     const std::string has = probed_compressor(probes[k]);

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/utf8.h"
+#include "job/checkout_lock.h"
 #include "job/collect.h"
 #include "job/phase.h"
 
@@ -67,7 +68,7 @@ TraceSelection select_traces(std::vector<FreshFile> listed, const TraceSelection
   std::erase_if(files, [&](const FreshFile& f) {
     if (f.type == 'W') out.walk_errors.push_back(f.path);
     if (f.type == 'C') out.stale_unlisted += static_cast<size_t>(f.size);
-    return f.type == 'W' || f.type == 'C';
+    return f.type == 'W' || f.type == 'C' || (f.type == 'P' && is_lock_folder(f.path));
   });
   skip_if(files, out.skipped, [&](const FreshFile& f) -> std::string {
     if (f.type == 'P')

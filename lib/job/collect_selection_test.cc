@@ -92,6 +92,8 @@ TEST(Collect, SelectionRulesInOrder) {
   rules.own_folder = ".cvs-aorta/me/";
   std::vector<FreshFile> listed = {
       {0, ".cvs-aorta/old", -1, 'P'},
+      {0, ".cvs-aorta/lock", -1, 'P'},  // the checkout's lock and a takeover's gate: not named
+      {0, ".cvs-aorta/takeover.abc", -1, 'P'},
       {0, "x/combined_traces", -1, 'P'},
       {200, "a/torch_profiler/rank0/link.json", 5, 'l'},
       {99, "a/torch_profiler/rank0/stale.json", 5, 'f'},
