@@ -61,6 +61,7 @@ class CollectCompression : public ::testing::Test {
   std::vector<std::string> collect(std::chrono::milliseconds progress_every = kProgressEvery) {
     cluster::LocalTransport local;
     NodeExec exec(local, v_, c_);
+    if (!docker_.empty()) exec.set_docker("localhost", docker_);
     collect_traces(exec, state_, false, [&](const std::string& line) { lines_.push_back(line); }, progress_every);
     std::vector<std::string> got;
     for (const auto& e : std::filesystem::recursive_directory_iterator(state_.output_root))
@@ -92,6 +93,7 @@ class CollectCompression : public ::testing::Test {
   RunState state_;
   std::string trace_;
   std::vector<std::string> lines_;
+  std::string docker_;  // a container runtime's command, when the test gives the node one
   const std::string kTrace = "traces/output/torch_profiler/rank0/t.pt.trace.json";
   const std::string kNotes = "traces/output/torch_profiler/rank0/notes.txt";
 };
@@ -106,6 +108,27 @@ TEST_F(CollectCompression, ZstdWhereTheNodeHasIt) {
   EXPECT_NE(lines_[0].find("[collect] 1/1 nodes: localhost 2/2 file(s), "), std::string::npos) << lines_[0];
   EXPECT_NE(lines_[0].find(fmt::format("{:.1f} MB of traces", (trace_.size() + 6) / 1e6)), std::string::npos) << lines_[0];
   EXPECT_NE(lines_[0].find(", zstd)"), std::string::npos) << lines_[0];
+}
+
+// The copies run in the container: its compressor counts, not the host's. Here the
+// host has zstd and the "container" (a docker stand-in running the command with a PATH
+// of its own) has only gzip.
+TEST_F(CollectCompression, TheContainersCompressorIsTheOneAskedFor) {
+  auto bin = dir_.path() / "container_bin";
+  std::filesystem::create_directories(bin);
+  for (const char* name : {"bash", "find", "gzip", "python3"})
+    std::filesystem::create_symlink(find_program(name), bin / name);
+  auto docker = dir_.write("docker", "#!/bin/bash\n# exec NAME bash -c COMMAND\nexec env PATH=" + bin.string() +
+                                         " bash -c \"$5\"\n");
+  std::filesystem::permissions(docker, std::filesystem::perms::owner_all);
+  ASSERT_FALSE(find_program("zstd").empty()) << "the host needs zstd for this test";
+  v_.container.runtime = config::RuntimeKind::kDocker;
+  v_.container_mount_path = v_.aorta_path;  // the container sees the checkout where the host does
+  docker_ = docker.string();
+  auto got = collect();
+  EXPECT_EQ(errors(), "");
+  EXPECT_EQ(got, (std::vector<std::string>{kNotes, kTrace + ".gz"}));
+  EXPECT_EQ(decompressed("gzip", kTrace + ".gz"), trace_);
 }
 
 TEST_F(CollectCompression, GzipWhereTheNodeHasNoZstd) {
