@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/process_state.h"
 #include "agent/agent_server.h"
 #include "agent/agent_transport.h"
 #include "tests/temp_dir.h"
@@ -61,22 +62,6 @@ struct RunningAgent {
   std::future<int> result;
 };
 
-// Alive and not a zombie (a reparented child may wait long for a reaper).
-inline bool process_alive(pid_t pid) {
-  if (::kill(pid, 0) != 0) return false;
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  std::getline(stat, line);
-  auto close = line.rfind(')');
-  return close == std::string::npos || line.size() < close + 3 || line[close + 2] != 'Z';
-}
-
-inline bool gone_within(pid_t pid, std::chrono::milliseconds wait) {
-  const auto until = std::chrono::steady_clock::now() + wait;
-  while (process_alive(pid) && std::chrono::steady_clock::now() < until)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  return !process_alive(pid);
-}
 
 // The pid a command wrote to `file`, once it is there (0 after 10 s).
 inline pid_t wait_for_pid(const std::filesystem::path& file) {

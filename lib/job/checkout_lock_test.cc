@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <fstream>
-#include <iterator>
 
 #include <gtest/gtest.h>
 
@@ -16,6 +15,7 @@
 #include "job/last_will.h"
 #include "job/lock_owner.h"
 #include "job/phase.h"
+#include "tests/process_state.h"
 #include "tests/temp_dir.h"
 
 namespace aorta::job {
@@ -23,17 +23,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Running, and not a zombie waiting for a parent that is slow to reap it.
-bool alive(long pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-  size_t paren = text.rfind(')');
-  return paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] != 'Z';
-}
-
-void wait_gone(long pid) {
-  for (int i = 0; i < 100 && alive(pid); ++i) usleep(50000);
-}
+bool alive(long pid) { return aorta::testing::process_alive(static_cast<pid_t>(pid)); }
+void wait_gone(long pid) { aorta::testing::gone_within(static_cast<pid_t>(pid), std::chrono::seconds(5)); }
 
 // A pid that no process has: a child that has ended and been reaped.
 long gone_pid() {

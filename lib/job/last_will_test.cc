@@ -4,14 +4,12 @@
 
 #include <unistd.h>
 
-#include <fstream>
-#include <iterator>
-
 #include <gtest/gtest.h>
 
 #include "cluster/local_transport.h"
-#include "job/phase.h"
 #include "job/checkout_lock.h"
+#include "job/phase.h"
+#include "tests/process_state.h"
 #include "tests/temp_dir.h"
 
 namespace aorta::job {
@@ -19,12 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool alive(long pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-  size_t paren = text.rfind(')');
-  return paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] != 'Z';
-}
+bool alive(long pid) { return aorta::testing::process_alive(static_cast<pid_t>(pid)); }
 
 TEST(LastWill, EndsTheRunsTrainingAndReleasesItsLock) {
   aorta::testing::TempDir dir;
