@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -23,9 +22,6 @@ constexpr const char* kJoined = "CVS_AORTA_JOINED";
 constexpr const char* kLockFail = "LOCKFAIL ";
 constexpr const char* kWills = "WILLS ";
 constexpr const char* kNoOwnerLine = "a run that has not written its owner line";
-constexpr int kBeatSeconds = 2;
-// A heartbeat unchanged for this long is a holder that is gone (five beats missed).
-constexpr int kBeatStaleSeconds = 10;
 
 std::string suite_dir(const config::Variant& v) { return v.aorta_path + "/" + kSuiteFolder; }
 std::string lock_path(const config::Variant& v) { return suite_dir(v) + "/lock"; }
@@ -43,17 +39,12 @@ constexpr const char* kIdentFunction =
     "ident() { printf 'boot %s, pidns %s, ticks %s' \"$(cat /proc/sys/kernel/random/boot_id 2>/dev/null)\" "
     "\"$(readlink /proc/self/ns/pid 2>/dev/null)\" \"$(awk '{ sub(/.*\\) /, \"\"); if ($1 != \"Z\") print $20 }' /proc/$1/stat 2>/dev/null)\"; }\n";
 
-// The holder: beats while the lock is still its run's, and removes it at the end of
-// its lifetime (the suite was killed outright and nobody took the lock over).
-std::string holder_script() {
-  return fmt::format(
-      "n=0; while [ \"$n\" -lt \"$3\" ] && [ -d \"$1\" ]; do "
-      "o=$(head -n1 -- \"$1/owner\" 2>/dev/null); [ -z \"$o\" ] || [ \"$o\" = \"$2\" ] || exit 0; "
-      "printf '%s\\n' \"$n\" > \"$1/beat.tmp\" && mv -f -- \"$1/beat.tmp\" \"$1/beat\"; "
-      "n=$((n + 1)); sleep {}; done; "
-      "if [ \"$(head -n1 -- \"$1/owner\" 2>/dev/null)\" = \"$2\" ]; then rm -rf -- \"$1\"; fi",
-      kBeatSeconds);
-}
+// The holder: a process on the node that took the lock, named by the owner file, whose
+// command line names the run (release_lock_command ends only such a process). It only
+// tells where and when the lock was taken; the lock is the folder, and it stays when
+// the holder ends (its lifetime, a reboot): only a run that proves the owner gone, or a
+// person, removes it.
+constexpr const char* kHolderScript = "sleep \"$3\"; exit 0";
 
 // Takes the lock, joins it (this run's already), or says who holds it and whether its
 // holder lives. `old`: the owner line of a lock being taken over (its run proved
@@ -68,9 +59,9 @@ std::string acquire_command(const config::Variant& v, const LockOwner& me, const
          kIdentFunction +
          "find \"$D\" -maxdepth 1 -name 'takeover.*' -mmin +1 -exec rm -rf -- {} + 2>/dev/null\n"
          "for i in $(seq 1 100); do\n"
-         "  if mkdir -- \"$L\" 2>/dev/null; then\n"
-         "    setsid nohup bash -c " + shell_quote(holder_script()) + " _ \"$L\" \"$info\" " +
-         std::to_string(lifetime / kBeatSeconds) + " > /dev/null 2>&1 < /dev/null &\n"
+         "  if err=$(mkdir -- \"$L\" 2>&1); then\n"
+         "    setsid nohup bash -c " + shell_quote(kHolderScript) + " _ \"$L\" \"$info\" " +
+         std::to_string(lifetime) + " > /dev/null 2>&1 < /dev/null &\n"
          "    pid=$!\n"
          "    if printf '%s\\nlock holder pid %s on node %s, %s\\n' \"$info\" \"$pid\" \"$(hostname)\" \"$(ident \"$pid\")\" "
          "> \"$L/owner.tmp\" && mv -f -- \"$L/owner.tmp\" \"$L/owner\"; then\n"
@@ -79,10 +70,10 @@ std::string acquire_command(const config::Variant& v, const LockOwner& me, const
          "    kill -TERM -- -\"$pid\" 2>/dev/null; rm -rf -- \"$L\"\n"
          "    echo; echo \"" + kLockFail + "could not write the lock's owner file in $D\"; exit 1\n"
          "  fi\n"
-         "  [ -d \"$L\" ] || continue\n"
+         "  [ -d \"$L\" ] || { echo; echo \"" + kLockFail + "cannot create $L: $err\"; exit 1; }\n"
          "  o=$(head -n1 -- \"$L/owner\" 2>/dev/null)\n"
          "  case \"$o\" in \"$mine\"*) echo " + kJoined + "; exit 0;; esac\n" +
-         (takeover ? "  if [ \"$o\" = \"$old\" ] && { [ -n \"$o\" ] || [ \"$i\" -gt 30 ]; } && mkdir -- \"$gate\" 2>/dev/null; then\n"
+         (takeover ? "  if [ \"$o\" = \"$old\" ] && mkdir -- \"$gate\" 2>/dev/null; then\n"
                      "    [ \"$(head -n1 -- \"$L/owner\" 2>/dev/null)\" = \"$old\" ] && rm -rf -- \"$L\"; continue\n"
                      "  fi\n"
                      "  [ \"$o\" = \"$old\" ] || "
@@ -92,35 +83,38 @@ std::string acquire_command(const config::Variant& v, const LockOwner& me, const
          "done\n"
          "h=$(sed -n 2p -- \"$L/owner\" 2>/dev/null)\n"
          "echo; echo \"" + kBusy + "${o:-" + kNoOwnerLine + "}\"; echo \"" + kHolder + "$h\"\n"
-         // Is the holder alive? On its own node the kernel says; elsewhere its heartbeat.
+         // Is the holder alive? On its own node the kernel says; elsewhere nobody can.
          "hp=$(printf %s \"$h\" | sed -n 's/^lock holder pid \\([0-9]*\\) on node .*/\\1/p')\n"
          "here=$(ident \"${hp:-0}\"); kernel=${here%, ticks*}\n"
-         "if [ -n \"$hp\" ] && [ \"${h##*, boot }\" = \"${here#boot }\" ]; then s=live\n"
-         "elif [ -n \"$hp\" ] && case \"$h\" in *\", $kernel, ticks \"*) true;; *) false;; esac; then s=dead\n"
-         "else b=$(cat -- \"$L/beat\" 2>/dev/null); sleep " + std::to_string(kBeatStaleSeconds) +
-         "; if [ \"$(cat -- \"$L/beat\" 2>/dev/null)\" = \"$b\" ]; then s=dead; else s=live; fi; fi\n"
-         "echo \"" + kHolderState + "$s\"\n"
+         "if [ -n \"$hp\" ] && [ -n \"${here##*, ticks }\" ] && [ \"${h##*, boot }\" = \"${here#boot }\" ]; then s=live\n"
+         "elif [ -n \"$hp\" ] && case \"$h\" in *\", $kernel, ticks \"*) true;; *) false;; esac; then s=gone\n"
+         "else s=elsewhere; fi\n"         "echo \"" + kHolderState + "$s\"\n"
          "exit 75\n";
 }
 
-// Ends what the dead run `old_run` started on `host` by running its last will there,
-// or, without one, ends its holder; then lists the wills of that run still left.
+// Ends what the dead run `old_run` started on `host`: first, when that run left a will
+// for a node outside this run (`ours`: this run's hosts), it prints them and ends
+// nothing (exit 3): that node may still train for it. Otherwise it runs the host's
+// will, or without one ends the holder, and removes the dead run's lock.
 std::string end_dead_run_command(const config::Variant& v, const std::string& host, const std::string& old_run,
-                                 long holder) {
+                                 long holder, const std::vector<std::string>& ours) {
   RunState old;
   old.run_id = old_run;
-  std::string will = shell_quote(last_will_file(v, old_run, host));
-  return "w=" + will + "; if [ -f \"$w\" ] && [ ! -L \"$w\" ]; then bash -- \"$w\" > /dev/null 2>&1; fi\n{ " +
-         release_lock_command(v, host, old, holder) + "; }\n"
-         "printf '" + kWills + "'; for f in " + shell_quote(suite_dir(v)) + "/will." + shell_quote(safe_name(old_run)) +
-         ".*; do [ -e \"$f\" ] && printf '%s ' \"${f##*/}\"; done; echo\n";
+  std::string known;
+  for (const auto& h : ours) known += " " + shell_quote("will." + safe_name(old_run) + "." + safe_name(h));
+  return "foreign=; for f in " + shell_quote(suite_dir(v)) + "/will." + shell_quote(safe_name(old_run)) +
+         ".*; do n=${f##*/}; [ -e \"$f\" ] || continue; case \"$n\" in *.tmp) continue;; esac; mine=; "
+         "for k in" + known + "; do [ \"$n\" = \"$k\" ] && mine=1; done; [ -n \"$mine\" ] || foreign=\"$foreign $n\"; done\n"
+         "if [ -n \"$foreign\" ]; then echo \"" + kWills + "${foreign# }\"; exit 3; fi\n"
+         "w=" + shell_quote(last_will_file(v, old_run, host)) +
+         "; if [ -f \"$w\" ] && [ ! -L \"$w\" ]; then bash -- \"$w\" > /dev/null 2>&1; fi; rm -f -- \"$w.tmp\"\n{ " +
+         release_lock_command(v, host, old, holder) + "; }\n";
 }
 
 struct Busy {
   size_t index;
   std::string owner_text, holder_text;
   std::optional<LockOwner> owner;
-  bool holder_alive = true;
   long holder_pid = 0;
 };
 
@@ -129,17 +123,17 @@ std::optional<Busy> read_busy(size_t index, const cluster::HostResult& r) {
   auto busy = marked_line(r.result->output, kBusy);
   if (!busy) return std::nullopt;
   Busy b{index, *busy == kNoOwnerLine ? "" : *busy, marked_line(r.result->output, kHolder).value_or(""),
-         parse_owner_line(*busy)};
-  b.holder_alive = marked_line(r.result->output, kHolderState).value_or("live") != "dead";
+         parse_owner_line(*busy), 0};
   std::sscanf(b.holder_text.c_str(), "lock holder pid %ld on node", &b.holder_pid);
   return b;
 }
 
-// Why the lock `b` may be taken over, or nothing when its owner may be alive.
+// Why the lock `b` may be taken over, or nothing when its owner may be alive: only its
+// suite's own boot, pid namespace and start ticks can say it is gone (a holder that
+// ended says nothing of the suite).
 std::optional<std::string> takeover_reason(const Busy& b) {
   if (b.owner && gone_from_here(b.owner->process))
     return fmt::format("its suite (pid {} on this head node) is no longer running", b.owner->process.pid);
-  if (!b.holder_alive) return "its lock holder (" + printable(b.holder_text) + ") is no longer running";
   return std::nullopt;
 }
 
@@ -151,8 +145,11 @@ std::string describe_failure(const cluster::HostResult& r, const config::Variant
     reason = "could not take the lock: " + printable(*failed) + " (is the disk full?)";
   else if (auto busy = marked_line(r.result->output, kBusy))
     reason = "in use by another run (" + printable(*busy) + "; " +
-             printable(marked_line(r.result->output, kHolder).value_or("")) +
-             "). Wait for it to finish, end it, or give this run its own aorta_path";
+             printable(marked_line(r.result->output, kHolder).value_or("")) + ")" +
+             (marked_line(r.result->output, kHolderState).value_or("") == "gone" ? ", whose lock holder has ended" : "") +
+             ". Wait for it to finish, end it, or give this run its own aorta_path. Only a run on the owner's head "
+             "node can prove it gone; if it is, end what it left (bash " + suite_dir(v) +
+             "/will.<run>.<node> on each node) and remove " + lock_path(v);
   else
     reason = fmt::format("could not take the lock (exit {}): {}", r.result->exit_code,
                          printable(utf8_prefix(r.result->output, 500)));
@@ -187,8 +184,8 @@ std::string release_lock_command(const config::Variant& v, const std::string& ho
 namespace {
 
 // Runs the dead runs' wills on the nodes whose lock may be taken over, and retakes it
-// there. A will left for a node outside this run (shared storage) keeps the lock: that
-// node may still train for the dead run. Refusals go to `errors`.
+// there. A will left for a node outside this run (shared storage) keeps the lock and
+// ends nothing: that node may still train for the dead run. Refusals go to `errors`.
 void take_over(NodeExec& exec, const LockOwner& me, long lifetime, const std::vector<Busy>& gone,
                std::vector<cluster::HostResult>& results, std::vector<std::string>& notes,
                std::map<size_t, std::string>& errors) {
@@ -196,45 +193,42 @@ void take_over(NodeExec& exec, const LockOwner& me, long lifetime, const std::ve
   std::vector<std::string> hosts, commands;
   for (const auto& b : gone) {
     hosts.push_back(results[b.index].host);
-    commands.push_back(end_dead_run_command(v, hosts.back(), b.owner ? b.owner->run_id : "", b.holder_pid));
+    commands.push_back(end_dead_run_command(v, hosts.back(), b.owner->run_id, b.holder_pid, exec.hosts()));
   }
   auto ended = cluster::run_on_hosts(exec.transport(), hosts, commands, std::chrono::seconds(120));
-  std::vector<std::string> ours;
-  for (const auto& host : exec.hosts()) ours.push_back(host);
-  std::vector<std::string> again_hosts, again_commands;
+  std::vector<std::string> again_hosts, again_commands, said;
   std::vector<size_t> which;
   for (size_t k = 0; k < gone.size(); ++k) {
     const Busy& b = gone[k];
-    const std::string old_run = b.owner ? b.owner->run_id : "";
-    const std::string old_name = old_run.empty() ? "(no owner line)" : old_run;
-    std::string left;
-    if (!ended[k].result.ok() || ended[k].result->exit_code != 0) {
-      errors[b.index] = "node " + hosts[k] + ": could not end what run " + printable(old_name) +
-                        " left there: " + cluster::describe_failures({ended[k]});
+    const std::string& old_run = b.owner->run_id;
+    const auto& r = ended[k].result;
+    if (r.ok() && r->exit_code == 3) {
+      errors[b.index] = fmt::format("node {}: aorta_path {} is held by run {}, which is gone from here but may "
+                                    "still train on nodes outside this run ({} in {}); nothing was ended. Run there "
+                                    "`bash <that file>` to end it, or wait for it",
+                                    hosts[k], v.aorta_path, printable(old_run),
+                                    printable(marked_line(r->output, kWills).value_or("")), suite_dir(v));
       continue;
     }
-    std::istringstream wills(marked_line(ended[k].result->output, kWills).value_or(""));
-    for (std::string name; wills >> name;)
-      if (std::none_of(ours.begin(), ours.end(),
-                       [&](const std::string& h) { return name == "will." + safe_name(old_run) + "." + safe_name(h); }))
-        left += (left.empty() ? "" : ", ") + name;
-    if (!left.empty()) {
-      errors[b.index] = fmt::format("node {}: aorta_path {} is held by run {}, which is gone from here but may "
-                                    "still train on nodes outside this run ({} in {}). Run there `bash <that file>` "
-                                    "to end it, or wait for it",
-                                    hosts[k], v.aorta_path, printable(old_name), printable(left), suite_dir(v));
+    if (!r.ok() || r->exit_code != 0) {
+      errors[b.index] = "node " + hosts[k] + ": could not end what run " + printable(old_run) +
+                        " left there: " + cluster::describe_failures({ended[k]});
       continue;
     }
     which.push_back(b.index);
     again_hosts.push_back(hosts[k]);
-    again_commands.push_back(acquire_command(v, me, b.owner_text, old_run.empty() ? "-" : old_run, lifetime));
-    notes.push_back(fmt::format("node {}: took over the aorta_path lock of run {}: {}; what it had started on this "
-                                "node was ended first",
-                                hosts[k], printable(old_name), *takeover_reason(b)));
+    again_commands.push_back(acquire_command(v, me, b.owner_text, old_run, lifetime));
+    said.push_back(fmt::format("node {}: took over the aorta_path lock of run {}: {}; what it had started on this "
+                               "node was ended first",
+                               hosts[k], printable(old_run), *takeover_reason(b)));
   }
   if (!errors.empty() || again_hosts.empty()) return;
   auto again = cluster::run_on_hosts(exec.transport(), again_hosts, again_commands, std::chrono::seconds(60));
-  for (size_t k = 0; k < which.size(); ++k) results[which[k]] = std::move(again[k]);
+  for (size_t k = 0; k < which.size(); ++k) {
+    // Said only once the lock is this run's: a retake that failed is its own error.
+    if (again[k].result.ok() && again[k].result->exit_code == 0) notes.push_back(said[k]);
+    results[which[k]] = std::move(again[k]);
+  }
 }
 
 }  // namespace

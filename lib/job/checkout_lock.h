@@ -2,16 +2,16 @@
 // It is a folder, <aorta_path>/.cvs-aorta/lock, made with mkdir, which is atomic on
 // every shared file system (flock is not: Lustre's localflock, NFS local_lock). Its
 // owner file names the run's suite (lock_owner.h) and a holder process on the node
-// that made it, which rewrites a heartbeat every 2 s and removes the folder when its
-// lifetime ends. The nodes of one run share the lock; any other run, from any node or
-// head, is refused naming the holder.
+// that made it. The nodes of one run share the lock; any other run, from any node or
+// head, is refused naming the owner.
 //
-// A lock is taken over only when its owner is proved gone: its suite ran in this
-// head's boot and pid namespace and is no longer there, or its holder is gone (the
-// kernel says so on the holder's node, its heartbeat elsewhere). Before the lock is
-// taken, each node runs the dead run's last will (job/last_will.h: its training, its
-// per-run container, its holder), which every run keeps in the lock folder's parent,
-// so no process of the dead run is left to write traces into the new run's.
+// A lock is taken over only when its suite is proved gone: it ran in this head's boot
+// and pid namespace and is no longer there (a holder that ended proves nothing: the
+// lock stays, for a person to remove). Before the lock is taken, each node runs the
+// dead run's last will (job/last_will.h: its training, its per-run container, its
+// holder), which every run keeps beside the lock, so no process of the dead run is
+// left to write traces into the new run's; a will left for a node outside this run
+// keeps the lock and ends nothing.
 #pragma once
 
 #include <string>

@@ -189,31 +189,55 @@ TEST_F(CheckoutLock, OnlyAnOwnerProvedGoneByBootNamespaceAndTicksLosesItsLock) {
   EXPECT_TRUE(release_workdir_locks(exec, second));
 }
 
-// A holder that died is seen by the kernel on its own node at once; a holder on
-// another node by its heartbeat, which stops.
-TEST_F(CheckoutLock, ADeadHolderIsSeenByItsKernelOrByItsHeartbeat) {
+// A holder that ended (killed, its lifetime over) says nothing of its suite, which may
+// still run: the lock stays, and the refusal says how to free it once the run is over.
+TEST_F(CheckoutLock, AnEndedHolderDoesNotFreeTheLock) {
   RunState first = run("88888888888888888888888888888888"), second = run("99999999999999999999999999999999");
   std::vector<std::string> notes;
   ASSERT_TRUE(acquire_workdir_locks(exec, first, notes));
-  const LockOwner me = this_suite(first.run_id);
-  rewrite_owner(1, "boot " + me.process.boot_id, "boot 00000000-0000-0000-0000-000000000001");
-  EXPECT_FALSE(acquire_workdir_locks(exec, second, notes)) << "another node's holder that beats is alive";
   const long holder = first.workdir_locks.at("localhost");
   ASSERT_EQ(kill(-static_cast<pid_t>(holder), SIGKILL), 0);
   wait_gone(holder);
-  Status taken = acquire_workdir_locks(exec, second, notes);
+  Status refused = acquire_workdir_locks(exec, second, notes);
+  ASSERT_FALSE(refused);
+  const std::string& m = refused.error().message;
+  EXPECT_NE(m.find("in use by another run (run " + first.run_id + ","), std::string::npos) << m;
+  EXPECT_NE(m.find("whose lock holder has ended"), std::string::npos) << m;
+  EXPECT_NE(m.find("remove " + (repo / ".cvs-aorta" / "lock").string()), std::string::npos) << m;
+  EXPECT_TRUE(fs::exists(owner_file()));
+  EXPECT_TRUE(notes.empty());
+  EXPECT_TRUE(release_workdir_locks(exec, first));
+}
+
+// Shared storage: a dead run's will for a node outside this run means that node may
+// still train for it. Nothing is ended and the lock stays, naming the will; a run on
+// all of its nodes takes it over and ends the training on each.
+TEST_F(CheckoutLock, AWillLeftForANodeOutsideTheRunKeepsTheLockAndEndsNothing) {
+  config::Cluster both = nodes({"node1", "node2"});
+  NodeExec on_both{local, v, both};
+  RunState killed = run("cccccccccccccccccccccccccccccccc"), next = run("dddddddddddddddddddddddddddddddd");
+  std::vector<std::string> notes;
+  ASSERT_TRUE(acquire_workdir_locks(on_both, killed, notes));
+  ASSERT_TRUE(start_phase(on_both, killed, "benchmark", {"sleep 600", "sleep 600"}, Rendezvous{}));
+  ASSERT_TRUE(update_last_wills(on_both, killed));
+  rewrite_owner(0, ", pid " + std::to_string(getpid()) + ",", ", pid " + std::to_string(gone_pid()) + ",");
+  Status refused = acquire_workdir_locks(exec, next, notes);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("may still train on nodes outside this run (will." + killed.run_id +
+                                         ".node1 will." + killed.run_id + ".node2 in "),
+            std::string::npos)
+      << refused.error().message;
+  for (const auto& [host, pid] : killed.phase_pids["benchmark"]) EXPECT_TRUE(alive(pid)) << host << ": nothing ended";
+  EXPECT_TRUE(fs::exists(owner_file()));
+  Status taken = acquire_workdir_locks(on_both, next, notes);
   ASSERT_TRUE(taken) << taken.error().message;
-  ASSERT_EQ(notes.size(), 1u);
-  EXPECT_NE(notes[0].find("its lock holder (lock holder pid " + std::to_string(holder)), std::string::npos) << notes[0];
-  EXPECT_TRUE(release_workdir_locks(exec, second));
-  // On its own node a killed holder is gone without waiting for beats.
-  ASSERT_TRUE(acquire_workdir_locks(exec, first, notes));
-  const long again = first.workdir_locks.at("localhost");
-  ASSERT_EQ(kill(-static_cast<pid_t>(again), SIGKILL), 0);
-  wait_gone(again);
-  ASSERT_TRUE(acquire_workdir_locks(exec, second, notes));
   EXPECT_EQ(notes.size(), 2u);
-  EXPECT_TRUE(release_workdir_locks(exec, second));
+  for (const auto& [host, pid] : killed.phase_pids["benchmark"]) {
+    wait_gone(pid);
+    EXPECT_FALSE(alive(pid)) << host << ": the dead run's training is ended";
+  }
+  EXPECT_TRUE(release_workdir_locks(on_both, next));
+  EXPECT_FALSE(fs::exists(repo / ".cvs-aorta" / "lock"));
 }
 
 }  // namespace

@@ -45,10 +45,13 @@ Status update_last_wills(NodeExec& exec, const RunState& state) {
     // killed outright (no agent to run the will): it runs this before it starts.
     const std::string file = last_will_file(exec.variant(), state.run_id, exec.hosts()[i]);
     // In base64: the will travels as data, so the command holds none of its shell text.
+    // Its first line is the node's boot: after a reboot its process groups are gone and
+    // their ids may be another's, so the file then ends nothing.
     keep.push_back(will.empty() ? "rm -f -- " + shell_quote(file)
-                                : "umask 077 && printf %s " + base64(will + "\n") + " | base64 -d > " +
-                                      shell_quote(file + ".tmp") + " && mv -f -- " + shell_quote(file + ".tmp") + " " +
-                                      shell_quote(file));
+                                : "umask 077 && { printf '[ \"$(cat /proc/sys/kernel/random/boot_id 2>/dev/null)\" = "
+                                  "%s ] || exit 0\\n' \"$(cat /proc/sys/kernel/random/boot_id)\" && printf %s " +
+                                      base64(will + "\n") + " | base64 -d; } > " + shell_quote(file + ".tmp") +
+                                      " && mv -f -- " + shell_quote(file + ".tmp") + " " + shell_quote(file));
   }
   auto kept = cluster::run_on_hosts(exec.transport(), exec.hosts(), keep, std::chrono::seconds(60));
   if (!cluster::all_succeeded(kept))
