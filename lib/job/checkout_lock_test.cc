@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "cluster/local_transport.h"
+#include "common/shell_quote.h"
 #include "job/last_will.h"
 #include "job/lock_owner.h"
 #include "job/phase.h"
@@ -52,6 +53,13 @@ class CheckoutLock : public ::testing::Test {
     v.aorta_path = repo.string();
     v.container.runtime = config::RuntimeKind::kNone;
     v.timeout_seconds = 60;
+  }
+  // A test that stopped at a failed assertion leaves nothing running: every process
+  // whose command line names this test's checkout is ended.
+  ~CheckoutLock() override {
+    // The path in two parts, so that this command's own shell does not match it.
+    local.run("localhost", "d=" + shell_quote(dir_.path().string()) + "; pkill -KILL -f -- \"$d/repo\"; true",
+              std::chrono::seconds(10));
   }
   fs::path owner_file() const { return repo / ".cvs-aorta" / "lock" / "owner"; }
   // Replaces `from` by `to` in the owner file's line `line` (0: the suite, 1: the holder).
