@@ -4,7 +4,6 @@
 #include "job/collect_copy.h"
 
 #include <algorithm>
-#include <cctype>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -108,8 +107,7 @@ std::string copy_error(const std::string& host, const FreshFile& file, const fs:
                        const Result<cluster::StreamResult>& r, uint64_t& raw) {
   if (!r) return "copy of " + file.path + " failed: " + r.error().message;
   if (r->exit_code != 0) {
-    std::string said = r->errors.substr(0, 500);
-    while (!said.empty() && std::isspace(static_cast<unsigned char>(said.back()))) said.pop_back();
+    const std::string said = copy_said(r->errors);
     if (r->exit_code == kChangedSinceListed) return changed_since_listed(host, file.path, said);
     return compression_name(compression) + " of " + file.path + " on the node failed (exit " +
            std::to_string(r->exit_code) + "): " + said;
