@@ -1,6 +1,5 @@
 #include "job/checkout_lock.h"
 
-#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
@@ -31,6 +30,11 @@ std::string safe_name(const std::string& text) {
   for (char& c : name)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') c = '_';
   return name;
+}
+
+// will.<run>.<host>: the name of a run's last will for a host, beside the lock.
+std::string will_name(const std::string& run_id, const std::string& host) {
+  return "will." + safe_name(run_id) + "." + safe_name(host);
 }
 
 // "boot B, pidns N, ticks K" of pid $1 on this node: how the holder is named (a
@@ -88,7 +92,8 @@ std::string acquire_command(const config::Variant& v, const LockOwner& me, const
          "here=$(ident \"${hp:-0}\"); kernel=${here%, ticks*}\n"
          "if [ -n \"$hp\" ] && [ -n \"${here##*, ticks }\" ] && [ \"${h##*, boot }\" = \"${here#boot }\" ]; then s=live\n"
          "elif [ -n \"$hp\" ] && case \"$h\" in *\", $kernel, ticks \"*) true;; *) false;; esac; then s=gone\n"
-         "else s=elsewhere; fi\n"         "echo \"" + kHolderState + "$s\"\n"
+         "else s=elsewhere; fi\n"
+         "echo \"" + kHolderState + "$s\"\n"
          "exit 75\n";
 }
 
@@ -101,7 +106,7 @@ std::string end_dead_run_command(const config::Variant& v, const std::string& ho
   RunState old;
   old.run_id = old_run;
   std::string known;
-  for (const auto& h : ours) known += " " + shell_quote("will." + safe_name(old_run) + "." + safe_name(h));
+  for (const auto& h : ours) known += " " + shell_quote(will_name(old_run, h));
   return "foreign=; for f in " + shell_quote(suite_dir(v)) + "/will." + shell_quote(safe_name(old_run)) +
          ".*; do n=${f##*/}; [ -e \"$f\" ] || continue; case \"$n\" in *.tmp) continue;; esac; mine=; "
          "for k in" + known + "; do [ \"$n\" = \"$k\" ] && mine=1; done; [ -n \"$mine\" ] || foreign=\"$foreign $n\"; done\n"
@@ -113,7 +118,7 @@ std::string end_dead_run_command(const config::Variant& v, const std::string& ho
 
 struct Busy {
   size_t index;
-  std::string owner_text, holder_text;
+  std::string owner_text;
   std::optional<LockOwner> owner;
   long holder_pid = 0;
 };
@@ -122,9 +127,9 @@ std::optional<Busy> read_busy(size_t index, const cluster::HostResult& r) {
   if (!r.result.ok() || r.result->exit_code != 75) return std::nullopt;
   auto busy = marked_line(r.result->output, kBusy);
   if (!busy) return std::nullopt;
-  Busy b{index, *busy == kNoOwnerLine ? "" : *busy, marked_line(r.result->output, kHolder).value_or(""),
-         parse_owner_line(*busy), 0};
-  std::sscanf(b.holder_text.c_str(), "lock holder pid %ld on node", &b.holder_pid);
+  Busy b{index, *busy, parse_owner_line(*busy), 0};
+  std::sscanf(marked_line(r.result->output, kHolder).value_or("").c_str(), "lock holder pid %ld on node",
+              &b.holder_pid);
   return b;
 }
 
@@ -164,7 +169,7 @@ bool is_lock_folder(const std::string& relative) {
 }
 
 std::string last_will_file(const config::Variant& v, const std::string& run_id, const std::string& host) {
-  return suite_dir(v) + "/will." + safe_name(run_id) + "." + safe_name(host);
+  return suite_dir(v) + "/" + will_name(run_id, host);
 }
 
 std::string release_lock_command(const config::Variant& v, const std::string& host, const RunState& state, long pid) {
@@ -237,9 +242,8 @@ Status acquire_workdir_locks(NodeExec& exec, RunState& state, std::vector<std::s
   const auto& v = exec.variant();
   const LockOwner me = this_suite(state.run_id);
   // The holder outlives every stage's time limit with room to spare; teardown ends it
-  // long before. It only matters when the suite was killed outright (SIGKILL, a
-  // second Ctrl-C): then the lock frees itself at the latest after this, or the next
-  // run from this head node takes it over at once.
+  // long before. When the suite was killed outright it goes at the latest after this,
+  // and the lock stays for a run that proves the suite gone (or a person).
   const long lifetime = 4L * v.timeout_seconds + 3600;
   auto results = cluster::run_on_hosts(exec.transport(), exec.hosts(),
                                        std::vector<std::string>(exec.hosts().size(), acquire_command(v, me, "", "", lifetime)),
