@@ -48,6 +48,12 @@ struct Counts {
 // A sub-test CVS makes: with enforce_thresholds=false it records thresholds without any.
 bool cvs_subtest(const job::SubTest& t) { return t.outcome != job::Outcome::kSkipped; }
 
+// CVS's property value exactly, "<label>: passed|failed" (a recorded, unenforced gate:
+// "recorded"); what was measured and why it failed are in the sub-test's own failure.
+std::string cvs_subtest_value(const job::SubTest& t) {
+  return t.label() + ": " + (t.outcome == job::Outcome::kSkipped ? "recorded" : job::outcome_name(t.outcome));
+}
+
 // What the testcases say: gtest's tests one each; in CVS's shape a stage and each of
 // its sub-tests one each, and every <failure> one failure.
 Counts counted(const RunRecord& run, JunitShape shape) {
@@ -97,7 +103,11 @@ void verdict(pugi::xml_node tc, const StageResult& test) {
   if (test.outcome == job::Outcome::kFailed) {
     std::string all;
     for (const auto& f : test.failures) all += (all.empty() ? "" : "\n") + f;
-    failure(tc, test.failures.empty() ? "stage failed" : test.failures.front(), all);
+    // A stage's message is CVS's line, which scrapers of CVS's JUnit key on; a sub-test's is its own.
+    const std::string message = test.failures.empty() ? "stage failed"
+                                : test.is_subtest()   ? test.failures.front()
+                                                      : stages::following_failures_line(test.failures);
+    failure(tc, message, all);
   } else if (test.outcome == job::Outcome::kSkipped) {
     attr(tc.append_child("skipped"), "message", test.skip_reason);
   }
@@ -126,7 +136,7 @@ void write_testcase(const JunitOptions& options, const RunRecord& run, const Sta
       subtest_properties(tc.append_child("properties"), *test.subtest);
     } else if (!test.subtests.empty()) {
       auto properties = tc.append_child("properties");
-      for (const auto& t : test.subtests) property(properties, "cvs_aorta_subtest", t.summary());
+      for (const auto& t : test.subtests) property(properties, "cvs_aorta_subtest", cvs_subtest_value(t));
     }
   }
   verdict(tc, test);
@@ -141,7 +151,7 @@ void write_cvs_testcase(const JunitOptions& options, const RunRecord& run, const
   for (const auto& t : test.subtests) {
     if (!cvs_subtest(t)) continue;
     if (!properties) properties = tc.append_child("properties");
-    property(properties, "cvs_aorta_subtest", t.summary());
+    property(properties, "cvs_aorta_subtest", cvs_subtest_value(t));
   }
   for (const auto& t : test.subtests)
     if (t.outcome == job::Outcome::kFailed) failure(tc, t.message.empty() ? t.summary() : t.message, t.summary());

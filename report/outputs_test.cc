@@ -72,6 +72,31 @@ std::string slurp(const fs::path& p) {
 
 // Issue 16: the nodes' phase logs travel with the report (so in the zip too), each
 // cut to its last MiB from a whole line, redacted, and linked from the HTML report.
+// Row G23: <suite>_html/ holds a copy of the cluster file (as CVS's report folder does),
+// redacted: the nodes stay, a password does not travel with the report.
+TEST(ReportOutputs, TheClusterFileIsCopiedBesideTheReportRedacted) {
+  fs::path dir = fs::temp_directory_path() / ("aorta_cluster_copy_test_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "in");
+  std::ofstream(dir / "in" / "lab.json")
+      << R"({"username": "root", "password": "hunter2-cluster-secret", "node_dict": {"10.0.0.7": {}}})";
+  ReportContext context;
+  context.report_dir = dir / "report";
+  context.input_files = {{"cluster", dir / "in" / "lab.json"}};
+  RunRecord run = test_run();
+  auto listener = AortaListener::create(context, run, {"html"});
+  ASSERT_TRUE(listener.ok()) << listener.error().message;
+  (*listener)->write_reports();
+  EXPECT_FALSE((*listener)->write_failed());
+  const fs::path copy = dir / "report" / "aorta_single_html" / "cluster_lab.json";
+  ASSERT_TRUE(fs::exists(copy));
+  const std::string text = slurp(copy);
+  EXPECT_EQ(text.find("hunter2-cluster-secret"), std::string::npos) << text;
+  EXPECT_NE(text.find("10.0.0.7"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"username\""), std::string::npos) << text;
+  fs::remove_all(dir);
+}
+
 TEST(ReportOutputs, NodeLogsAreCopiedBesideTheReportCutRedactedAndLinked) {
   fs::path dir = fs::temp_directory_path() / ("aorta_node_logs_test_" + std::to_string(::getpid()));
   fs::remove_all(dir);

@@ -1,5 +1,7 @@
 #include "stages/stage.h"
 
+#include <fmt/format.h>
+
 namespace aorta::stages {
 
 StageResult subtest_result(const std::string& stage_test, const std::string& name_part, const std::string& label,
@@ -24,6 +26,39 @@ std::string failed_subtests_line(const std::vector<job::SubTest>& subtests, cons
     if (t.outcome == job::Outcome::kFailed) names += (failed++ == 0 ? "" : ", ") + t.value;
   if (failed == 0) return "";
   return std::to_string(failed) + " " + (failed == 1 ? what : whats) + " failed: " + names;
+}
+
+namespace {
+
+// Python's repr() of a str: single quotes unless the text holds one and no double
+// quote; backslash, the quote, \n, \r, \t and other control bytes escaped.
+std::string python_repr(const std::string& text) {
+  const bool has_single = text.find('\'') != std::string::npos, has_double = text.find('"') != std::string::npos;
+  const char quote = has_single && !has_double ? '"' : '\'';
+  std::string out(1, quote);
+  for (unsigned char c : text) {
+    if (c == '\\' || c == static_cast<unsigned char>(quote))
+      out += {'\\', static_cast<char>(c)};
+    else if (c == '\n')
+      out += "\\n";
+    else if (c == '\r')
+      out += "\\r";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c < 0x20 || c == 0x7f)
+      out += fmt::format("\\x{:02x}", c);
+    else
+      out += static_cast<char>(c);
+  }
+  return out + quote;
+}
+
+}  // namespace
+
+std::string following_failures_line(const std::vector<std::string>& failures) {
+  std::string list;
+  for (const auto& f : failures) list += (list.empty() ? "" : ", ") + python_repr(f);
+  return "Following FAILURES seen - [" + list + "]";
 }
 
 }  // namespace aorta::stages

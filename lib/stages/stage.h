@@ -50,6 +50,11 @@ StageResult subtest_result(const std::string& stage_test, const std::string& nam
 std::string failed_subtests_line(const std::vector<job::SubTest>& subtests, const std::string& what,
                                  const std::string& whats);
 
+// CVS's one line for a failed stage, which its triage rules and log scrapers key on:
+// "Following FAILURES seen - ['a', 'b']", the list as Python prints it (quotes and
+// escapes included), so each failure stays on the one line.
+std::string following_failures_line(const std::vector<std::string>& failures);
+
 struct StageContext {
   job::NodeExec& exec;
   job::RunState& state;

@@ -72,5 +72,15 @@ TEST(Stages, ThresholdsAreTypedSubTestsAndRecordedWhenNotEnforced) {
       << out.subtests[0].summary();
 }
 
+// CVS's failed-stage line, the list as Python's str.format prints it (expected
+// strings printed by python3 from the same messages).
+TEST(Stages, FollowingFailuresLineIsCvssWithPythonsListRepr) {
+  EXPECT_EQ(stages::following_failures_line({}), "Following FAILURES seen - []");
+  EXPECT_EQ(stages::following_failures_line({"Aorta command failed on nodes: {n2: 1}", "node1's trace", "a\"b'c",
+                                              "two\nlines\tand \\ and \x01"}),
+            R"(Following FAILURES seen - ['Aorta command failed on nodes: {n2: 1}', "node1's trace", 'a"b\'c', )"
+            R"('two\nlines\tand \\ and \x01'])");
+}
+
 }  // namespace
 }  // namespace aorta::job

@@ -52,14 +52,15 @@ with tempfile.TemporaryDirectory() as work:
     expect(p.returncode == 1, f"exit {p.returncode}", p)
     expect(stages["test_validate_thresholds"][0] == "failed", str(stages), p)
     # The stage names its failed gate; the gate's own test says why (issue 31: said once).
-    expect(stages["test_validate_thresholds"][1] == "1 gate failed: max_avg_iteration_ms",
+    # In CVS's line (issue 43, 3), which its scrapers key on.
+    expect(stages["test_validate_thresholds"][1] == "Following FAILURES seen - ['1 gate failed: max_avg_iteration_ms']",
            stages["test_validate_thresholds"][1])
     expect(stages["test_generate_report"][0] == "passed", str(stages["test_generate_report"]))
     expect(stages["test_teardown"][0] == "passed", "teardown")
     props = stages["test_validate_thresholds"][2]
-    expect(props[0].startswith("[threshold] (metric=max_avg_iteration_ms): failed (actual ") and
-           "exceeds threshold 0.001ms" in props[0], str(props))
-    expect(props[1].startswith("[threshold] (metric=max_time_variance_ratio): passed"), str(props))
+    # CVS's property values exactly (issue 43, 10); the measured value is in the sub-test's own failure.
+    expect(props == ["[threshold] (metric=max_avg_iteration_ms): failed",
+                     "[threshold] (metric=max_time_variance_ratio): passed"], str(props))
     # One <failure> per failed testcase: the stage's, and the failed sub-test's on its own testcase.
     expect(stages["test_validate_thresholds"][3] == 1, f"failures {stages['test_validate_thresholds']}")
     sub = run.last_subtests["test_validate_thresholds/max_avg_iteration_ms"]
