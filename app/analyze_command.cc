@@ -9,8 +9,8 @@
 #include "common/output_path.h"
 #include "common/utf8.h"
 #include "metrics/trace_set.h"
-#include "report/diagnosis_json.h"
-#include "report/metrics_json.h"
+#include "result_json/diagnosis_json.h"
+#include "result_json/metrics_json.h"
 #include "report/summary_table.h"
 
 namespace aorta::app {
@@ -40,10 +40,10 @@ int analyze(const cli::Options& o) {
     for (const auto& r : set.ranks) register_input(r.source);
     for (const auto& w : set.warnings) std::cerr << "warning: " << printable(w) << "\n";
     for (const auto& e : set.errors) std::cerr << "error: " << printable(e) << "\n";
-    report::ordered_json doc;
+    nlohmann::ordered_json doc;
     doc["trace_dir"] = valid_utf8(o.trace_dir);
     doc["kernel_selection"] = o.include_unlinked ? "include_unlinked" : "linked_only";
-    doc["parse"] = report::parse_json(set);
+    doc["parse"] = result_json::parse_json(set);
     std::ostream& table = o.output.empty() ? std::cerr : std::cout;
     if (!set.ranks.empty()) {
       auto run = metrics::aggregate(set.ranks);
@@ -51,16 +51,16 @@ int analyze(const cli::Options& o) {
         std::cerr << "error: " << printable(run.error().message) << "\n";
         return kExitFailed;
       }
-      doc["performance"] = report::performance_json(*run);
-      doc["per_rank_summary"] = report::per_rank_json(*run);
-      doc["diagnosis"] = report::diagnosis_json(*run);
+      doc["performance"] = result_json::performance_json(*run);
+      doc["per_rank_summary"] = result_json::per_rank_json(*run);
+      doc["diagnosis"] = result_json::diagnosis_json(*run);
       report::write_summary_table(*run, table);
       table << "Diagnosis\n";
-      for (const std::string& line : report::diagnosis_lines(*run)) table << "  " << printable(line) << "\n";
+      for (const std::string& line : result_json::diagnosis_lines(*run)) table << "  " << printable(line) << "\n";
     }
     // Every string in doc is valid UTF-8 already (TraceSet's contract); json_text's
     // replacement is the second guard, so a byte that slips through never costs the output.
-    const std::string text = report::json_text(doc);
+    const std::string text = result_json::json_text(doc);
     if (o.output.empty()) {
       std::cout << text;
     } else {

@@ -13,14 +13,14 @@
 #include "common/utf8.h"
 #include "metrics/compare.h"
 #include "metrics/metric_catalogue.h"
-#include "report/metrics_json.h"
+#include "result_json/metrics_json.h"
 #include "report/run_figures.h"
 
 namespace aorta::app {
 namespace {
 
 namespace fs = std::filesystem;
-using report::ordered_json;
+using nlohmann::ordered_json;
 
 // The KEY of "KEY=PCT"; "" for a PCT on every metric.
 std::string gate_key(const std::string& given) {
@@ -178,7 +178,7 @@ int compare(const cli::Options& o) {
       return usage_error(printable(unjudged), cli::Command::kCompare);
     print_comparison(c, *base, *cand);
     if (!o.output.empty())
-      if (Status s = write_file_atomically(o.output, report::json_text(report::comparison_json(c, *base, *cand))); !s) {
+      if (Status s = write_file_atomically(o.output, result_json::json_text(report::comparison_json(c, *base, *cand))); !s) {
         std::cerr << "aorta_suite compare: " << printable(s.error().describe()) << "\n";
         return kExitFailed;
       }

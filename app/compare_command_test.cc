@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "report/metrics_json.h"
+#include "result_json/metrics_json.h"
 
 #include "tests/gunzip.h"
 #include "tests/run_suite.h"
@@ -165,7 +165,7 @@ TEST(CompareCommand, DiagnosisRowsAfterTheMetricsAndInTheOutput) {
                             "worse) at 4194304 B\nstep times:";
   EXPECT_NE(run.out.find(share + busbw), std::string::npos) << run.out;
   EXPECT_LT(run.out.find(metric), run.out.find(share)) << run.out;
-  const auto out = report::ordered_json::parse(std::ifstream(dir.path() / "out.json"));
+  const auto out = nlohmann::ordered_json::parse(std::ifstream(dir.path() / "out.json"));
   EXPECT_DOUBLE_EQ(out["diagnosis"]["kernel_classes"][0]["change"].get<double>(), -0.05);
   EXPECT_DOUBLE_EQ(out["diagnosis"]["busbw"][0]["ratio"].get<double>(), 0.75);
   EXPECT_EQ(out["diagnosis"]["busbw"][0]["verdict"], "worse");
@@ -175,7 +175,7 @@ TEST(CompareCommand, DiagnosisRowsAfterTheMetricsAndInTheOutput) {
                            "before the diagnosis)\nstep times:"),
             std::string::npos)
       << plain.out;
-  EXPECT_EQ(report::ordered_json::parse(std::ifstream(dir.path() / "plain-out.json"))["diagnosis"]["note"],
+  EXPECT_EQ(nlohmann::ordered_json::parse(std::ifstream(dir.path() / "plain-out.json"))["diagnosis"]["note"],
             "baseline plain.json: no \"diagnosis\" object (a report from before the diagnosis)");
 }
 

@@ -35,7 +35,7 @@
 #include "report/aorta_listener.h"
 #include "report/console_printer.h"
 #include "report/junit_writer.h"
-#include "report/metrics_json.h"
+#include "result_json/metrics_json.h"
 #include "report/redact.h"
 #include "report/run_figures.h"
 #include "report/run_deck.h"

@@ -44,7 +44,7 @@ bool rank_of(const nlohmann::json& r, const std::string& at, metrics::RankDiagno
   return true;
 }
 
-ordered_json optional(const std::optional<double>& v) { return v ? ordered_json(*v) : ordered_json(nullptr); }
+nlohmann::ordered_json optional(const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr); }
 
 }  // namespace
 
@@ -65,15 +65,15 @@ void read_diagnosis(const nlohmann::json& diagnosis, metrics::RunFigures& figure
   if (!figures.diagnosis) figures.no_diagnosis = kNoRankDiagnosed;
 }
 
-ordered_json diagnosis_comparison_json(const metrics::Comparison& c) {
-  ordered_json d;
-  d["note"] = c.no_diagnosis.empty() ? ordered_json(nullptr) : ordered_json(valid_utf8(c.no_diagnosis));
-  d["kernel_classes"] = ordered_json::array();
+nlohmann::ordered_json diagnosis_comparison_json(const metrics::Comparison& c) {
+  nlohmann::ordered_json d;
+  d["note"] = c.no_diagnosis.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(valid_utf8(c.no_diagnosis));
+  d["kernel_classes"] = nlohmann::ordered_json::array();
   for (const auto& s : c.class_shares)
     d["kernel_classes"].push_back({{"class", valid_utf8(s.kernel_class)}, {"baseline_share", s.baseline},
                                    {"candidate_share", s.candidate}, {"change", s.change},
                                    {"ratio", optional(s.ratio)}, {"verdict", s.verdict}});
-  d["busbw"] = ordered_json::array();
+  d["busbw"] = nlohmann::ordered_json::array();
   for (const auto& b : c.busbw)
     d["busbw"].push_back({{"collective", b.collective}, {"better", "higher"},
                           {"baseline_message_bytes", b.baseline_bytes}, {"candidate_message_bytes", b.candidate_bytes},

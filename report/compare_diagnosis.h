@@ -5,7 +5,7 @@
 #pragma once
 
 #include "metrics/compare.h"
-#include "report/metrics_json.h"
+#include "result_json/metrics_json.h"
 
 namespace aorta::report {
 
@@ -18,6 +18,6 @@ inline constexpr const char* kNoRankDiagnosed = "no rank has a GPU-timeline diag
 void read_diagnosis(const nlohmann::json& diagnosis, metrics::RunFigures& figures);
 
 // {"note", "kernel_classes", "busbw"}: the note says why the lists are empty.
-ordered_json diagnosis_comparison_json(const metrics::Comparison& c);
+nlohmann::ordered_json diagnosis_comparison_json(const metrics::Comparison& c);
 
 }  // namespace aorta::report

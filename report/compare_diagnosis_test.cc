@@ -75,7 +75,7 @@ TEST(CompareDiagnosis, RowsAsJson) {
   metrics::Comparison c;
   c.class_shares.push_back({"gemm", 0.25, 0.2, -0.05, 0.8, "changed"});
   c.busbw.push_back({"allreduce", 4194304, 4194304, 40, 30, -10, 0.75, "worse"});
-  const ordered_json d = diagnosis_comparison_json(c);
+  const nlohmann::ordered_json d = diagnosis_comparison_json(c);
   EXPECT_TRUE(d["note"].is_null());
   EXPECT_EQ(d["kernel_classes"][0].dump(),
             R"({"class":"gemm","baseline_share":0.25,"candidate_share":0.2,"change":-0.05,"ratio":0.8,"verdict":"changed"})");
@@ -90,7 +90,7 @@ TEST(CompareDiagnosis, RowsAsJson) {
 
 // A hostile diagnosis object of 300000 keys (found by review): kept in a map, each key
 // costs a lookup of log n, so it is read at once and named as not the report's shape.
-// (An ordered_json object scans every key it has: this case took minutes.)
+// (An nlohmann::ordered_json object scans every key it has: this case took minutes.)
 TEST(CompareDiagnosis, AnObjectOfManyKeysIsReadAtOnce) {
   std::string many = "{";
   for (int i = 0; i < 300000; ++i) many += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":0";

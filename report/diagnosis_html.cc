@@ -1,6 +1,6 @@
 #include "report/diagnosis_html.h"
 
-#include "report/diagnosis_json.h"
+#include "result_json/diagnosis_json.h"
 
 #include <algorithm>
 
@@ -21,7 +21,7 @@ void write_diagnosis_html(const metrics::RunMetrics& run, std::ostream& out) {
   for (const RankBars& b : bars.busbw) write_rank_bars(b, out);
   if (const auto note = outlier_note(run)) out << "<p class=\"diagnosis-verdict\">" << escape_xml(*note) << "</p>\n";
   for (const auto& f : run.outliers)
-    out << "<p class=\"diagnosis-verdict failure\">" << escape_xml(finding_subject(f) + ": " + f.reason) << "</p>\n";
+    out << "<p class=\"diagnosis-verdict failure\">" << escape_xml(result_json::finding_subject(f) + ": " + f.reason) << "</p>\n";
 }
 
 }  // namespace aorta::report

@@ -14,7 +14,7 @@
 #include "common/utf8.h"
 #include "report/ci_metrics.h"
 #include "report/html_writer.h"
-#include "report/metrics_json.h"
+#include "result_json/metrics_json.h"
 #include "report/redact.h"
 #include "report/run_deck.h"
 #include "report/run_summary.h"
@@ -91,7 +91,7 @@ class DeckOutput final : public Output {
     auto json = run_deck_json(in);
     std::ostringstream html;
     write_run_deck_html(json, html);
-    sink.file(deck_dir / "aorta_run_deck.json", json_text(json));
+    sink.file(deck_dir / "aorta_run_deck.json", result_json::json_text(json));
     sink.file(deck_dir / "aorta_run_deck.css", run_deck_stylesheet());
     if (sink.file(deck_dir / "aorta_run_deck.html", html.str())) run.deck_link = folder + "/aorta_run_deck.html";
   }

@@ -6,8 +6,8 @@
 #include "common/known_secrets.h"
 #include "config/secret_values.h"
 #include "metrics/trace_set.h"
-#include "report/benchmark_report.h"
-#include "report/metrics_json.h"
+#include "result_json/benchmark_report.h"
+#include "result_json/metrics_json.h"
 #include "tests/temp_dir.h"
 #include "stages/stage_guard.h"
 
@@ -96,7 +96,7 @@ TEST(Redact, BenchmarkReportTextCarriesNoSecret) {
   v.rccl.branch = "https://user:s3cr3tPassw0rd@git.example/rccl";
   config::Cluster c;
   c.nodes.push_back({"node1", "10.0.0.1", ""});
-  std::string text = benchmark_report(state, v, c, false).dump();
+  std::string text = result_json::benchmark_report(state, v, c, false).dump();
   for (const char* secret : {"ghp_abcdefghijklmnopqrstuvwxyz0123456789", "hf_abcdefghijklmnopqrstuvwxyzABCDEF",
                              "s3cr3tPassw0rd"})
     EXPECT_EQ(text.find(secret), std::string::npos) << secret << " in " << text;
@@ -122,7 +122,7 @@ TEST(Redact, ConfigCopyAndTraceNamesCarryNoEnvironmentSecret) {
   EXPECT_EQ(env["NCCL_DEBUG"], "VERSION");
   metrics::RunMetrics run;
   run.per_rank.emplace_back().source = "/out/rank0/run-SSHPASSenvQ7w2.pt.trace.json";
-  EXPECT_EQ(per_rank_json(run)[0]["source"], "/out/rank0/run-<redacted>.pt.trace.json");
+  EXPECT_EQ(result_json::per_rank_json(run)[0]["source"], "/out/rank0/run-<redacted>.pt.trace.json");
   forget_known_secrets();
 }
 

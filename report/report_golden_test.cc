@@ -159,7 +159,7 @@ TEST(ReportGolden, RunDeckJsonAndHtml) {
   DeckInput in{&run, &variant, 1, 2, 112, &*result, "../aorta_single.html", "../aorta_single.log", "", "local_cpu_single.json",
                "2026-12-01T10:00:30"};
   auto deck = run_deck_json(in);
-  expect_golden("run_deck.json", json_text(deck));
+  expect_golden("run_deck.json", result_json::json_text(deck));
   std::ostringstream html;
   write_run_deck_html(deck, html);
   expect_golden("run_deck.html", html.str());

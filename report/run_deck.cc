@@ -28,7 +28,7 @@ const StageResult* stage(const RunRecord& run, const std::string& name) {
   return nullptr;
 }
 
-ordered_json number_or_null(std::optional<double> v) { return v ? ordered_json(*v) : ordered_json(nullptr); }
+nlohmann::ordered_json number_or_null(std::optional<double> v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr); }
 
 // How the numbers were made, by rank: the "Metrics algorithm" row beside CVS's
 // "Metrics source" (cvs_metrics_source), which names only the parser.
@@ -69,8 +69,8 @@ std::string generated_at(const DeckInput& in) {
   return stamp;
 }
 
-ordered_json report_json(const RunRecord& run) {
-  ordered_json tiers = ordered_json::array();
+nlohmann::ordered_json report_json(const RunRecord& run) {
+  nlohmann::ordered_json tiers = nlohmann::ordered_json::array();
   for (const auto& spec : metrics::threshold_catalogue()) tiers.push_back(spec.tier);
   tiers.push_back("record");
   return {{"title", "Aorta Run Deck"},
@@ -81,8 +81,8 @@ ordered_json report_json(const RunRecord& run) {
           {"lifecycle_labels", session_lifecycle_labels()}};
 }
 
-ordered_json lifecycle_json(const RunRecord& run) {
-  ordered_json lifecycle = ordered_json::object();
+nlohmann::ordered_json lifecycle_json(const RunRecord& run) {
+  nlohmann::ordered_json lifecycle = nlohmann::ordered_json::object();
   for (const auto& s : run.stages)
     if (!s.label.empty() && !s.is_subtest() && s.outcome != job::Outcome::kSkipped) lifecycle[s.label] = s.seconds;
   return lifecycle;
@@ -90,8 +90,8 @@ ordered_json lifecycle_json(const RunRecord& run) {
 
 // The stages the timeline leaves out (CVS's lifecycle has only the stages that ran),
 // each with why: the deck's timeline lists them under its chart (issue 31, 9).
-ordered_json lifecycle_skipped_json(const RunRecord& run) {
-  ordered_json skipped = ordered_json::object();
+nlohmann::ordered_json lifecycle_skipped_json(const RunRecord& run) {
+  nlohmann::ordered_json skipped = nlohmann::ordered_json::object();
   for (const auto& s : run.stages)
     // A skipped stage with sub-tests still recorded them (enforce_thresholds: false): it ran.
     if (!s.label.empty() && !s.is_subtest() && s.outcome == job::Outcome::kSkipped && s.subtests.empty())
@@ -101,11 +101,11 @@ ordered_json lifecycle_skipped_json(const RunRecord& run) {
 
 // One tier per catalogue key (reference §4.6.3), one verdict per configured (non-null)
 // key, then the `record` tier. `specs` is CVS's shape of the tier's configured gate.
-ordered_json gate_matrix_json(const DeckInput& in, const DeckFacts& facts, const ordered_json& specs) {
-  ordered_json gates = ordered_json::object();
+nlohmann::ordered_json gate_matrix_json(const DeckInput& in, const DeckFacts& facts, const nlohmann::ordered_json& specs) {
+  nlohmann::ordered_json gates = nlohmann::ordered_json::object();
   for (const auto& spec : metrics::threshold_catalogue()) {
     const std::string metric = std::string("training.") + spec.metric;
-    ordered_json g;
+    nlohmann::ordered_json g;
     g["metric"] = metric;
     g["threshold"] = spec.key;
     g["actual"] = number_or_null(in.result ? spec.value(*in.result) : std::nullopt);
@@ -118,7 +118,7 @@ ordered_json gate_matrix_json(const DeckInput& in, const DeckFacts& facts, const
       g["status"] = gate_status(facts, spec.key);
       if (facts.state == "enforced") g["reason"] = facts.verdicts.at(spec.key).message;
     }
-    g["specs"] = specs.contains(metric) ? ordered_json{{metric, specs[metric]}} : ordered_json::object();
+    g["specs"] = specs.contains(metric) ? nlohmann::ordered_json{{metric, specs[metric]}} : nlohmann::ordered_json::object();
     gates[spec.tier] = g;
   }
   gates["record"] = record_tier_json();
@@ -138,9 +138,9 @@ std::string threshold_card_text(const DeckInput& in, const DeckFacts& facts, con
 }
 
 // run_card_display: rows of (label, value, is a link).
-ordered_json run_card_json(const DeckInput& in, const DeckFacts& facts) {
+nlohmann::ordered_json run_card_json(const DeckInput& in, const DeckFacts& facts) {
   const RunRecord& run = *in.run;
-  ordered_json card = ordered_json::array();
+  nlohmann::ordered_json card = nlohmann::ordered_json::array();
   auto row = [&](const std::string& label, const std::string& value, bool link = false) {
     card.push_back({label, value, link});
   };
@@ -169,21 +169,21 @@ ordered_json run_card_json(const DeckInput& in, const DeckFacts& facts) {
 
 // File names come from the command line: bytes, not necessarily UTF-8. The key
 // pytest_html_path is the original's; here it is the HTML report's path.
-ordered_json provenance_json(const DeckInput& in) {
+nlohmann::ordered_json provenance_json(const DeckInput& in) {
   const RunRecord& run = *in.run;
   return {{"pytest_html_path", valid_utf8(in.pytest_html)}, {"log_file_path", valid_utf8(in.log_file)},
           {"cluster_file", valid_utf8(in.cluster_file)}, {"config_file", valid_utf8(in.config_file)},
           {"run_id", run.run_id}, {"aorta_suite_version", run.version}, {"aorta_suite_commit", run.commit}};
 }
 
-ordered_json cells_json(const DeckInput& in, const DeckFacts& facts) {
-  ordered_json cells = ordered_json::array();
+nlohmann::ordered_json cells_json(const DeckInput& in, const DeckFacts& facts) {
+  nlohmann::ordered_json cells = nlohmann::ordered_json::array();
   if (!in.result) return cells;
-  ordered_json values = ordered_json::object();
+  nlohmann::ordered_json values = nlohmann::ordered_json::object();
   // A metric without a value (the variance of a zero mean) is absent, as in CVS's cell.
   for (const metrics::MetricSpec* spec : metrics::metrics_in(metrics::kInDeck))
     if (auto v = metrics::deck_value(*spec, *in.result)) values["training." + metrics::deck_key(*spec)] = *v;
-  ordered_json dimensions = {{"nodes", std::to_string(in.nodes)}, {"gpus_per_node", std::to_string(in.gpus_per_node)}};
+  nlohmann::ordered_json dimensions = {{"nodes", std::to_string(in.nodes)}, {"gpus_per_node", std::to_string(in.gpus_per_node)}};
   if (facts.accelerator) {
     dimensions["nccl_channels"] = std::to_string(in.nccl_channels);
     dimensions["rccl_branch"] = shown(in.variant->rccl.branch);
@@ -206,25 +206,25 @@ std::vector<const metrics::MetricSpec*> table_columns() {
 // Ours leaves out NCCL channels and RCCL branch on a CPU run and writes a missing value
 // as null; CVS's (cvs_columns: the training_sweep dataset's) has every profile column
 // and "—" for a value it lacks.
-ordered_json results_table_json(const DeckInput& in, const DeckFacts& facts, bool cvs_columns = false) {
+nlohmann::ordered_json results_table_json(const DeckInput& in, const DeckFacts& facts, bool cvs_columns = false) {
   const bool dimensions = facts.accelerator || cvs_columns;
-  const ordered_json none = cvs_columns ? ordered_json("—") : ordered_json(nullptr);
-  ordered_json table;
+  const nlohmann::ordered_json none = cvs_columns ? nlohmann::ordered_json("—") : nlohmann::ordered_json(nullptr);
+  nlohmann::ordered_json table;
   table["headers"] = {"Model", "Nodes", "GPUs/node"};
   if (dimensions)
     for (const char* h : {"NCCL channels", "RCCL branch"}) table["headers"].push_back(h);
   for (const metrics::MetricSpec* spec : table_columns()) table["headers"].push_back(spec->deck_header);
-  table["rows"] = ordered_json::array();
+  table["rows"] = nlohmann::ordered_json::array();
   if (in.result) {
     const std::string model = shown(in.variant->model_id);
-    ordered_json r = {cvs_columns && model.empty() ? none : ordered_json(model), in.nodes, in.gpus_per_node};
+    nlohmann::ordered_json r = {cvs_columns && model.empty() ? none : nlohmann::ordered_json(model), in.nodes, in.gpus_per_node};
     if (dimensions) {
-      r.push_back(facts.accelerator ? ordered_json(in.nccl_channels) : none);
-      r.push_back(facts.accelerator ? ordered_json(shown(in.variant->rccl.branch)) : none);
+      r.push_back(facts.accelerator ? nlohmann::ordered_json(in.nccl_channels) : none);
+      r.push_back(facts.accelerator ? nlohmann::ordered_json(shown(in.variant->rccl.branch)) : none);
     }
     for (const metrics::MetricSpec* spec : table_columns()) {
       const auto value = metrics::deck_value(*spec, *in.result);
-      r.push_back(value ? ordered_json(*value) : none);
+      r.push_back(value ? nlohmann::ordered_json(*value) : none);
     }
     table["rows"].push_back(r);
   }
@@ -232,7 +232,7 @@ ordered_json results_table_json(const DeckInput& in, const DeckFacts& facts, boo
 }
 
 // Against a baseline run (--baseline): the same comparison `aorta_suite compare` prints.
-ordered_json comparison_section(const DeckInput& in) {
+nlohmann::ordered_json comparison_section(const DeckInput& in) {
   if (!in.baseline || !in.result) return nullptr;
   const metrics::RunFigures self = run_figures(*in.result, "this run");
   return comparison_json(metrics::compare_runs(*in.baseline, self, {}), *in.baseline, self);
@@ -261,11 +261,11 @@ std::string overall_status(const DeckInput& in) {
   return "pass";
 }
 
-ordered_json run_deck_json(const DeckInput& in) {
+nlohmann::ordered_json run_deck_json(const DeckInput& in) {
   DeckFacts facts{threshold_state(in), {}, accelerator_run(in)};
   if (in.result)
     for (const auto& c : metrics::check_thresholds(*in.result, in.variant->thresholds)) facts.verdicts[c.key] = c;
-  ordered_json deck;
+  nlohmann::ordered_json deck;
   deck["schema_version"] = 1;
   deck["suite_id"] = "aorta";
   deck["generated_at"] = generated_at(in);
@@ -279,7 +279,7 @@ ordered_json run_deck_json(const DeckInput& in) {
   deck["gate_matrix"] = gate_matrix_json(in, facts, deck["threshold_specs"]);
   deck["threshold_verdicts"] = threshold_verdicts_json(in, facts);
   deck["run_card_display"] = run_card_json(in, facts);
-  deck["run_card_notes"] = ordered_json::array();
+  deck["run_card_notes"] = nlohmann::ordered_json::array();
   deck["accelerator_fields"] = facts.accelerator;
   deck["provenance"] = provenance_json(in);
   deck["cells"] = cells_json(in, facts);

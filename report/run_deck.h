@@ -12,7 +12,7 @@
 #include "config/variant.h"
 #include "metrics/compare.h"
 #include "metrics/run_metrics.h"
-#include "report/metrics_json.h"
+#include "result_json/metrics_json.h"
 #include "report/run_record.h"
 
 namespace aorta::report {
@@ -42,9 +42,9 @@ std::string threshold_state(const DeckInput& in);
 // Overall status: pass | fail | record (gate not run) | na (no metrics).
 std::string overall_status(const DeckInput& in);
 
-ordered_json run_deck_json(const DeckInput& in);
+nlohmann::ordered_json run_deck_json(const DeckInput& in);
 // The page links aorta_run_deck.css beside it: run_deck_stylesheet().
-void write_run_deck_html(const ordered_json& deck, std::ostream& out);
+void write_run_deck_html(const nlohmann::ordered_json& deck, std::ostream& out);
 std::string run_deck_stylesheet();
 
 }  // namespace aorta::report

@@ -13,12 +13,12 @@ namespace {
 
 // A chart axis from 0: share charts have a fixed 0-100 % axis (a 3 % share is drawn
 // 3 % wide), time charts one scaled to the data (data_axis).
-ordered_json fixed_percent_axis() { return {{"max", 100}, {"ticks", {0, 25, 50, 75, 100}}}; }
+nlohmann::ordered_json fixed_percent_axis() { return {{"max", 100}, {"ticks", {0, 25, 50, 75, 100}}}; }
 
 // The configured gates of catalogue tier `tier`, in the chart's unit (a fraction
 // gate on a % chart is scaled by 100). A gate off the axis is drawn at its edge.
-ordered_json chart_gates(const DeckInput& in, const std::string& tier, const ordered_json& axis) {
-  ordered_json gates = ordered_json::array();
+nlohmann::ordered_json chart_gates(const DeckInput& in, const std::string& tier, const nlohmann::ordered_json& axis) {
+  nlohmann::ordered_json gates = nlohmann::ordered_json::array();
   for (const auto& spec : metrics::threshold_catalogue()) {
     if (tier != spec.tier) continue;
     const config::Threshold* t = configured_threshold(*in.variant, spec.key);
@@ -39,12 +39,12 @@ ordered_json chart_gates(const DeckInput& in, const std::string& tier, const ord
   return gates;
 }
 
-ordered_json chart(const DeckInput& in, const std::string& id, const std::string& title, const std::string& unit,
-                   const std::string& tier, ordered_json bars) {
+nlohmann::ordered_json chart(const DeckInput& in, const std::string& id, const std::string& title, const std::string& unit,
+                   const std::string& tier, nlohmann::ordered_json bars) {
   double largest = 0;
   for (const auto& b : bars) largest = std::max(largest, b[1].get<double>());
-  ordered_json axis = unit == "%" ? fixed_percent_axis() : data_axis(largest);
-  ordered_json c;
+  nlohmann::ordered_json axis = unit == "%" ? fixed_percent_axis() : data_axis(largest);
+  nlohmann::ordered_json c;
   c["id"] = id;
   c["title"] = title;
   c["unit"] = unit;
@@ -62,8 +62,8 @@ inline constexpr const char* kNoStepsNote =
     "No per-step charts: the traces have no ProfilerStep annotations.";
 
 // Per-rank series when there are at least two ranks; ratios as percentages here.
-ordered_json rank_series(const DeckInput& in) {
-  ordered_json series = ordered_json::array();
+nlohmann::ordered_json rank_series(const DeckInput& in) {
+  nlohmann::ordered_json series = nlohmann::ordered_json::array();
   if (!in.result || in.result->per_rank.size() < 2) return series;
   struct Series {
     const char* group;
@@ -79,7 +79,7 @@ ordered_json rank_series(const DeckInput& in) {
       {"Share of iteration", "comm", "%", [](const metrics::RankMetrics& r) { return r.comm_ratio * 100; }},
       {"Comm overlap", "overlap", "%", [](const metrics::RankMetrics& r) { return r.overlap_ratio * 100; }}};
   for (const auto& s : kSeries) {
-    ordered_json points = ordered_json::array();
+    nlohmann::ordered_json points = nlohmann::ordered_json::array();
     for (const auto& r : in.result->per_rank)
       if (r.rank) points.push_back({*r.rank, s.value(r)});
     series.push_back({{"group", s.group}, {"name", s.name}, {"unit", s.unit}, {"x_label", "rank"}, {"points", points}});
@@ -88,10 +88,10 @@ ordered_json rank_series(const DeckInput& in) {
 }
 
 // Per-rank time and shares, when there are two ranks.
-ordered_json rank_charts(const DeckInput& in) {
-  ordered_json charts = ordered_json::array();
+nlohmann::ordered_json rank_charts(const DeckInput& in) {
+  nlohmann::ordered_json charts = nlohmann::ordered_json::array();
   if (!in.result || in.result->per_rank.size() < 2) return charts;
-  ordered_json time = ordered_json::array(), share = ordered_json::array(), overlap = ordered_json::array();
+  nlohmann::ordered_json time = nlohmann::ordered_json::array(), share = nlohmann::ordered_json::array(), overlap = nlohmann::ordered_json::array();
   for (const auto& r : in.result->per_rank) {
     const std::string rank = "rank " + rank_label(r);
     time.push_back({rank + " iteration", r.total_time_us * 0.001});
@@ -109,15 +109,15 @@ ordered_json rank_charts(const DeckInput& in) {
 
 // The per-step time of each rank whose trace has steps: its first kMaxStepRows
 // steps, as in the JSON report; `cut_short` names the ranks that have more.
-ordered_json step_charts(const DeckInput& in, std::string& cut_short) {
-  ordered_json charts = ordered_json::array();
+nlohmann::ordered_json step_charts(const DeckInput& in, std::string& cut_short) {
+  nlohmann::ordered_json charts = nlohmann::ordered_json::array();
   if (!in.result) return charts;
   for (const auto& r : in.result->per_rank) {
     if (r.steps.empty()) continue;
-    ordered_json bars = ordered_json::array();
-    for (size_t i = 0; i < r.steps.size() && i < kMaxStepRows; ++i)
+    nlohmann::ordered_json bars = nlohmann::ordered_json::array();
+    for (size_t i = 0; i < r.steps.size() && i < result_json::kMaxStepRows; ++i)
       bars.push_back({"step " + std::to_string(r.steps[i].step), r.steps[i].time_ms});
-    if (r.steps.size() > kMaxStepRows)
+    if (r.steps.size() > result_json::kMaxStepRows)
       cut_short += fmt::format("{}rank {} has {}", cut_short.empty() ? "" : ", ", rank_label(r), r.steps.size());
     charts.push_back(chart(in, "steps-rank-" + rank_label(r), "Step time, rank " + rank_label(r), "ms", "step_time", bars));
   }
@@ -126,7 +126,7 @@ ordered_json step_charts(const DeckInput& in, std::string& cut_short) {
 
 }  // namespace
 
-ordered_json data_axis(double largest) {
+nlohmann::ordered_json data_axis(double largest) {
   if (!(largest > 0)) largest = 1;
   const double raw = largest / 4;
   const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
@@ -137,17 +137,18 @@ ordered_json data_axis(double largest) {
       break;
     }
   const int count = std::max(1, static_cast<int>(std::ceil(largest / step - 1e-9)));
-  ordered_json ticks = ordered_json::array();
+  nlohmann::ordered_json ticks = nlohmann::ordered_json::array();
   for (int i = 0; i <= count; ++i) ticks.push_back(i * step);
   return {{"max", count * step}, {"ticks", ticks}};
 }
 
-ordered_json metric_charts_json(const DeckInput& in) {
+nlohmann::ordered_json metric_charts_json(const DeckInput& in) {
   std::string cut_short;
-  ordered_json steps = step_charts(in, cut_short);
-  ordered_json step_note = nullptr;
+  nlohmann::ordered_json steps = step_charts(in, cut_short);
+  nlohmann::ordered_json step_note = nullptr;
   if (in.result && steps.empty()) step_note = kNoStepsNote;
-  if (!cut_short.empty()) step_note = fmt::format("Per-step charts show each rank's first {} steps: {}.", kMaxStepRows, cut_short);
+  if (!cut_short.empty())
+    step_note = fmt::format("Per-step charts show each rank's first {} steps: {}.", result_json::kMaxStepRows, cut_short);
   return {{"series", rank_series(in)}, {"charts", rank_charts(in)}, {"step_charts", steps}, {"step_note", step_note}};
 }
 

@@ -7,9 +7,9 @@
 namespace aorta::report {
 
 // An axis from 0 scaled to the data with round ticks (0, 5, 10, 15 ms).
-ordered_json data_axis(double largest);
+nlohmann::ordered_json data_axis(double largest);
 
 // metric_charts: per-rank series, per-rank charts and per-step charts with their note.
-ordered_json metric_charts_json(const DeckInput& in);
+nlohmann::ordered_json metric_charts_json(const DeckInput& in);
 
 }  // namespace aorta::report

@@ -22,7 +22,7 @@ constexpr std::tuple<const char*, const char*, const char*> kHighlights[] = {
 
 // CVS's tier status (cell_build.tier_status): record when the gate did not run or for
 // the record tier, na without a configured spec, else the specs' verdicts.
-std::string sweep_tier_status(const std::string& tier, const ordered_json& gate, bool gate_ran) {
+std::string sweep_tier_status(const std::string& tier, const nlohmann::ordered_json& gate, bool gate_ran) {
   if (!gate_ran || tier == "record") return "record";
   if (gate["specs"].empty()) return "na";
   for (const auto& [metric, spec] : gate["specs"].items())
@@ -32,7 +32,7 @@ std::string sweep_tier_status(const std::string& tier, const ordered_json& gate,
 
 // CVS's four dimension fields from our cell's, all strings: NCCL channels and the RCCL
 // branch are "" where our cell leaves them out (a CPU run).
-ordered_json cvs_dimensions(const ordered_json& ours) {
+nlohmann::ordered_json cvs_dimensions(const nlohmann::ordered_json& ours) {
   return {{"nodes", ours["nodes"]},
           {"gpus_per_node", ours["gpus_per_node"]},
           {"nccl_channels", ours.value("nccl_channels", "")},
@@ -41,8 +41,8 @@ ordered_json cvs_dimensions(const ordered_json& ours) {
 
 // The six per-rank series as CVS names them: group "Per rank", our group as the name,
 // our name as the node ("Time", node "iteration").
-ordered_json cvs_series(const ordered_json& series) {
-  ordered_json out = ordered_json::array();
+nlohmann::ordered_json cvs_series(const nlohmann::ordered_json& series) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const auto& s : series)
     out.push_back({{"group", "Per rank"}, {"name", s["group"]}, {"unit", s["unit"]}, {"node", s["name"]},
                    {"x_label", s["x_label"]}, {"points", s["points"]}});
@@ -68,8 +68,8 @@ std::string cvs_metrics_source(const metrics::RunMetrics* result) {
   return "TraceLens on raw traces (basic-scan fallback possible per rank)";
 }
 
-ordered_json session_lifecycle_labels() {
-  ordered_json labels = ordered_json::array();
+nlohmann::ordered_json session_lifecycle_labels() {
+  nlohmann::ordered_json labels = nlohmann::ordered_json::array();
   using namespace stages;
   for (const StageSpec* spec : {&kLaunchContainer, &kCloneAorta, &kSetupRdma, &kBuildRccl, &kRunBenchmark,
                                 &kCollectTraces, &kAnalyze, &kParseResults, &kValidateThresholds, &kGenerateReport,
@@ -78,12 +78,12 @@ ordered_json session_lifecycle_labels() {
   return labels;
 }
 
-ordered_json threshold_specs_json(const DeckInput& in, const DeckFacts& facts) {
-  ordered_json specs = ordered_json::object();
+nlohmann::ordered_json threshold_specs_json(const DeckInput& in, const DeckFacts& facts) {
+  nlohmann::ordered_json specs = nlohmann::ordered_json::object();
   for (const auto& spec : metrics::threshold_catalogue()) {
     const config::Threshold* t = configured_threshold(*in.variant, spec.key);
     if (!t) continue;
-    ordered_json s = {{"kind", kind_name(spec.kind)}, {"value", *t->value}};
+    nlohmann::ordered_json s = {{"kind", kind_name(spec.kind)}, {"value", *t->value}};
     if (facts.state == "enforced") {
       s["verdict"] = gate_status(facts, spec.key);
       s["reason"] = facts.verdicts.at(spec.key).message;
@@ -93,19 +93,19 @@ ordered_json threshold_specs_json(const DeckInput& in, const DeckFacts& facts) {
   return specs;
 }
 
-ordered_json record_tier_json() {
+nlohmann::ordered_json record_tier_json() {
   std::set<std::string> gated;
   for (const auto& spec : metrics::threshold_catalogue()) gated.insert(spec.metric);
-  ordered_json recorded = ordered_json::array();
+  nlohmann::ordered_json recorded = nlohmann::ordered_json::array();
   for (const metrics::MetricSpec* spec : metrics::metrics_in(metrics::kInDeck))
     if (!gated.count(metrics::deck_key(*spec))) recorded.push_back(std::string(kPrefix) + metrics::deck_key(*spec));
   // The other tiers' keys too, so a reader walking gate_matrix finds each in every tier.
   return {{"metric", nullptr}, {"threshold", nullptr}, {"actual", nullptr},   {"status", "record"},
-          {"spec", nullptr},   {"specs", ordered_json::object()},           {"metrics", recorded}};
+          {"spec", nullptr},   {"specs", nlohmann::ordered_json::object()},           {"metrics", recorded}};
 }
 
-ordered_json threshold_verdicts_json(const DeckInput& in, const DeckFacts& facts) {
-  ordered_json rows = ordered_json::array();
+nlohmann::ordered_json threshold_verdicts_json(const DeckInput& in, const DeckFacts& facts) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (const auto& spec : metrics::threshold_catalogue()) {
     const config::Threshold* t = configured_threshold(*in.variant, spec.key);
     if (!t) continue;
@@ -114,54 +114,54 @@ ordered_json threshold_verdicts_json(const DeckInput& in, const DeckFacts& facts
                     {"metric", spec.metric},
                     {"kind", kind_name(spec.kind)},
                     {"limit", *t->value},
-                    {"actual", actual ? ordered_json(*actual) : ordered_json(nullptr)},
+                    {"actual", actual ? nlohmann::ordered_json(*actual) : nlohmann::ordered_json(nullptr)},
                     {"status", gate_status(facts, spec.key)},
                     {"message", facts.state == "enforced" ? facts.verdicts.at(spec.key).message : ""}});
   }
   return rows;
 }
 
-ordered_json deck_results_json(const ordered_json& cells, const ordered_json& series) {
-  ordered_json results = ordered_json::object();
+nlohmann::ordered_json deck_results_json(const nlohmann::ordered_json& cells, const nlohmann::ordered_json& series) {
+  nlohmann::ordered_json results = nlohmann::ordered_json::object();
   if (cells.empty()) return results;
-  const ordered_json& ours = cells[0];
-  ordered_json cell = ordered_json::object();
+  const nlohmann::ordered_json& ours = cells[0];
+  nlohmann::ordered_json cell = nlohmann::ordered_json::object();
   // Our cell leaves out a metric without a value (the variance of a zero mean), as CVS's does.
   for (const auto& [key, value] : ours["metrics"].items()) {
     const std::string name = key.substr(kPrefix.size());
     // A count is an integer. array(), not braces: clang reads `{json}` as a copy, g++ as a list.
-    const ordered_json sample = name == "ranks" ? ordered_json(value.get<long long>()) : value;
-    cell[name] = ordered_json::array({sample});
+    const nlohmann::ordered_json sample = name == "ranks" ? nlohmann::ordered_json(value.get<long long>()) : value;
+    cell[name] = nlohmann::ordered_json::array({sample});
   }
   cell["_dimensions"] = cvs_dimensions(ours["dimensions"]);
   if (!series.empty())  // two ranks or more
-    cell["_metric_charts"] = {{"metrics", ordered_json::array()}, {"heatmaps", ordered_json::array()},
+    cell["_metric_charts"] = {{"metrics", nlohmann::ordered_json::array()}, {"heatmaps", nlohmann::ordered_json::array()},
                               {"series", cvs_series(series)}};
   results[ours["id"].get<std::string>()] = cell;
   return results;
 }
 
-ordered_json training_sweep_json(const ordered_json& deck, const DeckFacts& facts, ordered_json results_table) {
+nlohmann::ordered_json training_sweep_json(const nlohmann::ordered_json& deck, const DeckFacts& facts, nlohmann::ordered_json results_table) {
   const bool gate_ran = facts.state == "enforced";
-  ordered_json cells = ordered_json::array(), rows = ordered_json::array();
+  nlohmann::ordered_json cells = nlohmann::ordered_json::array(), rows = nlohmann::ordered_json::array();
   if (!deck["cells"].empty()) {
-    const ordered_json& ours = deck["cells"][0];
-    const ordered_json& specs = deck["threshold_specs"];
-    ordered_json highlights = ordered_json::array();
+    const nlohmann::ordered_json& ours = deck["cells"][0];
+    const nlohmann::ordered_json& specs = deck["threshold_specs"];
+    nlohmann::ordered_json highlights = nlohmann::ordered_json::array();
     for (const auto& [name, label, unit] : kHighlights) {
       const std::string metric = std::string(kPrefix) + name;
-      const ordered_json spec = specs.contains(metric) ? specs[metric] : ordered_json(nullptr);
+      const nlohmann::ordered_json spec = specs.contains(metric) ? specs[metric] : nlohmann::ordered_json(nullptr);
       highlights.push_back({{"label", label},
                             {"metric", metric},
-                            {"actual", ours["metrics"].value(metric, ordered_json(nullptr))},
+                            {"actual", ours["metrics"].value(metric, nlohmann::ordered_json(nullptr))},
                             {"unit", unit},
                             {"spec", spec},
-                            {"status", gate_ran && !spec.is_null() ? spec["verdict"] : ordered_json("record")}});
+                            {"status", gate_ran && !spec.is_null() ? spec["verdict"] : nlohmann::ordered_json("record")}});
     }
-    ordered_json tiers = ordered_json::object();
+    nlohmann::ordered_json tiers = nlohmann::ordered_json::object();
     for (const auto& tier : deck["report"]["tier_order"])
       tiers[tier.get<std::string>()] = sweep_tier_status(tier, deck["gate_matrix"][tier.get<std::string>()], gate_ran);
-    ordered_json cell = {{"cell_id", ours["id"]}, {"label", ours["id"]}, {"model", results_table["rows"][0][0]},
+    nlohmann::ordered_json cell = {{"cell_id", ours["id"]}, {"label", ours["id"]}, {"model", results_table["rows"][0][0]},
                          {"host", "cluster"}};
     cell.update(cvs_dimensions(ours["dimensions"]));
     cell["metrics"] = highlights;
@@ -170,11 +170,11 @@ ordered_json training_sweep_json(const ordered_json& deck, const DeckFacts& fact
     cells.push_back(cell);
     rows.push_back({{"cell_id", ours["id"]}, {"label", ours["id"]}, {"tiers", tiers}});
   }
-  const ordered_json& charts = deck["deck_results"].empty() ? ordered_json() : deck["deck_results"].front();
+  const nlohmann::ordered_json& charts = deck["deck_results"].empty() ? nlohmann::ordered_json() : deck["deck_results"].front();
   return {{"cells", cells},
           {"gate_matrix", rows},
           {"metric_charts",
-           {{"series", charts.contains("_metric_charts") ? charts["_metric_charts"]["series"] : ordered_json::array()}}},
+           {{"series", charts.contains("_metric_charts") ? charts["_metric_charts"]["series"] : nlohmann::ordered_json::array()}}},
           {"results_table", std::move(results_table)},
           {"overall_status", deck["overall_status"]},
           {"metric_tier_order", deck["report"]["tier_order"]},
@@ -183,8 +183,8 @@ ordered_json training_sweep_json(const ordered_json& deck, const DeckFacts& fact
           {"enforce", gate_ran}};
 }
 
-ordered_json panels_json(const ordered_json& deck) {
-  ordered_json panels = ordered_json::array();
+nlohmann::ordered_json panels_json(const nlohmann::ordered_json& deck) {
+  nlohmann::ordered_json panels = nlohmann::ordered_json::array();
   const auto panel = [&](const char* id, const char* title) { panels.push_back({{"id", id}, {"title", title}}); };
   panel("run-card", "Run card");
   panel("lifecycle", "Lifecycle timeline");
@@ -199,11 +199,11 @@ ordered_json panels_json(const ordered_json& deck) {
   return panels;
 }
 
-ordered_json summary_json(const ordered_json& deck, const RunRecord& run) {
+nlohmann::ordered_json summary_json(const nlohmann::ordered_json& deck, const RunRecord& run) {
   const std::string headline = deck["report"]["headline_metric"];
-  ordered_json value = nullptr;
-  if (!deck["cells"].empty()) value = deck["cells"][0]["metrics"].value(headline, ordered_json(nullptr));
-  ordered_json tiers = ordered_json::object();
+  nlohmann::ordered_json value = nullptr;
+  if (!deck["cells"].empty()) value = deck["cells"][0]["metrics"].value(headline, nlohmann::ordered_json(nullptr));
+  nlohmann::ordered_json tiers = nlohmann::ordered_json::object();
   for (const auto& [tier, gate] : deck["gate_matrix"].items()) {
     const std::string status = gate["status"];
     tiers[status] = tiers.value(status, 0) + 1;
@@ -218,7 +218,7 @@ ordered_json summary_json(const ordered_json& deck, const RunRecord& run) {
             {"skipped", run.stage_count(job::Outcome::kSkipped)}}}};
 }
 
-ordered_json deck_profile_json(const ordered_json& report) {
+nlohmann::ordered_json deck_profile_json(const nlohmann::ordered_json& report) {
   return {{"profile_id", "aorta_rundeck"},
           {"suite_id", "aorta"},
           {"report_basename", "aorta_run_deck"},

@@ -34,37 +34,37 @@ std::string gate_status(const DeckFacts& facts, const std::string& key);
 std::string cvs_metrics_source(const metrics::RunMetrics* result);
 
 // CVS's stage labels (its STAGE_LABELS), in stage order: the same for both suites.
-ordered_json session_lifecycle_labels();
+nlohmann::ordered_json session_lifecycle_labels();
 
 // threshold_specs: {"training.<metric>": {kind, value[, verdict, reason]}} for each
 // configured threshold in catalogue order; verdict and reason only when the gate ran.
-ordered_json threshold_specs_json(const DeckInput& in, const DeckFacts& facts);
+nlohmann::ordered_json threshold_specs_json(const DeckInput& in, const DeckFacts& facts);
 
 // The `record` tier: the cell's metrics that no threshold gates.
-ordered_json record_tier_json();
+nlohmann::ordered_json record_tier_json();
 
 // One row per configured threshold, keys {threshold, metric, kind, limit, actual,
 // status, message}; metric without the training. prefix, as CVS writes it.
-ordered_json threshold_verdicts_json(const DeckInput& in, const DeckFacts& facts);
+nlohmann::ordered_json threshold_verdicts_json(const DeckInput& in, const DeckFacts& facts);
 
 // {"<cell id>": {"avg_iteration_time_ms": [11.0], ..., "_dimensions": {...},
 // "_metric_charts": {...}}} from our cell (cells[0]) and per-rank series; empty
 // without parsed metrics.
-ordered_json deck_results_json(const ordered_json& cells, const ordered_json& series);
+nlohmann::ordered_json deck_results_json(const nlohmann::ordered_json& cells, const nlohmann::ordered_json& series);
 
 // datasets.training_sweep as CVS's cell builder makes it: cells with `tiers` and
 // highlighted `metrics`, gate_matrix rows, the per-rank series, `results_table` (the
 // profile's columns, run_deck.cc), the overall status and the profile's orders.
-ordered_json training_sweep_json(const ordered_json& deck, const DeckFacts& facts, ordered_json results_table);
+nlohmann::ordered_json training_sweep_json(const nlohmann::ordered_json& deck, const DeckFacts& facts, nlohmann::ordered_json results_table);
 
 // The deck's cards, in the order the page shows them: {id, title}, id = the section's id.
-ordered_json panels_json(const ordered_json& deck);
+nlohmann::ordered_json panels_json(const nlohmann::ordered_json& deck);
 
 // The verdict and headline in one place: overall status, threshold state, the headline
 // metric, the tiers by status, the stages by outcome.
-ordered_json summary_json(const ordered_json& deck, const RunRecord& run);
+nlohmann::ordered_json summary_json(const nlohmann::ordered_json& deck, const RunRecord& run);
 
 // CVS's profile (aorta.json) as this deck fills it.
-ordered_json deck_profile_json(const ordered_json& report);
+nlohmann::ordered_json deck_profile_json(const nlohmann::ordered_json& report);
 
 }  // namespace aorta::report

@@ -20,7 +20,7 @@ namespace {
 using aorta::testing::rank_metrics;
 using Fixture = aorta::testing::DeckFixture;
 
-std::set<std::string> keys(const ordered_json& object) {
+std::set<std::string> keys(const nlohmann::ordered_json& object) {
   std::set<std::string> out;
   for (const auto& [key, value] : object.items()) out.insert(key);
   return out;

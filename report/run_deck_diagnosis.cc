@@ -1,6 +1,6 @@
 #include "report/run_deck_diagnosis.h"
 
-#include "report/diagnosis_json.h"
+#include "result_json/diagnosis_json.h"
 
 #include <algorithm>
 
@@ -11,31 +11,31 @@
 namespace aorta::report {
 namespace {
 
-ordered_json bars_json(const RankBars& b) {
-  ordered_json bars = ordered_json::array();
+nlohmann::ordered_json bars_json(const RankBars& b) {
+  nlohmann::ordered_json bars = nlohmann::ordered_json::array();
   for (const auto& [rank, v] : b.bars) bars.push_back({valid_utf8(rank), v});
   return {{"id", b.id}, {"measure", b.measure}, {"unit", b.unit}, {"median", b.median}, {"bars", bars}};
 }
 
-RankBars bars_of(const ordered_json& j) {
+RankBars bars_of(const nlohmann::ordered_json& j) {
   RankBars b{j["id"].get<std::string>(), j["measure"].get<std::string>(), j["unit"].get<std::string>(),
              j["median"].get<double>(), {}};
   for (const auto& bar : j["bars"]) b.bars.emplace_back(bar[0].get<std::string>(), bar[1].get<double>());
   return b;
 }
 
-ordered_json text_or_null(const std::optional<std::string>& s) { return s ? ordered_json(*s) : ordered_json(nullptr); }
+nlohmann::ordered_json text_or_null(const std::optional<std::string>& s) { return s ? nlohmann::ordered_json(*s) : nlohmann::ordered_json(nullptr); }
 
 }  // namespace
 
-ordered_json deck_diagnosis_json(const metrics::RunMetrics* result) {
+nlohmann::ordered_json deck_diagnosis_json(const metrics::RunMetrics* result) {
   if (!result) return nullptr;
-  ordered_json d;
+  nlohmann::ordered_json d;
   d["note"] = nullptr;
   d["compute"] = nullptr;
   d["compute_note"] = nullptr;
-  d["busbw"] = ordered_json::array();
-  d["outliers"] = ordered_json::array();
+  d["busbw"] = nlohmann::ordered_json::array();
+  d["outliers"] = nlohmann::ordered_json::array();
   d["outlier_note"] = nullptr;
   if (std::none_of(result->per_rank.begin(), result->per_rank.end(), [](const auto& r) { return r.diagnosis.has_value(); })) {
     d["note"] = "No diagnosis: no rank has kernels on a GPU timeline.";
@@ -46,17 +46,17 @@ ordered_json deck_diagnosis_json(const metrics::RunMetrics* result) {
   else d["compute_note"] = no_compute_comparison();
   for (const RankBars& b : bars.busbw) d["busbw"].push_back(bars_json(b));
   for (const auto& f : result->outliers)
-    d["outliers"].push_back({{"rank", f.rank ? ordered_json(*f.rank) : ordered_json(nullptr)},
-                             {"node", f.node ? ordered_json(valid_utf8(*f.node)) : ordered_json(nullptr)},
-                             {"gpu", f.gpu ? ordered_json(*f.gpu) : ordered_json(nullptr)},
-                             {"subject", finding_subject(f)},
+    d["outliers"].push_back({{"rank", f.rank ? nlohmann::ordered_json(*f.rank) : nlohmann::ordered_json(nullptr)},
+                             {"node", f.node ? nlohmann::ordered_json(valid_utf8(*f.node)) : nlohmann::ordered_json(nullptr)},
+                             {"gpu", f.gpu ? nlohmann::ordered_json(*f.gpu) : nlohmann::ordered_json(nullptr)},
+                             {"subject", result_json::finding_subject(f)},
                              {"measure", valid_utf8(f.measure)},
                              {"reason", valid_utf8(f.reason)}});
   d["outlier_note"] = text_or_null(outlier_note(*result));
   return d;
 }
 
-void deck_diagnosis_html(const ordered_json& d, std::ostream& out) {
+void deck_diagnosis_html(const nlohmann::ordered_json& d, std::ostream& out) {
   out << "<section id=\"diagnosis-section\"><h2>Diagnosis</h2>\n";
   for (const char* note : {"note", "compute_note"})
     if (!d[note].is_null()) out << "<p>" << escape_xml(d[note]) << "</p>\n";

@@ -5,15 +5,15 @@
 #include <ostream>
 
 #include "metrics/run_metrics.h"
-#include "report/metrics_json.h"
+#include "result_json/metrics_json.h"
 
 namespace aorta::report {
 
 // Null without parsed metrics; a `note` in place of the bars when no rank has a
 // GPU-timeline diagnosis.
-ordered_json deck_diagnosis_json(const metrics::RunMetrics* result);
+nlohmann::ordered_json deck_diagnosis_json(const metrics::RunMetrics* result);
 
 // The section of a non-null deck_diagnosis_json.
-void deck_diagnosis_html(const ordered_json& diagnosis, std::ostream& out);
+void deck_diagnosis_html(const nlohmann::ordered_json& diagnosis, std::ostream& out);
 
 }  // namespace aorta::report

@@ -26,7 +26,7 @@ metrics::RunMetrics three_ranks() {
   return run;
 }
 
-std::string html_of(const ordered_json& diagnosis) {
+std::string html_of(const nlohmann::ordered_json& diagnosis) {
   std::ostringstream out;
   deck_diagnosis_html(diagnosis, out);
   return out.str();
@@ -34,18 +34,18 @@ std::string html_of(const ordered_json& diagnosis) {
 
 TEST(RunDeckDiagnosis, BarsAgainstTheMedianInUsAndGbps) {
   const metrics::RunMetrics run = three_ranks();
-  const ordered_json d = deck_diagnosis_json(&run);
+  const nlohmann::ordered_json d = deck_diagnosis_json(&run);
   EXPECT_TRUE(d["note"].is_null());
   EXPECT_EQ(d["compute"]["measure"], "Mean GEMM kernel time");
   EXPECT_EQ(d["compute"]["unit"], "us");
   EXPECT_DOUBLE_EQ(d["compute"]["median"].get<double>(), 11);
-  EXPECT_EQ(d["compute"]["bars"], ordered_json::parse(R"([["rank 0", 10.0], ["rank 1", 11.0], ["rank 2", 12.0]])"));
+  EXPECT_EQ(d["compute"]["bars"], nlohmann::ordered_json::parse(R"([["rank 0", 10.0], ["rank 1", 11.0], ["rank 2", 12.0]])"));
   ASSERT_EQ(d["busbw"].size(), 2u);  // all-reduce, all-gather; no reduce-scatter
   EXPECT_EQ(d["busbw"][0]["measure"], "allreduce bus bandwidth at 4194304 B");
   EXPECT_EQ(d["busbw"][0]["unit"], "GB/s");
   EXPECT_DOUBLE_EQ(d["busbw"][0]["median"].get<double>(), 30);
   EXPECT_EQ(d["busbw"][1]["id"], "diagnosis-busbw-allgather");
-  EXPECT_EQ(d["busbw"][1]["bars"], ordered_json::parse(R"([["rank 2", 8.0]])"));
+  EXPECT_EQ(d["busbw"][1]["bars"], nlohmann::ordered_json::parse(R"([["rank 2", 8.0]])"));
   EXPECT_EQ(d["outlier_note"], "No outlier.");
   const std::string html = html_of(d);
   EXPECT_NE(html.find("<section id=\"diagnosis-section\"><h2>Diagnosis</h2>"), std::string::npos) << html;
@@ -68,7 +68,7 @@ TEST(RunDeckDiagnosis, OutliersAreNamedWithTheirReason) {
   f.measure = "gemm mean kernel time";
   f.reason = "GEMM <slow>: suspect this GPU";
   run.outliers.push_back(f);
-  const ordered_json d = deck_diagnosis_json(&run);
+  const nlohmann::ordered_json d = deck_diagnosis_json(&run);
   EXPECT_TRUE(d["outlier_note"].is_null());
   ASSERT_EQ(d["outliers"].size(), 1u);
   EXPECT_EQ(d["outliers"][0]["rank"], 1);
@@ -86,7 +86,7 @@ TEST(RunDeckDiagnosis, InTheDeckAndWhatItSaysWithoutBars) {
   const metrics::RunMetrics plain =
       metrics::aggregate({aorta::testing::rank_metrics(0, 10000, 8000, 3000)}).value();
   DeckInput in{&record, &variant, 1, 1, 0, &plain, "", "", "", ""};
-  const ordered_json deck = run_deck_json(in);
+  const nlohmann::ordered_json deck = run_deck_json(in);
   EXPECT_EQ(deck["diagnosis"]["note"], "No diagnosis: no rank has kernels on a GPU timeline.");
   std::ostringstream html;
   write_run_deck_html(deck, html);
@@ -98,7 +98,7 @@ TEST(RunDeckDiagnosis, InTheDeckAndWhatItSaysWithoutBars) {
 
   metrics::RunMetrics two = three_ranks();
   two.per_rank.pop_back();
-  const ordered_json d = deck_diagnosis_json(&two);
+  const nlohmann::ordered_json d = deck_diagnosis_json(&two);
   EXPECT_TRUE(d["compute"].is_null());
   EXPECT_EQ(d["compute_note"], "No per-rank compute comparison: fewer than 3 ranks have compute kernels on a GPU timeline.");
   EXPECT_EQ(d["outlier_note"], "No outlier test: 2 rank(s) diagnosed, at least 3 needed for a median and MAD.");

@@ -14,7 +14,7 @@
 namespace aorta::report {
 namespace {
 
-std::string text(const ordered_json& v) {
+std::string text(const nlohmann::ordered_json& v) {
   if (v.is_null()) return "n/a";
   if (v.is_string()) return v.get<std::string>();
   if (v.is_number_float()) return fmt::format("{:.4g}", v.get<double>());
@@ -30,7 +30,7 @@ std::string number(double v) { return fmt::format("{:.2f}", v); }
 // Each gate a dashed orange line at its value with its label (not the verdict red:
 // the CSP check counts red pixels to see the stylesheet applied).
 template <typename XOf>
-void svg_gates(const ordered_json& gates, const XOf& x_of, int base, std::ostream& out) {
+void svg_gates(const nlohmann::ordered_json& gates, const XOf& x_of, int base, std::ostream& out) {
   for (const auto& g : gates) {
     const double x = x_of(g["drawn_at"].get<double>());
     const bool right_half = x > kAxisX + kAxisWidth / 2;
@@ -44,7 +44,7 @@ void svg_gates(const ordered_json& gates, const XOf& x_of, int base, std::ostrea
 
 // Horizontal bars, one per entry, on the chart's axis, as inline SVG: ticks in the
 // chart's unit, the gates as lines.
-void svg_chart(const ordered_json& bars, const std::string& unit, const ordered_json& axis, const ordered_json& gates,
+void svg_chart(const nlohmann::ordered_json& bars, const std::string& unit, const nlohmann::ordered_json& axis, const nlohmann::ordered_json& gates,
                std::ostream& out) {
   const double max = axis["max"].get<double>();
   const auto x_of = [&](double v) { return kAxisX + kAxisWidth * std::clamp(v, 0.0, max) / max; };
@@ -75,12 +75,12 @@ void svg_chart(const ordered_json& bars, const std::string& unit, const ordered_
   out << "</svg>\n";
 }
 
-void chart_html(const ordered_json& c, std::ostream& out) {
+void chart_html(const nlohmann::ordered_json& c, std::ostream& out) {
   out << "<h3 id=\"chart-" << escape_xml(c["id"]) << "\">" << escape_xml(c["title"]) << "</h3>\n";
   svg_chart(c["bars"], c["unit"], c["axis"], c["gates"], out);
 }
 
-void run_card_html(const ordered_json& deck, std::ostream& out) {
+void run_card_html(const nlohmann::ordered_json& deck, std::ostream& out) {
   out << "<section id=\"run-card\"><h2>Run card</h2><table>\n";
   for (const auto& row : deck["run_card_display"]) {
     std::string value = row[1];
@@ -92,15 +92,15 @@ void run_card_html(const ordered_json& deck, std::ostream& out) {
   out << "</table></section>\n";
 }
 
-void lifecycle_html(const ordered_json& deck, std::ostream& out) {
+void lifecycle_html(const nlohmann::ordered_json& deck, std::ostream& out) {
   out << "<section id=\"lifecycle\"><h2>Lifecycle timeline</h2>\n";
-  ordered_json stages = ordered_json::array();
+  nlohmann::ordered_json stages = nlohmann::ordered_json::array();
   double longest = 0;
   for (const auto& [label, seconds] : deck["lifecycle"].items()) {
     stages.push_back({label, seconds});
     longest = std::max(longest, seconds.get<double>());
   }
-  svg_chart(stages, "s", data_axis(longest), ordered_json::array(), out);
+  svg_chart(stages, "s", data_axis(longest), nlohmann::ordered_json::array(), out);
   // The stages that did not run, in run order, each with why.
   if (const auto& skipped = deck["lifecycle_skipped"]; skipped.is_object() && !skipped.empty()) {
     out << "<ul class=\"skipped\">\n";
@@ -111,7 +111,7 @@ void lifecycle_html(const ordered_json& deck, std::ostream& out) {
   out << "</section>\n";
 }
 
-void gates_html(const ordered_json& deck, std::ostream& out) {
+void gates_html(const nlohmann::ordered_json& deck, std::ostream& out) {
   out << "<section id=\"gates\"><h2>Threshold gates</h2><table>\n<tr><th>Tier</th><th>Metric</th><th>Gate</th>"
          "<th>Actual</th><th>Status</th><th>Reason</th></tr>\n";
   for (const auto& [tier, g] : deck["gate_matrix"].items()) {
@@ -139,7 +139,7 @@ void gates_html(const ordered_json& deck, std::ostream& out) {
   out << "</table></section>\n";
 }
 
-void result_html(const ordered_json& deck, std::ostream& out) {
+void result_html(const nlohmann::ordered_json& deck, std::ostream& out) {
   out << "<section id=\"result\"><h2>Benchmark result</h2>\n";
   if (deck["cells"].empty()) {
     out << "<p>No parsed metrics.</p>\n";
@@ -152,7 +152,7 @@ void result_html(const ordered_json& deck, std::ostream& out) {
   out << "</section>\n";
 }
 
-void charts_html(const ordered_json& deck, std::ostream& out) {
+void charts_html(const nlohmann::ordered_json& deck, std::ostream& out) {
   const auto& charts = deck["metric_charts"];
   if (!charts["charts"].empty()) {
     out << "<section id=\"per-rank\"><h2>Per-rank breakdown</h2>\n";
@@ -169,8 +169,8 @@ void charts_html(const ordered_json& deck, std::ostream& out) {
 
 // The comparison's diagnosis rows (compare_diagnosis.h), in the metrics' table and
 // number formats compare prints; informational, so only bandwidth has a colour.
-void diagnosis_comparison_rows(const ordered_json& d, std::ostream& out) {
-  auto ratio = [](const ordered_json& r) { return r.is_null() ? std::string("-") : fmt::format("{:.4f}", r.get<double>()); };
+void diagnosis_comparison_rows(const nlohmann::ordered_json& d, std::ostream& out) {
+  auto ratio = [](const nlohmann::ordered_json& r) { return r.is_null() ? std::string("-") : fmt::format("{:.4f}", r.get<double>()); };
   for (const auto& k : d["kernel_classes"])
     out << "<tr><td>share " << escape_xml(k["class"]) << "</td><td>"
         << fmt::format("{:.2f} %</td><td>{:.2f} %</td><td>{:+.2f} pp", k["baseline_share"].get<double>() * 100,
@@ -185,7 +185,7 @@ void diagnosis_comparison_rows(const ordered_json& d, std::ostream& out) {
         << escape_xml(b["verdict"]) << "</td></tr>\n";
 }
 
-void comparison_html(const ordered_json& c, std::ostream& out) {
+void comparison_html(const nlohmann::ordered_json& c, std::ostream& out) {
   out << "<section id=\"comparison\"><h2>Against the baseline</h2>\n<p>baseline " << escape_xml(c["baseline"])
       << "</p>\n<table>\n<tr><th>Metric</th><th>Baseline</th><th>This run</th><th>Change</th><th>Ratio</th>"
          "<th>Verdict</th></tr>\n";
@@ -195,7 +195,7 @@ void comparison_html(const ordered_json& c, std::ostream& out) {
         << (m["ratio"].is_null() ? "-" : fmt::format("{:.4f}", m["ratio"].get<double>())) << "</td><td class=\""
         << (m["verdict"] == "better" ? "pass" : m["verdict"] == "worse" ? "fail" : "na") << "\">"
         << escape_xml(m["verdict"]) << "</td></tr>\n";
-  const ordered_json* diagnosis = c.contains("diagnosis") && c["diagnosis"].is_object() ? &c["diagnosis"] : nullptr;
+  const nlohmann::ordered_json* diagnosis = c.contains("diagnosis") && c["diagnosis"].is_object() ? &c["diagnosis"] : nullptr;
   if (diagnosis) diagnosis_comparison_rows(*diagnosis, out);
   out << "</table>\n";
   if (diagnosis && (*diagnosis)["note"].is_string())
@@ -211,7 +211,7 @@ void comparison_html(const ordered_json& c, std::ostream& out) {
 }
 
 // The wide table scrolls inside its own box, never past the card.
-void full_results_html(const ordered_json& deck, std::ostream& out) {
+void full_results_html(const nlohmann::ordered_json& deck, std::ostream& out) {
   out << "<section id=\"results\"><h2>Full results</h2><div class=\"scroll\"><table class=\"wide\">\n<tr>";
   for (const auto& h : deck["results_table"]["headers"]) out << "<th>" << escape_xml(h) << "</th>";
   out << "</tr>\n";
@@ -241,7 +241,7 @@ std::string run_deck_stylesheet() {
          ".scroll{overflow-x:auto;max-width:100%}table.wide{width:100%}table.wide th,table.wide td{font-size:12px}\n";
 }
 
-void write_run_deck_html(const ordered_json& deck, std::ostream& out) {
+void write_run_deck_html(const nlohmann::ordered_json& deck, std::ostream& out) {
   // The styles come from a file beside the page: Jenkins' default CSP blocks inline ones.
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Aorta Run Deck</title>\n"
          "<link rel=\"stylesheet\" href=\"aorta_run_deck.css\">\n</head>\n<body>\n";

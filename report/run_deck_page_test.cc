@@ -11,7 +11,7 @@ namespace {
 
 using Fixture = aorta::testing::DeckFixture;
 
-std::string page(const ordered_json& deck) {
+std::string page(const nlohmann::ordered_json& deck) {
   std::ostringstream html;
   write_run_deck_html(deck, html);
   return html.str();

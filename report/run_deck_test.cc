@@ -52,7 +52,7 @@ TEST(RunDeck, AgainstABaselineShowsTheDiagnosisRows) {
   DeckInput in = f.input();
   in.baseline = &baseline;
   auto deck = run_deck_json(in);
-  deck["comparison"]["diagnosis"] = ordered_json::parse(R"({"note": null,
+  deck["comparison"]["diagnosis"] = nlohmann::ordered_json::parse(R"({"note": null,
       "kernel_classes": [{"class": "gemm", "baseline_share": 0.25, "candidate_share": 0.2, "change": -0.05,
                           "ratio": 0.8, "verdict": "changed"}],
       "busbw": [{"collective": "allreduce", "baseline_gbps": 40, "candidate_gbps": 30, "change": -10, "ratio": 0.75,
@@ -66,7 +66,7 @@ TEST(RunDeck, AgainstABaselineShowsTheDiagnosisRows) {
   EXPECT_NE(html.str().find("<tr><td>busbw allreduce</td><td>40.000 GB/s</td><td>30.000 GB/s</td><td>-10.000</td>"
                             "<td>0.7500</td><td class=\"fail\">worse</td></tr>"),
             std::string::npos);
-  deck["comparison"]["diagnosis"] = ordered_json::parse(R"({"note": "baseline base.json: no rank diagnosed",
+  deck["comparison"]["diagnosis"] = nlohmann::ordered_json::parse(R"({"note": "baseline base.json: no rank diagnosed",
                                                             "kernel_classes": [], "busbw": []})");
   std::ostringstream without;
   write_run_deck_html(deck, without);
@@ -177,7 +177,7 @@ TEST(RunDeck, OneRankHasNoCharts) {
   EXPECT_TRUE(run_deck_json(f.input())["metric_charts"]["charts"].empty());
 }
 
-std::string page(const ordered_json& deck) {
+std::string page(const nlohmann::ordered_json& deck) {
   std::ostringstream html;
   write_run_deck_html(deck, html);
   return html.str();

@@ -17,7 +17,7 @@ constexpr std::uintmax_t kMaxReportBytes = std::uintmax_t{256} << 20;
 // Where a value sits in a report, as far as compare cares: the figures are the numbers
 // at performance.<compared metric> and per_rank_summary[*].steps[*].step_time_ms.
 // The diagnosis object is kept whole and read by shape afterwards (compare_diagnosis.h),
-// in a json whose objects are maps: an ordered_json object finds a key by scanning all
+// in a json whose objects are maps: an nlohmann::ordered_json object finds a key by scanning all
 // of them, so a hostile object of a million keys took about an hour.
 enum class Place {
   kOther, kRoot, kPerformance, kMetric, kRanks, kRank, kSteps, kStep, kStepTime, kDiagnosis,
@@ -28,7 +28,7 @@ constexpr std::size_t kErrorsNamed = 3;  // a partial input's errors shown in it
 
 // The figures read as the parser goes, with no document built (the tree of a 100 MiB
 // `[[],[],...]` took 2.3 GB); the first value past a limit stops the parse.
-class FiguresReader : public nlohmann::json_sax<ordered_json> {
+class FiguresReader : public nlohmann::json_sax<nlohmann::ordered_json> {
  public:
   FiguresReader(const std::string& source, const ReportLimits& limits) : limits_(limits) { figures.source = source; }
 
@@ -190,7 +190,7 @@ Error partial_input(const std::string& source, const std::string& status, const 
 metrics::RunFigures run_figures(const metrics::RunMetrics& run, const std::string& source) {
   metrics::RunFigures f;
   f.source = source;
-  const ordered_json performance = performance_json(run);
+  const nlohmann::ordered_json performance = result_json::performance_json(run);
   for (const auto& key : metrics::compared_metrics())
     if (performance.contains(key) && performance[key].is_number()) f.performance[key] = performance[key].get<double>();
   for (const auto& rank : run.per_rank)
@@ -240,7 +240,7 @@ Result<metrics::RunFigures> load_run_figures(const fs::path& path) {
 Result<metrics::RunFigures> figures_from_json(std::string_view text, const std::string& source,
                                               const ReportLimits& limits) {
   FiguresReader reader(source, limits);
-  if (!ordered_json::sax_parse(text.begin(), text.end(), &reader))
+  if (!nlohmann::ordered_json::sax_parse(text.begin(), text.end(), &reader))
     return Error{ErrorCode::kInvalidInput, reader.refused.empty() ? source + ": not JSON" : reader.refused, source};
   if (!reader.has_performance)
     return Error{ErrorCode::kInvalidInput, source + ": no \"performance\" object: not a report or analyze JSON", source};
@@ -251,13 +251,13 @@ Result<metrics::RunFigures> figures_from_json(std::string_view text, const std::
   return std::move(reader.figures);
 }
 
-ordered_json comparison_json(const metrics::Comparison& c, const metrics::RunFigures& base,
+nlohmann::ordered_json comparison_json(const metrics::Comparison& c, const metrics::RunFigures& base,
                              const metrics::RunFigures& cand) {
-  auto optional = [](const std::optional<double>& v) { return v ? ordered_json(*v) : ordered_json(nullptr); };
-  ordered_json doc;
+  auto optional = [](const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr); };
+  nlohmann::ordered_json doc;
   doc["baseline"] = base.source;
   doc["candidate"] = cand.source;
-  doc["metrics"] = ordered_json::array();
+  doc["metrics"] = nlohmann::ordered_json::array();
   for (const auto& m : c.metrics)
     doc["metrics"].push_back({{"metric", m.key}, {"better", m.lower_is_better ? "lower" : "higher"},
                               {"baseline", m.baseline}, {"candidate", m.candidate}, {"change", m.change},

@@ -10,7 +10,7 @@
 #include "common/result.h"
 #include "metrics/compare.h"
 #include "metrics/run_metrics.h"
-#include "report/metrics_json.h"
+#include "result_json/metrics_json.h"
 
 namespace aorta::report {
 
@@ -37,7 +37,7 @@ Result<metrics::RunFigures> figures_from_json(std::string_view text, const std::
 // The figures of a parsed run.
 metrics::RunFigures run_figures(const metrics::RunMetrics& run, const std::string& source);
 
-ordered_json comparison_json(const metrics::Comparison& c, const metrics::RunFigures& baseline,
+nlohmann::ordered_json comparison_json(const metrics::Comparison& c, const metrics::RunFigures& baseline,
                              const metrics::RunFigures& candidate);
 
 }  // namespace aorta::report

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "metrics/metric_catalogue.h"
-#include "report/diagnosis_json.h"
+#include "result_json/diagnosis_json.h"
 #include "report/summary_table.h"
 
 namespace aorta::report {
@@ -39,7 +39,7 @@ std::string run_summary(const RunRecord& run, const metrics::RunMetrics* result)
   if (result && !result->per_rank.empty()) {
     rank_table(*result, out);
     out += "Diagnosis\n";
-    for (const std::string& line : diagnosis_lines(*result)) out += "  " + line + "\n";
+    for (const std::string& line : result_json::diagnosis_lines(*result)) out += "  " + line + "\n";
   }
   for (const auto& s : run.stages)
     if (!s.is_subtest())  // a sub-test's own record repeats its stage's

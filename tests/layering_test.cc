@@ -40,25 +40,24 @@ std::vector<std::string> includes_into(const fs::path& dir, const std::vector<st
   return found;
 }
 
+// No folder of lib/ is exempt (issue 44, 3): the stages write their JSON through
+// lib/result_json, below the report.
 TEST(Layering, LibraryIncludesNoReportFixtureOrApplicationCode) {
   ASSERT_TRUE(fs::is_directory(kSource / "lib/metrics"));
+  ASSERT_TRUE(fs::is_directory(kSource / "lib/stages"));
+  EXPECT_EQ(includes_into(kSource / "lib", {"report", "fixtures", "suites", "app"}), std::vector<std::string>{});
+}
+
+// The stages sit at the top of lib/: the library below them never includes them,
+// except a test of job code that drives a stage's body (stages/specs.h).
+TEST(Layering, NothingBelowTheStagesIncludesThem) {
   std::vector<std::string> found;
   for (const auto& entry : fs::directory_iterator(kSource / "lib")) {
     if (!entry.is_directory() || entry.path().filename() == "stages") continue;
-    auto into = includes_into(entry.path(), {"report", "fixtures", "suites", "app", "stages"});
-    // A test of job code may drive a stage's body (stages/specs.h); the code may not.
-    for (const auto& line : into)
-      if (line.find("_test.cc:") == std::string::npos || line.find(": stages/") == std::string::npos)
-        found.push_back(line);
+    for (const auto& line : includes_into(entry.path(), {"stages"}))
+      if (line.find("_test.cc:") == std::string::npos) found.push_back(line);
   }
   EXPECT_EQ(found, std::vector<std::string>{});
-}
-
-// The stage modules sit between the library and the fixture: they write the
-// benchmark report, but never reach into the fixture, the suites or the application.
-TEST(Layering, StagesIncludeNoFixtureSuiteOrApplicationCode) {
-  ASSERT_TRUE(fs::is_directory(kSource / "lib/stages"));
-  EXPECT_EQ(includes_into(kSource / "lib/stages", {"fixtures", "suites", "app"}), std::vector<std::string>{});
 }
 
 }  // namespace

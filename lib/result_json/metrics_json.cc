@@ -1,4 +1,4 @@
-#include "report/metrics_json.h"
+#include "result_json/metrics_json.h"
 
 #include <cstdint>
 #include <initializer_list>
@@ -6,10 +6,10 @@
 
 #include "common/redact.h"
 #include "common/utf8.h"
-#include "report/diagnosis_json.h"
+#include "result_json/diagnosis_json.h"
 #include "metrics/metric_catalogue.h"
 
-namespace aorta::report {
+namespace aorta::result_json {
 namespace {
 
 ordered_json optional_number(const std::optional<double>& v) { return v ? ordered_json(*v) : ordered_json(nullptr); }
@@ -155,4 +155,4 @@ std::string json_text(const ordered_json& doc) {
   return doc.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
 }
 
-}  // namespace aorta::report
+}  // namespace aorta::result_json

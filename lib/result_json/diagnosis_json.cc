@@ -1,11 +1,11 @@
-#include "report/diagnosis_json.h"
+#include "result_json/diagnosis_json.h"
 
 #include <fmt/format.h>
 
 #include "common/redact.h"
 #include "common/utf8.h"
 
-namespace aorta::report {
+namespace aorta::result_json {
 namespace {
 
 ordered_json optional_text(const std::optional<std::string>& s) { return s ? ordered_json(valid_utf8(*s)) : ordered_json(nullptr); }
@@ -98,4 +98,4 @@ std::vector<std::string> diagnosis_lines(const metrics::RunMetrics& run) {
   return lines;
 }
 
-}  // namespace aorta::report
+}  // namespace aorta::result_json

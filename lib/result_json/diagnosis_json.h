@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "report/metrics_json.h"
+#include "result_json/metrics_json.h"
 
-namespace aorta::report {
+namespace aorta::result_json {
 
 // {"ranks": [per-rank kernel classes, idle split, bandwidths, missing metadata], "outliers": [...]}.
 ordered_json diagnosis_json(const metrics::RunMetrics& run);
@@ -23,4 +23,4 @@ ordered_json idle_json(const metrics::IdleBreakdown& idle);
 inline constexpr size_t kMaxDiagnosisLines = 5;
 std::vector<std::string> diagnosis_lines(const metrics::RunMetrics& run);
 
-}  // namespace aorta::report
+}  // namespace aorta::result_json

@@ -5,11 +5,11 @@
 #include "config/cluster.h"
 #include "config/variant.h"
 #include "job/run_state.h"
-#include "report/metrics_json.h"
+#include "result_json/metrics_json.h"
 
-namespace aorta::report {
+namespace aorta::result_json {
 
 ordered_json benchmark_report(const job::RunState& state, const config::Variant& variant,
                               const config::Cluster& cluster, bool validation_passed);
 
-}  // namespace aorta::report
+}  // namespace aorta::result_json

@@ -1,10 +1,10 @@
-#include "report/metrics_json.h"
+#include "result_json/metrics_json.h"
 
 #include <gtest/gtest.h>
 
 #include "common/utf8.h"
 
-namespace aorta::report {
+namespace aorta::result_json {
 namespace {
 
 TEST(MetricsJson, TraceFileNamesAndParseMessagesBecomeValidUtf8) {
@@ -80,4 +80,4 @@ TEST(MetricsJson, PerStepRowsStopAtTheCapWithANote) {
 }
 
 }  // namespace
-}  // namespace aorta::report
+}  // namespace aorta::result_json

@@ -1,12 +1,12 @@
-#include "report/benchmark_report.h"
+#include "result_json/benchmark_report.h"
 
 #include "common/utf8.h"
 #include "common/version.h"
 #include "job/launch.h"
-#include "report/diagnosis_json.h"
-#include "report/redact.h"
+#include "result_json/diagnosis_json.h"
+#include "common/redact.h"
 
-namespace aorta::report {
+namespace aorta::result_json {
 
 ordered_json benchmark_report(const job::RunState& state, const config::Variant& variant,
                               const config::Cluster& cluster, bool validation_passed) {
@@ -42,4 +42,4 @@ ordered_json benchmark_report(const job::RunState& state, const config::Variant&
   return r;
 }
 
-}  // namespace aorta::report
+}  // namespace aorta::result_json

@@ -1,6 +1,6 @@
 // aorta_benchmark_report.json for a run that failed: the traces it left are still
 // parsed, and the report says the run failed (audit S10, R1).
-#include "report/benchmark_report.h"
+#include "result_json/benchmark_report.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include "tests/temp_dir.h"
 #include "test_paths.h"  // AORTA_TEST_DATA_DIR, AORTA_SOURCE_DIR, AORTA_SUITE_BINARY
 
-namespace aorta::report {
+namespace aorta::result_json {
 namespace {
 
 namespace fs = std::filesystem;
@@ -54,4 +54,4 @@ TEST(BenchmarkReport, FailedRunIsParsedFromItsTracesAndReportedAsFailed) {
 }
 
 }  // namespace
-}  // namespace aorta::report
+}  // namespace aorta::result_json

@@ -1,6 +1,6 @@
 // The diagnosis object of the JSON reports: its fields, and that it passes the
 // schema (tests/suite/json_schema.py, the checker the suite tests use).
-#include "report/diagnosis_json.h"
+#include "result_json/diagnosis_json.h"
 
 #include <cstdio>
 #include <fstream>
@@ -11,7 +11,7 @@
 #include "tests/temp_dir.h"
 #include "test_paths.h"  // AORTA_TEST_DATA_DIR, AORTA_SOURCE_DIR, AORTA_SUITE_BINARY
 
-namespace aorta::report {
+namespace aorta::result_json {
 namespace {
 
 metrics::RunMetrics diagnosed_run() {
@@ -87,4 +87,4 @@ TEST(DiagnosisJson, PassesTheReportSchema) {
 }
 
 }  // namespace
-}  // namespace aorta::report
+}  // namespace aorta::result_json

@@ -7,7 +7,7 @@
 #include "metrics/run_metrics.h"
 #include "metrics/trace_set.h"
 
-namespace aorta::report {
+namespace aorta::result_json {
 
 using ordered_json = nlohmann::ordered_json;
 
@@ -33,4 +33,4 @@ ordered_json parse_json(const metrics::TraceSet& set);
 // slipped past is replaced here too, instead of throwing type_error.316 mid-report.
 std::string json_text(const ordered_json& doc);
 
-}  // namespace aorta::report
+}  // namespace aorta::result_json
