@@ -7,6 +7,7 @@
 
 #include "agent/agent_role.h"
 #include "app/exit_codes.h"
+#include "slurm/run_folder.h"
 
 namespace aorta::app {
 
@@ -31,8 +32,15 @@ fs::path this_program() {
 
 }  // namespace
 
-Result<slurm::RunForm> run_form_from_environment() {
-  return slurm::decide_run_form(environment, slurm::program_answers());
+Result<slurm::RunForm> run_form_from_environment(bool cluster_file) {
+  return slurm::decide_run_form(environment, slurm::program_answers(), cluster_file);
+}
+
+Result<std::string> run_folder_name(const slurm::RunForm& form, const fs::path& output_dir, const fs::path& workspace) {
+  if (form.job_id.empty()) return std::string();
+  std::vector<fs::path> parents = {fs::absolute(output_dir)};
+  if (!workspace.empty()) parents.push_back(workspace / "cvs_runs");
+  return slurm::claim_job_run_folder(form.job_id, parents);
 }
 
 bool serves_agent(const slurm::RunForm& form) {

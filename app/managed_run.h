@@ -3,7 +3,9 @@
 // reached without SSH or a job step per command.
 #pragma once
 
+#include <filesystem>
 #include <memory>
+#include <string>
 
 #include "agent/agent_fleet.h"
 #include "common/result.h"
@@ -14,8 +16,13 @@
 namespace aorta::app {
 
 // decide_run_form over this process's environment, asking `spur version` and
-// `scontrol version` (10 s each) only inside a job.
-Result<slurm::RunForm> run_form_from_environment();
+// `scontrol version` (10 s each) only inside a job; `cluster_file`: one was given.
+Result<slurm::RunForm> run_form_from_environment(bool cluster_file);
+
+// The run folder's name: inside a job, the job's (claimed in the output_dir and, with
+// a workspace, its cvs_runs: slurm/run_folder.h); elsewhere empty, for the run id.
+Result<std::string> run_folder_name(const slurm::RunForm& form, const std::filesystem::path& output_dir,
+                                    const std::filesystem::path& workspace);
 
 // Whether this process serves an agent rather than running the suite (a step's rank
 // other than 0): it then writes no report.

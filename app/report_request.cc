@@ -43,6 +43,19 @@ std::vector<std::string> same_file_problems(const std::vector<std::pair<std::str
   return problems;
 }
 
+// The folder created and probed as every report path is (probe_output_file): why it
+// cannot take files, or nothing.
+std::optional<std::string> check_output_root(const std::filesystem::path& root) {
+  if (auto folder = open_output_folder(root, true); !folder)
+    return root.string() + ": cannot use the run's output folder: " + folder.error().describe();
+  if (Status s = probe_output_file(root / ".aorta_suite_probe"); !s) {
+    std::error_code ec;
+    std::filesystem::remove(root, ec);  // only when empty
+    return s.error().describe();
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 bool ReportRequest::wants(const std::string& output) const {
@@ -57,8 +70,8 @@ std::vector<fs::path> ReportRequest::junit_paths(const std::string& suite) const
   return paths;
 }
 
-fs::path ReportRequest::report_dir(const std::string& run_id, const fs::path& run_folder) const {
-  return workspace.empty() ? run_folder : workspace / "cvs_runs" / run_id;
+fs::path ReportRequest::report_dir(const std::string& name, const fs::path& run_folder) const {
+  return workspace.empty() ? run_folder : workspace / "cvs_runs" / name;
 }
 
 ReportRequest report_request(const cli::Options& o, const GtestFlags& flags, const char* (*getenv)(const char*)) {
@@ -82,10 +95,10 @@ ReportRequest report_request(const cli::Options& o, const GtestFlags& flags, con
   return r;
 }
 
-report::ReportContext report_context(const ReportRequest& request, const std::string& suite, const std::string& run_id,
+report::ReportContext report_context(const ReportRequest& request, const std::string& suite, const std::string& name,
                                      const fs::path& run_folder) {
   report::ReportContext context;
-  context.report_dir = request.report_dir(run_id, run_folder);
+  context.report_dir = request.report_dir(name, run_folder);
   context.html_file = request.html_file;
   context.log_file = request.log_file;
   context.extra_junit_paths = request.junit_paths(suite);
@@ -149,6 +162,14 @@ bool write_problem_reports(const ReportRequest& request, const std::string& suit
   }
   outputs.erase(std::remove_if(outputs.begin(), outputs.end(), [&](const auto& n) { return !request.wants(n); }), outputs.end());
   return report::write_problem_reports(suite, run_id, problems, context, outputs);
+}
+
+std::optional<std::pair<std::string, std::string>> output_folder_problem(const fs::path& output_root,
+                                                                         const fs::path& report_dir) {
+  if (auto problem = check_output_root(output_root)) return std::pair{std::string("output_dir"), *problem};
+  if (report_dir == output_root) return std::nullopt;
+  if (auto problem = check_output_root(report_dir)) return std::pair{std::string("the workspace"), *problem};
+  return std::nullopt;
 }
 
 }  // namespace aorta::app

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/cli.h"
@@ -28,16 +29,25 @@ struct ReportRequest {
 
   bool wants(const std::string& output) const;
   std::vector<std::filesystem::path> junit_paths(const std::string& suite) const;
-  // <workspace>/cvs_runs/<run-id> with a workspace, else the run's own folder.
-  std::filesystem::path report_dir(const std::string& run_id, const std::filesystem::path& run_folder) const;
+  // <workspace>/cvs_runs/<name> with a workspace, else the run's own folder; the name
+  // is the run folder's (the run id, or inside a job the job's: slurm/run_folder.h).
+  std::filesystem::path report_dir(const std::string& name, const std::filesystem::path& run_folder) const;
 };
 
 // Paths made absolute against where the command ran; getenv reads CVS_WORKSPACE and
 // the runner files' variables, which are then unset in this process (runner_files.h).
 ReportRequest report_request(const cli::Options& o, const GtestFlags& flags, const char* (*getenv)(const char*));
 
-// The context of a run's reports, whose folder is run_folder unless a workspace is given.
-report::ReportContext report_context(const ReportRequest& request, const std::string& suite, const std::string& run_id,
+// The context of a run's reports, whose folder is run_folder unless a workspace is given
+// (then its cvs_runs/<name>: see report_dir).
+// The run's folder, and the workspace's report folder when it is another, each made
+// and probed before any node is touched (an existing file, a read-only or full disk is
+// found then, not after the benchmark): the first that cannot take files ("output_dir"
+// or "the workspace") and why, or nothing.
+std::optional<std::pair<std::string, std::string>> output_folder_problem(const std::filesystem::path& output_root,
+                                                                         const std::filesystem::path& report_dir);
+
+report::ReportContext report_context(const ReportRequest& request, const std::string& suite, const std::string& name,
                                      const std::filesystem::path& run_folder);
 
 // Every report file asked for by path (--junitxml, --gtest_output or the variable

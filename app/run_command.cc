@@ -95,7 +95,7 @@ std::optional<std::string> filter_problem(const GtestFlags& flags, const fixture
 report::AortaListener* install_reports(fixtures::Session& session, const cli::Options& o, const ReportRequest& request,
                                        const std::string& suite, const metrics::RunFigures* baseline) {
   report::ReportContext context =
-      report_context(request, suite, session.state().run_id, session.state().output_root);
+      report_context(request, suite, session.state().output_root.filename().string(), session.state().output_root);
   context.artifacts = &session.state().artifacts;
   context.json_report = &session.state().report_file;
   if (!o.cluster_file.empty()) context.input_files.emplace_back("cluster", o.cluster_file);
@@ -118,21 +118,6 @@ report::AortaListener* install_reports(fixtures::Session& session, const cli::Op
   report::install_console_printer(listeners);
   listeners.Append(listener->get());  // gtest owns it
   return listener->release();
-}
-
-// An output_dir that cannot take files (an existing file, a read-only or full
-// disk) is found before any node is touched, not after the benchmark: the run's
-// folder is created and probed as every report path is (probe_output_file). The
-// reason, or nothing.
-std::optional<std::string> check_output_root(const std::filesystem::path& root) {
-  if (auto folder = open_output_folder(root, true); !folder)
-    return root.string() + ": cannot use the run's output folder: " + folder.error().describe();
-  if (Status s = probe_output_file(root / ".aorta_suite_probe"); !s) {
-    std::error_code ec;
-    std::filesystem::remove(root, ec);  // only when empty
-    return s.error().describe();
-  }
-  return std::nullopt;
 }
 
 // What the config and cluster files say, checked: only files are read, no node is
@@ -160,7 +145,7 @@ void remember_secrets(const std::vector<std::string>& secrets) {
 // kExitOk with plan filled, or the exit status of errors already reported on stderr
 // and each added to problems (for the reports of a run that could not start).
 int load_plan(const cli::Options& o, const GtestFlags& flags, Plan& plan, std::vector<std::string>& problems) {
-  auto form = run_form_from_environment();
+  auto form = run_form_from_environment(!o.cluster_file.empty());
   if (!form) {
     problems.push_back(form.error().describe());
     return usage_error(form.error().describe());
@@ -342,33 +327,33 @@ int run_suite(const cli::Options& o, const char* argv0) {
   auto runner_files = claim_report_paths(request, plan->suite->name);  // held until the run ends
   if (!runner_files) return usage_error(runner_files.error().describe(), cli::Command::kRun);
   if (flags->fail_fast) std::cout << kFailFastNote;
-  const auto& job = plan->form.job;
-  if (job || std::getenv("CVS_SCHEDULER")) std::cout << "aorta_suite: " << plan->form.reason << "\n";
+  if (!plan->form.job_id.empty() || std::getenv("CVS_SCHEDULER")) std::cout << "aorta_suite: " << plan->form.reason << "\n";
   // Managed: the agents first (the session's transport is theirs); they end with the run.
   std::unique_ptr<agent::AgentFleet> fleet;
   auto transport = run_transport(*plan, fleet);
   if (!transport) return refused(usage_error(transport.error().describe()), {transport.error().describe()});
   std::filesystem::path output_dir = o.output_dir.empty() ? plan->variant.output_dir : o.output_dir;
   const std::string suite = plan->suite->name;
+  auto folder_name = run_folder_name(plan->form, output_dir, request.workspace);
+  if (!folder_name) return refused(usage_error(folder_name.error().describe()), {folder_name.error().describe()});
   auto session = std::make_unique<fixtures::Session>(*plan->suite, plan->variant, plan->cluster,
-                                                     std::move(*transport), output_dir);
+                                                     std::move(*transport), output_dir, *folder_name);
   session->state().kernel_log_backend = job::kernel_log_backend(std::getenv("CVS_DMESG_PARSER")).value();  // checked
-  const auto report_dir = request.report_dir(session->state().run_id, session->state().output_root);
-  std::vector<std::pair<std::string, std::filesystem::path>> folders = {{"output_dir", session->state().output_root}};
-  if (report_dir != session->state().output_root) folders.emplace_back("the workspace", report_dir);
-  for (const auto& [what, folder] : folders)
-    if (auto problem = check_output_root(folder)) {
-      std::cerr << "aorta_suite: " << what << " cannot be used (nothing was run): " << *problem << "\n";
-      return refused(kExitUsage, {what + " cannot be used: " + *problem});
-    }
-  if (job)
+  const auto& output_root = session->state().output_root;
+  const auto report_dir = request.report_dir(output_root.filename().string(), output_root);
+  if (auto problem = output_folder_problem(output_root, report_dir)) {
+    std::cerr << "aorta_suite: " << problem->first << " cannot be used (nothing was run): " << problem->second << "\n";
+    return refused(kExitUsage, {problem->first + " cannot be used: " + problem->second});
+  }
+  if (const auto& job = plan->form.job)
     if (auto problem = slurm_job_problem(*job, plan->cluster, plan->variant, plan->config_file, session->transport())) {
       std::error_code ec;
       std::filesystem::remove(session->state().output_root, ec);  // only when empty
       return refused(usage_error(*problem), {*problem});
     }
   std::cout << "aorta_suite: " << suite << " on " << plan->cluster.nodes.size() << " node(s), config "
-            << plan->config_file << ", run " << session->state().run_id << "\n";
+            << plan->config_file << ", run " << session->state().run_id
+            << (folder_name->empty() ? "" : ", folder " + session->state().output_root.string()) << "\n";
   fixtures::Session::install(std::move(session));
 
   auto* s = fixtures::Session::current();

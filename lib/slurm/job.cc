@@ -1,16 +1,44 @@
 #include "slurm/job.h"
 
 #include <algorithm>
+#include <cctype>
 
+#include "common/utf8.h"
 #include "slurm/hostlist.h"
 
 namespace aorta::slurm {
 
-Result<std::optional<SlurmJob>> job_from_environment(const Getenv& getenv) {
+namespace {
+
+constexpr size_t kMaxJobIdBytes = 64;
+
+bool folder_safe(const std::string& id) {
+  if (id.empty() || id.size() > kMaxJobIdBytes || !std::isalnum(static_cast<unsigned char>(id.front()))) return false;
+  return std::all_of(id.begin(), id.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+  });
+}
+
+}  // namespace
+
+Result<std::string> job_id_from_environment(const Getenv& getenv) {
   const char* id = getenv("SLURM_JOB_ID");
-  if (!id || !*id) return std::optional<SlurmJob>{};
+  if (!id || !*id) return std::string();
+  if (!folder_safe(id))
+    return Error{ErrorCode::kInvalidInput,
+                 "SLURM_JOB_ID '" + printable_text(id, kMaxJobIdBytes) + "' is not a job id: it names the run's "
+                 "folders, so it must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit "
+                 "(Slurm sets digits); unset it, or set CVS_SCHEDULER=bare_metal to run as outside a job",
+                 "SLURM_JOB_ID"};
+  return std::string(id);
+}
+
+Result<std::optional<SlurmJob>> job_from_environment(const Getenv& getenv) {
+  auto id = job_id_from_environment(getenv);
+  if (!id) return id.error();
+  if (id->empty()) return std::optional<SlurmJob>{};
   SlurmJob job;
-  job.id = id;
+  job.id = *id;
   const char* list_name = "SLURM_JOB_NODELIST";
   const char* list = getenv(list_name);
   if (!list || !*list) list = getenv(list_name = "SLURM_NODELIST");

@@ -25,8 +25,13 @@ struct SlurmJob {
 
 using Getenv = std::function<const char*(const char*)>;
 
-// nullopt outside a job (no SLURM_JOB_ID); an error when the job's node list is
-// missing or cannot be expanded.
+// SLURM_JOB_ID, checked: empty outside a job; an error naming the variable unless it
+// is 1 to 64 letters, digits, '.', '_' or '-' starting with a letter or digit (Slurm
+// sets digits), since it names folders (the run's, the agents').
+Result<std::string> job_id_from_environment(const Getenv& getenv);
+
+// nullopt outside a job (no SLURM_JOB_ID); an error when the job id is not one (see
+// job_id_from_environment) or the job's node list is missing or cannot be expanded.
 Result<std::optional<SlurmJob>> job_from_environment(const Getenv& getenv);
 
 // The job's cluster. With a cluster file, its nodes are kept (with their vpc_ip) and

@@ -94,7 +94,7 @@ Result<std::pair<Scheduler, std::string>> detect_scheduler(const Getenv& getenv,
   return std::pair{Scheduler::kBareMetal, std::string("neither `spur version` nor `scontrol version` answers")};
 }
 
-Result<RunForm> decide_run_form(const Getenv& getenv, const Answers& answers) {
+Result<RunForm> decide_run_form(const Getenv& getenv, const Answers& answers, bool cluster_file) {
   RunForm form;
   const bool forced = getenv("CVS_SCHEDULER") && *getenv("CVS_SCHEDULER");
   if (var(getenv, "SLURM_JOB_ID").empty()) {
@@ -113,11 +113,21 @@ Result<RunForm> decide_run_form(const Getenv& getenv, const Answers& answers) {
                   "): nodes from --cluster_file (or this machine), over SSH";
     return form;
   }
+  const std::string by = scheduler_name(form.scheduler) + " (" + scheduler->second + ")";
+  const bool step = !var(getenv, "SLURM_STEP_ID").empty() && !var(getenv, "SLURM_PROCID").empty();
+  if (!step && cluster_file) {
+    auto id = job_id_from_environment(getenv);
+    if (!id) return id.error();
+    form.job_id = *id;
+    form.reason = "inside " + by + " job " + form.job_id + " but not a job step (no SLURM_STEP_ID), with "
+                  "--cluster_file: over SSH to the cluster file's nodes, as CVS runs it";
+    return form;
+  }
   auto job = job_from_environment(getenv);
   if (!job) return job.error();
   form.job = **job;
-  const std::string by = scheduler_name(form.scheduler) + " (" + scheduler->second + ")";
-  if (!var(getenv, "SLURM_STEP_ID").empty() && !var(getenv, "SLURM_PROCID").empty()) {
+  form.job_id = form.job->id;
+  if (step) {
     auto task = step_task(*form.job, getenv, form.scheduler);
     if (!task) return task.error();
     form.job = *task;

@@ -6,7 +6,8 @@ the suite; every rank serves an agent; there is no SSH and no step per command.
 Usage: slurm_agents_e2e.py AORTA_SUITE MODE
   distributed: aorta_distributed on 3 nodes with containers, green, metrics equal to
     the independent checker's, and the job's next step id 1 (the suite made one step)
-  single: aorta_single in a one-node step
+  single: aorta_single in a one-node step, with a workspace: the run folder and the
+    workspace's cvs_runs/ folder are named after the job id
   agent_lost: node3's agent killed while the benchmark runs: the run names node3, the
     survivors' traces are still collected and their containers removed
   rank0_killed: rank 0 killed (SIGKILL) while the benchmark runs: every agent ends,
@@ -73,6 +74,8 @@ with tempfile.TemporaryDirectory(dir="/tmp") as work:
     extra = ""
     if mode == "bare_metal":
         extra = f"--cluster_file {work}/cluster.json "
+    if mode == "single":
+        extra = f"--workspace {work}/ws "
     script = os.path.join(work, "job.sh")
     with open(script, "w") as f:
         f.write("#!/bin/bash\n"
@@ -141,6 +144,11 @@ with tempfile.TemporaryDirectory(dir="/tmp") as work:
         expect(f"a task of Slurm (`scontrol version` answers) job {job_id} step 0" in text, text[-3000:])
         expect(f"inside Slurm job {job_id} on {nodes} node(s); commands go through agents" in text, text[-3000:])
     expect(outcomes == passing_stages(distributed=nodes > 1), f"stages {outcomes}\n{text[-3000:]}")
+    if mode == "single":  # named as CVS names it: <workspace>/cvs_runs/<job id>
+        for parent in ("out", "ws/cvs_runs"):
+            folders = os.listdir(os.path.join(work, parent))
+            expect(folders == [job_id], f"{parent}: {folders}, job {job_id}")
+        expect(os.path.exists(os.path.join(work, "ws", "cvs_runs", job_id, f"{suite}.xml")), "no JUnit in the workspace")
     ranks = report["per_rank_summary"]
     expect(sorted(r["rank"] for r in ranks) == list(range(2 * nodes)), f"ranks {[r['rank'] for r in ranks]}")
     for r in ranks:

@@ -5,7 +5,8 @@ README shows), the cluster comes from the job, the suite starts one agent step a
 every node command goes through the agents, and Aorta lives on shared storage.
 
 Usage: slurm_e2e.py AORTA_SUITE single|distributed|outside_node|not_shared
-  outside_node: a cluster file naming a node the job does not have is refused
+  outside_node: in a job step (srun), a cluster file naming a node the step does not
+    have is refused (without a step it is an SSH run: slurm_cluster_file_e2e.py)
   not_shared: aorta_path on node-local storage is refused before anything runs, and
     the JUnit asked for names why (the early-error report)
 """
@@ -37,6 +38,7 @@ with tempfile.TemporaryDirectory(dir="/tmp") as work:
         json.dump({"username": "root", "password": "unused", "node_dict": {"node3": {"vpc_ip": "10.211.0.13"}}},
                   open(os.path.join(work, "cluster.json"), "w"))
         extra = "--cluster_file cluster.json "
+    launch = "srun -N1 --ntasks-per-node=1 " if mode == "outside_node" else ""
     if mode == "not_shared":
         nodes, suite = 2, "aorta_distributed"
         extra = f"--junitxml {work}/early.xml "
@@ -48,7 +50,7 @@ with tempfile.TemporaryDirectory(dir="/tmp") as work:
                 f"#SBATCH --output={work}/slurm-%j.out\n"
                 f"cd {work}\n"
                 # A relative output_dir resolves against the job's working directory.
-                f"{binary} {extra}--config_file cpu_docker.json --output_dir out "
+                f"{launch}{binary} {extra}--config_file cpu_docker.json --output_dir out "
                 f"--gtest_output=xml:{work}/gtest.xml --gtest_filter={suite}.*\n"
                 "rc=$?\n"
                 # The next step's id counts the steps the suite made: one, its agents'.
@@ -82,6 +84,10 @@ with tempfile.TemporaryDirectory(dir="/tmp") as work:
     expect(f"not a job step (no SLURM_STEP_ID): one agent step is started" in output, output[-3000:])
     expect(f"inside Slurm job {job_id} on {nodes} node(s); commands go through agents" in output, output[-3000:])
     expect("NEXT_STEP=1" in output, f"the suite made more than its agents' step:\n{output[-3000:]}")
+    # The run folder is named after the job, as CVS names it.
+    folders = os.listdir(os.path.join(work, "out"))
+    expect(folders == [job_id], f"run folders {folders}, job {job_id}")
+    expect(f", folder {work}/out/{job_id}\n" in output, output[-3000:])
     warned = f"WARNING: Slurm job {job_id} has" in output and "less than timeout_seconds plus container launch" in output
     expect(warned == (mode == "single"), f"time-limit warning {'missing' if mode == 'single' else 'wrong'}")
     expect("requested no GPUs through GRES, so GPUs per node cannot be checked" in output, "no GRES note")
