@@ -10,12 +10,10 @@ import os
 import subprocess
 import sys
 import tempfile
-import xml.etree.ElementTree as ET
 
-from suite_run import expect
+from suite_run import copy_default, expect, junit_cases
 
 binary = os.path.abspath(sys.argv[1])
-XSD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "report", "junit.xsd")
 
 
 def suite(work, *args):
@@ -25,22 +23,8 @@ def suite(work, *args):
     return subprocess.run([binary, *args], capture_output=True, text=True, cwd=work, env=env, timeout=600)
 
 
-def copy_default(work):
-    for name in ("local_cpu_single.json", "local_cpu_threshold.json"):
-        subprocess.run([binary, "config", "copy", name, "--output", os.path.join(work, name)], check=True,
-                       stdout=subprocess.DEVNULL)
-    return os.path.join(work, "local_cpu_single.json")
-
-
 def junit_outcomes(path):
-    """{test name: passed|failed|skipped} of a JUnit file that validates against the schema."""
-    lint = subprocess.run(["xmllint", "--noout", "--schema", XSD, path], capture_output=True, text=True)
-    expect(lint.returncode == 0, f"{path} does not validate: {lint.stderr}")
-    outcomes = {}
-    for case in ET.parse(path).getroot().iter("testcase"):
-        failed = case.find("failure") is not None
-        outcomes[case.get("name")] = "failed" if failed else "skipped" if case.find("skipped") is not None else "passed"
-    return outcomes
+    return {name: case[0] for name, case in junit_cases(path).items()}
 
 
 def said(p):
@@ -48,7 +32,7 @@ def said(p):
 
 
 with tempfile.TemporaryDirectory() as work:
-    config = copy_default(work)
+    config = copy_default(binary, work)
 
     # 1. The issue's Done-when: CVS's usual pytest arguments, the whole suite, end to end.
     p = suite(work, "run", "aorta_single", "-v", "-s", "--capture=tee-sys", "--config_file", config,
