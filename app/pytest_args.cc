@@ -155,8 +155,8 @@ std::string pytest_args_line(const PytestArgs& a) {
                                             : "each test and its outcome are printed, as always (there is no more "
                                               "detail to add: the whole output is in the text log)");
   if (!a.capture_words.empty())
-    part(a.capture_words, "nothing is captured: each stage's output is printed here and kept in the text log and "
-                         "its Full Log page, as with tee-sys");
+    part(a.capture_words, "nothing is captured: a stage's messages are printed here as it runs and its whole "
+                         "output kept in the text log and its Full Log page, as with tee-sys");
   if (!a.fail_words.empty())
     part(a.fail_words, a.exit_first ? "--gtest_fail_fast (below)" : "no limit, pytest's default");
   if (a.keyword)

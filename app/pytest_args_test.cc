@@ -85,6 +85,9 @@ TEST(PytestArgs, TheRunCommandLineTakesThemAndRefusesTheRest) {
   EXPECT_EQ(parse({"-k", "x", "--gtest_filter=*"}).error,
             "-k and --gtest_filter both select tests: give one (-k takes pytest's expression, --gtest_filter gtest's "
             "globs)");
+  // run --help lists them.
+  for (const char* word : {"-v, -vv, -vvv", "-q, --quiet", "--capture=fd|sys|no|tee-sys", "--maxfail=N", "-k EXPR"})
+    EXPECT_NE(command_help(Command::kRun).find(word), std::string::npos) << word;
   for (const char* other : {"-m", "--tb=short", "-rA", "--lf", "-p"}) {
     const std::string error = parse({"run", "aorta_single", other}).error;
     EXPECT_EQ(error.rfind(std::string("unknown argument: ") + other + " (", 0), 0u) << error;
