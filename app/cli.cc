@@ -97,8 +97,23 @@ std::string text(const po::variables_map& vm, const char* name) {
   return vm.count(name) ? vm[name].as<std::string>() : "";
 }
 
-void parse_run(const std::vector<std::string>& args, Options& o) {
+// Whether a word is a run option whose value is the next word (--html PATH).
+bool run_option_takes_value(const std::string& word) {
+  if (word.rfind("--", 0) != 0 || word.find('=') != std::string::npos) return false;
+  static const po::options_description options = run_options();
+  const auto* option = options.find_nothrow(word.substr(2), false);
+  return option && option->semantic()->max_tokens() > 0;
+}
+
+void parse_run(const std::vector<std::string>& given, Options& o) {
   if (o.help) return;
+  std::vector<std::string> args = given;
+  auto pytest = take_pytest_args(args, run_option_takes_value);
+  if (!pytest) {
+    o.error = pytest.error().describe();
+    return;
+  }
+  o.pytest = *pytest;
   Parsed p = parse_with(args, run_options());
   o.cluster_file = text(p.vm, "cluster_file");
   o.config_file = text(p.vm, "config_file");
@@ -113,8 +128,12 @@ void parse_run(const std::vector<std::string>& args, Options& o) {
   o.no_log_file = p.vm.count("no-log-file") > 0;
   for (const auto& a : p.unknown) {
     if (a.rfind("--gtest_", 0) == 0) o.gtest_args.push_back(a);
-    else if (o.error.empty()) o.error = "unknown argument: " + a + " (see --help)";
+    else if (o.error.empty())
+      o.error = "unknown argument: " + a + " (see --help; of pytest's arguments, -v, -q, -s, --capture, -x, "
+                "--maxfail and -k are taken)";
   }
+  if (auto flags = gtest_flags_of(o.pytest, o.gtest_args); !flags && o.error.empty()) o.error = flags.error().message;
+  else if (flags) o.gtest_args.insert(o.gtest_args.end(), flags->begin(), flags->end());
   // One positional word, the suite, as in `cvs run aorta_single ...`.
   if (!p.positional.empty()) {
     const std::string& word = p.positional.front();
@@ -223,21 +242,6 @@ bool asks_help(const std::vector<std::string>& args) {
   return false;
 }
 
-bool glob_match(const char* pattern, const char* text) {
-  if (*pattern == '\0') return *text == '\0';
-  if (*pattern == '*') return glob_match(pattern + 1, text) || (*text && glob_match(pattern, text + 1));
-  if (*text && (*pattern == '?' || *pattern == *text)) return glob_match(pattern + 1, text + 1);
-  return false;
-}
-
-bool any_match(const std::string& patterns, const std::string& name) {
-  std::stringstream in(patterns);
-  std::string p;
-  while (std::getline(in, p, ':'))
-    if (!p.empty() && glob_match(p.c_str(), name.c_str())) return true;
-  return false;
-}
-
 }  // namespace
 
 std::string usage() {
@@ -247,6 +251,7 @@ Usage:
   aorta_suite [run] [SUITE] [--cluster_file FILE] [--config_file FILE] [--output_dir DIR]
               [--workspace DIR] [--html FILE | --no-html] [--log-file FILE | --no-log-file]
               [--junitxml FILE] [--junit-shape gtest|cvs] [--baseline REPORT] [gtest flags]
+              [-v|-q] [-s|--capture=METHOD] [-x|--maxfail=N] [-k EXPR]
       Run a suite. Without --cluster_file the cluster is this machine (no SSH);
       without --config_file the config is the shipped local_cpu_single.json.
       Without SUITE or --gtest_filter the suite follows the node count: aorta_single
@@ -304,6 +309,14 @@ std::string command_help(Command command) {
              "  stages in order; run the command again instead), --gtest_flagfile, --gtest_internal_*, and\n"
              "  any flag GoogleTest does not know. GTEST_REPEAT, GTEST_SHUFFLE, GTEST_OUTPUT and GTEST_COLOR\n"
              "  count as their flags.\n"
+             "\npytest arguments, as `cvs run` passes them (one line at the start says what each did):\n"
+             "  -v, -vv, -vvv, --verbose    each test and its outcome are printed, as always\n"
+             "  -q, --quiet                 --gtest_brief=1 (verbosity below pytest's default: each -v adds one)\n"
+             "  -s, --capture=fd|sys|no|tee-sys  accepted: a stage's output is printed and kept in the log\n"
+             "  -x, --exitfirst, --maxfail=N     --gtest_fail_fast (N >= 1; 0 is no limit)\n"
+             "  -k EXPR                     the stages and sub-tests EXPR matches, as pytest's -k matches (and,\n"
+             "                              or, not, parentheses; a case-insensitive substring of the test's name,\n"
+             "                              its stage's or <suite>.py); not with --gtest_filter. Anything else is refused.\n"
              "\nExit status: 0 every selected stage passed or was skipped by configuration; 1 a stage failed;\n"
              "2 usage or configuration error.\n";
       break;
@@ -375,14 +388,6 @@ Options parse(const std::vector<std::string>& args) {
     o.error = e.what();  // names the option, e.g. "the required argument for option '--jobs' is missing"
   }
   return o;
-}
-
-bool filter_matches(const std::string& filter, const std::string& test_name) {
-  size_t dash = filter.find('-');
-  std::string positive = dash == std::string::npos ? filter : filter.substr(0, dash);
-  std::string negative = dash == std::string::npos ? "" : filter.substr(dash + 1);
-  if (positive.empty()) positive = "*";
-  return any_match(positive, test_name) && !any_match(negative, test_name);
 }
 
 }  // namespace aorta::cli

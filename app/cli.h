@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "app/pytest_args.h"
+
 namespace aorta::cli {
 
 enum class Command { kRun, kHelp, kVersion, kList, kConfigCopy, kConfigList, kAnalyze, kCompare };
@@ -17,7 +19,8 @@ struct Options {
   std::string cluster_file;
   std::string config_file;
   std::string output_dir;
-  std::vector<std::string> gtest_args;  // --gtest_* flags, as given
+  std::vector<std::string> gtest_args;  // --gtest_* flags, as given, and those pytest's -q and -x stand for
+  PytestArgs pytest;                    // the pytest arguments `cvs run` passes on (pytest_args.h)
   // CVS's report flags: where the HTML, log and JUnit files go, and the workspace
   // whose cvs_runs/<run-id>/ holds the reports (empty: not given).
   std::string html_file;
@@ -47,9 +50,5 @@ Options parse(const std::vector<std::string>& args);
 // The whole usage (aorta_suite --help), or one command's (aorta_suite run --help).
 std::string usage();
 std::string command_help(Command command);
-
-// GoogleTest filter semantics (':'-separated globs, optional '-' negative part)
-// applied to a full test name such as aorta_single.test_teardown.
-bool filter_matches(const std::string& filter, const std::string& test_name);
 
 }  // namespace aorta::cli

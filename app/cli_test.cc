@@ -1,4 +1,5 @@
 #include "app/cli.h"
+#include "app/gtest_filter.h"
 
 #include <tuple>
 

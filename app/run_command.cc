@@ -16,6 +16,7 @@
 #include "app/gtest_flags.h"
 #include "app/live_log.h"
 #include "app/step_progress.h"
+#include "app/test_selection.h"
 #include "app/managed_run.h"
 #include "app/report_request.h"
 #include "app/slurm_preflight.h"
@@ -50,43 +51,6 @@ std::vector<std::string> host_names(const config::Cluster& cluster) {
   std::vector<std::string> hosts;
   for (const auto& n : cluster.nodes) hosts.push_back(n.name);
   return hosts;
-}
-
-// The suite the run selects, or an error (exit 2): the one named (run aorta_single),
-// else the ones the filter selects. The filter may name a sub-test
-// (*max_avg_iteration_ms), so it is matched against every test the config plans.
-const fixtures::SuiteSpec* pick_suite(const std::string& named, const std::optional<std::string>& filter,
-                                      const config::Variant& variant, const std::vector<std::string>& hosts,
-                                      std::string& error) {
-  const size_t nodes = hosts.size();
-  std::vector<const fixtures::SuiteSpec*> selected;
-  for (const auto& suite : suites::all()) {
-    if (!named.empty() && named != suite.name) continue;
-    bool any = !filter;
-    for (const auto& t : suites::planned_tests(suite, &variant, hosts))
-      if (filter && cli::filter_matches(*filter, std::string(suite.name) + "." + t.name())) any = true;
-    if (any) selected.push_back(&suite);
-  }
-  if (selected.empty()) {
-    error = "--gtest_filter=" + *filter + " selects no stage of " +
-            (named.empty() ? suites::names(" or ") : named);
-    return nullptr;
-  }
-  for (const auto* suite : selected)
-    if (!fixtures::node_count_error(*suite, nodes)) return suite;
-  error = *fixtures::node_count_error(*selected.front(), nodes);
-  return nullptr;
-}
-
-// A filter never hides a failure: one that selects tests without the stages they
-// need is refused (listing runs nothing, so it may list any selection).
-std::optional<std::string> filter_problem(const GtestFlags& flags, const fixtures::SuiteSpec& suite,
-                                          const config::Variant& variant, const std::vector<std::string>& hosts) {
-  if (!flags.filter || flags.list_tests) return std::nullopt;
-  auto selected = [&](const std::string& test) { return cli::filter_matches(*flags.filter, test); };
-  auto missing = suites::missing_stages(suite, suites::planned_tests(suite, &variant, hosts), selected);
-  if (!missing) return std::nullopt;
-  return suites::missing_stages_message(suite, *flags.filter, *missing, cli::filter_matches);
 }
 
 // Our listener writes every report; gtest's own XML printer is released, since two
@@ -144,7 +108,8 @@ void remember_secrets(const std::vector<std::string>& secrets) {
 
 // kExitOk with plan filled, or the exit status of errors already reported on stderr
 // and each added to problems (for the reports of a run that could not start).
-int load_plan(const cli::Options& o, const GtestFlags& flags, Plan& plan, std::vector<std::string>& problems) {
+int load_plan(const cli::Options& o, const GtestFlags& flags, const TestSelection& selection, Plan& plan,
+              std::vector<std::string>& problems) {
   auto form = run_form_from_environment(!o.cluster_file.empty());
   if (!form) {
     problems.push_back(form.error().describe());
@@ -201,11 +166,15 @@ int load_plan(const cli::Options& o, const GtestFlags& flags, Plan& plan, std::v
   }
   if (!misfit.empty()) return kExitUsage;
   std::string error;
-  const fixtures::SuiteSpec* suite = pick_suite(o.suite, flags.filter, *variant.variant, host_names(*cluster), error);
+  const fixtures::SuiteSpec* suite = pick_suite(o.suite, selection, *variant.variant, host_names(*cluster), error);
   if (!suite) return refuse(job ? error + " (Slurm job " + job->id + " has " +
                                            std::to_string(cluster->nodes.size()) + " node(s))"
                                      : error);
-  if (auto problem = filter_problem(flags, *suite, *variant.variant, host_names(*cluster))) return refuse(*problem);
+  // A selection never hides a failure: one without the stages its tests need is refused
+  // (listing runs nothing, so it may list any selection).
+  if (auto problem = flags.list_tests ? std::nullopt
+                                      : selection_problem(selection, *suite, *variant.variant, host_names(*cluster)))
+    return refuse(*problem);
   if (!o.baseline.empty()) {
     auto baseline = report::load_run_figures(o.baseline);
     if (!baseline) return refuse("--baseline " + printable(baseline.error().message));
@@ -236,18 +205,18 @@ void init_gtest(const char* argv0, const GtestFlags& flags, const std::string& f
   GTEST_FLAG_SET(output, "");  // a GTEST_OUTPUT variable is ours too (GtestFlags::junit)
 }
 
-// The suite named in the reports of a run that could not start: the one named, else
-// the one the filter's stages belong to, else the program's name.
-std::string problem_suite(const cli::Options& o, const GtestFlags& flags) {
-  if (!o.suite.empty()) return o.suite;
-  std::vector<std::string> matched;
-  for (const auto& suite : suites::all())
-    for (const auto& t : suites::planned_tests(suite, nullptr, {}))
-      if (flags.filter && cli::filter_matches(*flags.filter, std::string(suite.name) + "." + t.name())) {
-        matched.push_back(suite.name);
-        break;
-      }
-  return matched.size() == 1 ? matched.front() : "aorta_suite";
+// GoogleTest with the selection's filter, then the tests. Only the suite that fits the
+// cluster is registered, with a test per threshold and per collecting node; listing
+// without a config (no plan) shows both suites' stages.
+void start_gtest(const char* argv0, const GtestFlags& flags, const TestSelection& selection, const Plan* plan) {
+  std::vector<const fixtures::SuiteSpec*> registered;
+  if (plan) registered.push_back(plan->suite);
+  else
+    for (const auto& suite : suites::all()) registered.push_back(&suite);
+  const std::vector<std::string> hosts = plan ? host_names(plan->cluster) : std::vector<std::string>{};
+  const config::Variant* variant = plan ? &plan->variant : nullptr;
+  init_gtest(argv0, flags, selection.gtest_filter(registered, variant, hosts));
+  for (const auto* suite : registered) suites::register_suite_tests(*suite, variant, hosts);
 }
 
 // The variables read before anything is created: AORTA_JUNIT_PREFIX and
@@ -297,35 +266,31 @@ int run_suite(const cli::Options& o, const char* argv0) {
   auto flags = check_gtest_flags(o.gtest_args, [](const char* name) -> const char* { return std::getenv(name); });
   if (!flags) return usage_error(flags.error().describe(), cli::Command::kRun);
   if (auto problem = environment_problem(o)) return usage_error(*problem);
+  const TestSelection selection(flags->filter, o.pytest.keyword);
   const bool configured = !o.config_file.empty() || !o.cluster_file.empty();  // listing: its suite, else both
   ReportRequest request = report_request(o, *flags, [](const char* name) -> const char* { return std::getenv(name); });
   // A run that cannot start still leaves the reports asked for, naming why.
   auto refused = [&](int code, const std::vector<std::string>& problems) {
     // A report that cannot be written is named on stderr; the verdict stays the problem's.
-    if (!flags->list_tests && !problems.empty()) write_problem_reports(request, problem_suite(o, *flags), problems);
+    if (!flags->list_tests && !problems.empty()) write_problem_reports(request, problem_suite(o.suite, selection), problems);
     return code;
   };
   std::optional<Plan> plan;
   if (!flags->list_tests || configured) {
     plan.emplace();
     std::vector<std::string> problems;
-    if (int code = load_plan(o, *flags, *plan, problems); code != kExitOk)
+    if (int code = load_plan(o, *flags, selection, *plan, problems); code != kExitOk)
       return serves_agent(plan->form) ? code : refused(code, problems);  // rank 0 reports, once
     if (serves_agent(plan->form)) return serve_step_agent(plan->form, plan->variant);
     if (auto problem = take_config_junit_shape(*plan, request)) return refused(usage_error(*problem), {*problem});
   }
-  init_gtest(argv0, *flags, flags->filter.value_or("*"));
-  // Only the suite that fits the cluster is registered, with a test per threshold
-  // and per collecting node; listing without a config shows both suites' stages.
-  if (plan)
-    suites::register_suite_tests(*plan->suite, &plan->variant, host_names(plan->cluster));
-  else
-    for (const auto& suite : suites::all()) suites::register_suite_tests(suite, nullptr, {});
+  start_gtest(argv0, *flags, selection, plan ? &*plan : nullptr);
   if (flags->list_tests) return RUN_ALL_TESTS() == 0 ? kExitOk : kExitFailed;
 
   // A usage error like a bad flag: the reports asked for cannot all be written, so none is.
   auto runner_files = claim_report_paths(request, plan->suite->name);  // held until the run ends
   if (!runner_files) return usage_error(runner_files.error().describe(), cli::Command::kRun);
+  if (o.pytest.any()) std::cout << cli::pytest_args_line(o.pytest) << "\n";
   if (flags->fail_fast) std::cout << kFailFastNote;
   if (!plan->form.job_id.empty() || std::getenv("CVS_SCHEDULER")) std::cout << "aorta_suite: " << plan->form.reason << "\n";
   // Managed: the agents first (the session's transport is theirs); they end with the run.

@@ -26,12 +26,19 @@ std::optional<MissingStages> missing_stages(const fixtures::SuiteSpec& suite, co
   return missing;
 }
 
+std::string missing_stages_refusal(const std::string& selection, const MissingStages& missing,
+                                   const std::string& advice) {
+  std::string list;
+  for (const auto& stage : missing.stages) list += (list.empty() ? "" : ", ") + stage;
+  return selection + " selects " + missing.needed_by + " without " + list +
+         ", which it needs: each stage works on what the stages before it left, so the run could not give the "
+         "verdict the selection asks for (nothing was run); " + advice;
+}
+
 std::string missing_stages_message(const fixtures::SuiteSpec& suite, const std::string& filter,
                                    const MissingStages& missing,
                                    const std::function<bool(const std::string& filter, const std::string&)>& matches) {
   const std::string name = suite.name;
-  std::string list;
-  for (const auto& stage : missing.stages) list += (list.empty() ? "" : ", ") + stage;
   // The filter with the missing stages added to its positive part.
   const size_t dash = filter.find('-');
   std::string positive = filter.substr(0, dash);
@@ -47,12 +54,10 @@ std::string missing_stages_message(const fixtures::SuiteSpec& suite, const std::
                                          name + ".*')";
   // One test by its full name is how ctest's gtest_discover_tests runs each test it found.
   const bool one_test = filter.find_first_of("*?:-") == std::string::npos;
-  return "--gtest_filter=" + filter + " selects " + missing.needed_by + " without " + list +
-         ", which it needs: each stage works on what the stages before it left, so the run could not give the "
-         "verdict the filter asks for (nothing was run); " + advice +
-         (one_test ? ". Under ctest, register the suite as one test, not each test gtest_discover_tests finds "
-                     "(README, 'CI: gtest flags, filters and dashboards')"
-                   : "");
+  const std::string ctest = one_test ? ". Under ctest, register the suite as one test, not each test "
+                                      "gtest_discover_tests finds (README, 'CI: gtest flags, filters and dashboards')"
+                                    : "";
+  return missing_stages_refusal("--gtest_filter=" + filter, missing, advice + ctest);
 }
 
 }  // namespace aorta::suites

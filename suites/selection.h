@@ -26,6 +26,11 @@ struct MissingStages {
 std::optional<MissingStages> missing_stages(const fixtures::SuiteSpec& suite, const std::vector<PlannedTest>& tests,
                                             const std::function<bool(const std::string&)>& selected);
 
+// The refusal's text for any selection: "<selection> selects <test> without <stages>,
+// which it needs: ...; <advice>" (advice: how to add them).
+std::string missing_stages_refusal(const std::string& selection, const MissingStages& missing,
+                                   const std::string& advice);
+
 // The refusal's text: what the filter leaves out, and a filter that adds it (or the
 // whole suite when adding it would not do, as when the filter's '-' part excludes it).
 std::string missing_stages_message(const fixtures::SuiteSpec& suite, const std::string& filter,

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "app/cli.h"
+#include "app/gtest_filter.h"
 
 namespace aorta::suites {
 namespace {

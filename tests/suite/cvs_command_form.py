@@ -12,13 +12,11 @@ import os
 import subprocess
 import sys
 import tempfile
-import xml.etree.ElementTree as ET
 import zipfile
 
-from suite_run import expect
+from suite_run import expect, junit_cases
 
 binary = os.path.abspath(sys.argv[1])
-XSD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "report", "junit.xsd")
 TEARDOWN = "--gtest_filter=aorta_single.test_teardown"  # one quick stage
 
 
@@ -34,18 +32,6 @@ def copy_default(work):
         subprocess.run([binary, "config", "copy", name, "--output", os.path.join(work, name)], check=True,
                        stdout=subprocess.DEVNULL)
     return os.path.join(work, "local_cpu_single.json")
-
-
-def junit_cases(path):
-    """{name: (outcome, failure text)} of a JUnit file that validates against the schema."""
-    lint = subprocess.run(["xmllint", "--noout", "--schema", XSD, path], capture_output=True, text=True)
-    expect(lint.returncode == 0, f"{path} does not validate: {lint.stderr}")
-    cases = {}
-    for case in ET.parse(path).getroot().iter("testcase"):
-        failure = case.find("failure")
-        outcome = "failed" if failure is not None else "skipped" if case.find("skipped") is not None else "passed"
-        cases[case.get("name")] = (outcome, (failure.text or "") if failure is not None else "", case.get("classname"))
-    return cases
 
 
 def files_under(root):

@@ -86,3 +86,15 @@ def copy_default(binary, work, edit_variant=None, edit_thresholds=None):
             edit(doc)
             json.dump(doc, open(path, "w"))
     return os.path.join(work, "local_cpu_single.json")
+
+
+def junit_cases(path):
+    """{name: (outcome, failure text, classname)} of a JUnit file that validates against the schema."""
+    lint = subprocess.run(["xmllint", "--noout", "--schema", XSD, path], capture_output=True, text=True)
+    expect(lint.returncode == 0, f"{path} does not validate: {lint.stderr}")
+    cases = {}
+    for case in ET.parse(path).getroot().iter("testcase"):
+        failure = case.find("failure")
+        outcome = "failed" if failure is not None else "skipped" if case.find("skipped") is not None else "passed"
+        cases[case.get("name")] = (outcome, (failure.text or "") if failure is not None else "", case.get("classname"))
+    return cases
