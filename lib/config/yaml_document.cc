@@ -1,6 +1,7 @@
 #include "config/yaml_document.h"
 
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cctype>
@@ -8,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <set>
+#include <sstream>
 #include <vector>
 
 #include "common/regular_file.h"
@@ -16,6 +18,11 @@
 
 namespace aorta::config {
 namespace {
+
+std::string fmt_byte(unsigned char c) {
+  static const char* const kHex = "0123456789abcdef";
+  return std::string("0x") + kHex[c >> 4] + kHex[c & 15];
+}
 
 bool all_of(const std::string& s, size_t from, bool (*ok)(char)) {
   if (from >= s.size()) return false;
@@ -91,6 +98,9 @@ bool one_of(const std::string& text, std::initializer_list<const char*> words) {
   return false;
 }
 
+// Checked after yaml-cpp too: what it decodes must still be text.
+constexpr const char* kEscapeNotUtf8 = "holds text that is not UTF-8 once yaml-cpp has read it";
+
 struct Walk {
   ConfigErrors& errors;
   std::size_t values = 0;
@@ -115,6 +125,7 @@ struct Walk {
 
   bool scalar(const YAML::Node& node, const std::string& key, json& out) {
     const std::string& text = node.Scalar();
+    if (!is_valid_utf8(text)) return fail(key, kEscapeNotUtf8, node);
     if (node.Tag() == "!" || node.Tag() == "tag:yaml.org,2002:str") {
       out = text;
       return true;
@@ -162,6 +173,7 @@ struct Walk {
       const YAML::Node& k = member.first;
       if (!k.IsScalar()) return fail(key, "has a key that is not a plain word (a mapping or a list)", k);
       const std::string name = k.Scalar();
+      if (!is_valid_utf8(name)) return fail(key, kEscapeNotUtf8, k);
       const std::string dotted = join_key(key, printable(name));
       if (name == "<<" && k.Tag() == "?") return fail(dotted, "is a merge key, which is not supported; write the keys out", k);
       if (out.contains(name)) return fail(dotted, "appears twice in the same mapping (CVS kept the last silently); keep one", k);
@@ -172,6 +184,31 @@ struct Walk {
     return true;
   }
 };
+
+// Builds nothing: parses documents only to count them.
+class NoEvents : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+// One document, or two for "more than one". Never YAML::LoadAll: on a stray ','
+// yaml-cpp 0.7 makes empty documents without end (1.5 GB in 5 s), found by fuzz_cvs_yaml.
+std::size_t documents_up_to_two(const std::string& text) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  NoEvents none;
+  std::size_t n = 0;
+  while (n < 2 && parser.HandleNextDocument(none)) ++n;
+  return n;
+}
 
 }  // namespace
 
@@ -198,9 +235,22 @@ std::optional<json> parse_yaml_text(const std::string& text, ConfigErrors& error
     errors.add("", "is not UTF-8 text (save it as UTF-8)");
     return std::nullopt;
   }
-  std::vector<YAML::Node> docs;
+  // YAML allows no C0 control but tab and line breaks (PyYAML refused them too); yaml-cpp
+  // reads a NUL as the start of an escape.
+  for (std::size_t i = 0, line = 1; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == '\n') ++line;
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
+      errors.add("", "holds the control character " + fmt_byte(c) + " at line " + std::to_string(line) +
+                         ", which YAML does not allow");
+      return std::nullopt;
+    }
+  }
+  YAML::Node doc;
+  std::size_t documents = 0;
   try {
-    docs = YAML::LoadAll(text);
+    doc = YAML::Load(text);
+    documents = documents_up_to_two(text);
   } catch (const YAML::DeepRecursion& e) {  // yaml-cpp's own guard (500 levels), which says only "bad file"
     errors.add("", "nests deeper than " + std::to_string(kMaxConfigDepth) + " levels (line " +
                        std::to_string(e.mark.line + 1) + ")");
@@ -209,15 +259,15 @@ std::optional<json> parse_yaml_text(const std::string& text, ConfigErrors& error
     errors.add("", "is not valid YAML: line " + std::to_string(e.mark.line + 1) + ": " + printable(e.msg));
     return std::nullopt;
   }
-  if (docs.size() != 1 || !docs.front().IsMap()) {
-    errors.add("", docs.size() > 1 ? "holds " + std::to_string(docs.size()) + " YAML documents; a config is one"
-                                   : "must hold a YAML mapping (key: value lines) at the top level");
+  if (!doc.IsMap() || documents > 1) {
+    errors.add("", doc.IsMap() ? "holds more than one YAML document; a config is one"
+                               : "must hold a YAML mapping (key: value lines) at the top level");
     return std::nullopt;
   }
   Walk walk{errors};
   json out;
   try {
-    if (!walk.value(docs.front(), "", 0, out)) return std::nullopt;
+    if (!walk.value(doc, "", 0, out)) return std::nullopt;
   } catch (const YAML::Exception& e) {
     errors.add("", "is not valid YAML: " + printable(e.msg));
     return std::nullopt;

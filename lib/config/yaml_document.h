@@ -1,12 +1,13 @@
 // Reading a YAML file (CVS's legacy test_aorta config) into our JSON document, safe
-// against hostile files the way json_file.h is: a file of at most 1 MiB, UTF-8, one
-// document, at most 64 levels and 10,000 members per mapping, and at most 100,000
-// values once aliases are followed (an alias bomb is named, never expanded). Scalars are
-// typed as PyYAML's safe_load types them (YAML 1.1: yes/no/on/off are booleans, 012 is
-// octal, 1e5 is a string), so a value means here what it meant to CVS. Refused, each
-// with the dotted key and line: duplicate keys (PyYAML silently keeps the last), merge
-// keys (<<), keys that are not scalars, tags beyond YAML's core ones (!!python/...),
-// .inf and .nan (JSON holds neither).
+// against hostile files the way json_file.h is: a file of at most 1 MiB, UTF-8 without
+// control characters, one document (never yaml-cpp's LoadAll, which loops on a ','),
+// at most 64 levels and 10,000 members per mapping, and at most 100,000 values once
+// aliases are followed (an alias bomb is named, never expanded). Scalars are typed as
+// PyYAML's safe_load types them (YAML 1.1: yes/no/on/off are booleans, 012 is octal,
+// 1e5 is a string), so a value means here what it meant to CVS. Refused, each with the
+// dotted key and line: duplicate keys (PyYAML silently keeps the last), merge keys (<<),
+// keys that are not scalars, tags beyond YAML's core ones (!!python/...), .inf and .nan
+// (JSON holds neither).
 #pragma once
 
 #include <cstddef>

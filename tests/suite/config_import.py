@@ -56,6 +56,8 @@ def hostile_cases():
     yield "bytes that are not UTF-8", b"aorta_path: /home/\xff\n", "is not UTF-8 text"
     yield "a duplicate key", b"aorta_path: /a\naorta_path: /b\n", "aorta_path: appears twice"
     yield "a python tag", b"aorta_path: !!python/object/apply:os.system ['id']\n", "aorta_path: has the tag"
+    yield "a stray comma (yaml-cpp's LoadAll made documents without end)", b",", "must hold a YAML mapping"
+    yield "a NUL byte", b"aorta_path: /a\0b\n", "holds the control character 0x00"
     yield "a file over 1 MiB", b"aorta_path: /" + b"x" * (2 << 20) + b"\n", "is larger than 1 MiB"
 
 
