@@ -71,7 +71,7 @@ po::options_description plain_options() {
 
 po::options_description config_copy_options() {
   po::options_description d = plain_options();
-  d.add_options()("output", po::value<std::string>()->value_name("FILE"), "the copy (never overwritten)");
+  d.add_options()("output,o", po::value<std::string>()->value_name("FILE"), "the file written (never overwritten)");
   return d;
 }
 
@@ -205,20 +205,20 @@ void parse_config(const std::vector<std::string>& args, Options& o) {
       o.error = "unknown argument: " + (p.unknown.empty() ? p.positional : p.unknown).front();
     return;
   }
-  if (args.empty() || args[0] != "copy") {
-    o.error = "usage: aorta_suite config copy NAME --output FILE";
-    return;
-  }
+  const bool import = !args.empty() && args[0] == "import";
+  if (import) o.command = Command::kConfigImport;
+  const char* usage = import ? "usage: aorta_suite config import FILE.yaml [--output FILE.json]"
+                             : "usage: aorta_suite config copy NAME --output FILE";
   Parsed p = parse_with(rest, config_copy_options());
-  if (p.positional.empty()) {
-    o.error = "usage: aorta_suite config copy NAME --output FILE";
+  if ((!import && (args.empty() || args[0] != "copy")) || p.positional.empty()) {
+    o.error = usage;
     return;
   }
   o.config_name = p.positional.front();
   o.output = text(p.vm, "output");
   if (!p.unknown.empty()) o.error = "unknown argument: " + p.unknown.front();
   else if (p.positional.size() > 1) o.error = "unknown argument: " + p.positional[1];
-  else if (o.output.empty()) o.error = "config copy needs --output FILE";
+  else if (o.output.empty() && !import) o.error = "config copy needs --output FILE";
 }
 
 // Each parser leaves the options alone when o.help is set (the command's help is printed).
@@ -267,6 +267,9 @@ Usage:
   aorta_suite config copy NAME --output FILE
       Copy a shipped file, e.g. mi3xx_aorta_profile_overlap_2gpu_single.json; copy its
       threshold file next to it too.
+  aorta_suite config import FILE.yaml [--output FILE.json]
+      Turn CVS's test_aorta config (aorta_benchmark.yaml) into a config and its
+      <name>_threshold.json, and check that it loads.
   aorta_suite analyze TRACE_DIR [--output FILE] [--include-unlinked-kernels] [--jobs N]
       Compute per-rank and run metrics from the profiler traces under TRACE_DIR,
       reading N traces at once (default: one per core).
@@ -345,9 +348,12 @@ std::string command_help(Command command) {
       break;
     case Command::kConfigCopy:
     case Command::kConfigList:
+    case Command::kConfigImport:
       out << "Usage: aorta_suite config list\n"
-             "       aorta_suite config copy NAME --output FILE\n\n"
-             "Lists the shipped config and threshold files, or copies one (never over an existing file).\n\n"
+             "       aorta_suite config copy NAME --output FILE\n"
+             "       aorta_suite config import FILE.yaml [--output FILE.json]\n\n"
+             "Lists the shipped config and threshold files, copies one, or imports CVS's test_aorta YAML\n"
+             "(never over an existing file).\n\n"
           << config_copy_options();
       break;
     case Command::kHelp:

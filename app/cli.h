@@ -9,7 +9,7 @@
 
 namespace aorta::cli {
 
-enum class Command { kRun, kHelp, kVersion, kList, kConfigCopy, kConfigList, kAnalyze, kCompare };
+enum class Command { kRun, kHelp, kVersion, kList, kConfigCopy, kConfigList, kConfigImport, kAnalyze, kCompare };
 
 struct Options {
   Command command = Command::kRun;
@@ -33,7 +33,7 @@ struct Options {
   std::string baseline;  // --baseline: a report to compare the run with in the Run Deck
   // run: the suite named as CVS names it (run aorta_single); list: the suite to list
   std::string suite;
-  // config copy
+  // config copy NAME, config import FILE.yaml (config_name); --output
   std::string config_name;
   std::string output;
   // analyze

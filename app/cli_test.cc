@@ -116,6 +116,18 @@ TEST(Cli, Subcommands) {
   EXPECT_EQ(parse({"--help"}).command, Command::kHelp);
 }
 
+TEST(Cli, ConfigImportTakesTheYamlAndAnOptionalOutput) {
+  Options plain = parse({"config", "import", "aorta_benchmark.yaml"});
+  EXPECT_EQ(plain.command, Command::kConfigImport);
+  EXPECT_TRUE(plain.error.empty()) << plain.error;
+  EXPECT_EQ(plain.config_name, "aorta_benchmark.yaml");
+  EXPECT_EQ(plain.output, "");  // the YAML's name with .json, here
+  EXPECT_EQ(parse({"config", "import", "a.yaml", "-o", "b.json"}).output, "b.json");
+  EXPECT_EQ(parse({"config", "import"}).error, "usage: aorta_suite config import FILE.yaml [--output FILE.json]");
+  EXPECT_EQ(parse({"config", "import", "a.yaml", "b.yaml"}).error, "unknown argument: b.yaml");
+  EXPECT_EQ(parse({"config", "move", "a"}).error, "usage: aorta_suite config copy NAME --output FILE");
+}
+
 TEST(Cli, GtestFilterSemantics) {
   EXPECT_TRUE(filter_matches("*distributed*", "aorta_distributed.test_setup_rdma"));
   EXPECT_FALSE(filter_matches("*distributed*", "aorta_single.test_teardown"));

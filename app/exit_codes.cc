@@ -13,6 +13,7 @@ const char* help_words(cli::Command command) {
     case cli::Command::kList: return "list ";
     case cli::Command::kConfigCopy: return "config copy ";
     case cli::Command::kConfigList: return "config list ";
+    case cli::Command::kConfigImport: return "config import ";
     case cli::Command::kAnalyze: return "analyze ";
     case cli::Command::kCompare: return "compare ";
     case cli::Command::kHelp:

@@ -4,6 +4,7 @@
 #include "app/analyze_command.h"
 #include "app/cli.h"
 #include "app/compare_command.h"
+#include "app/config_import.h"
 #include "app/exit_codes.h"
 #include "app/managed_run.h"
 #include "app/run_command.h"
@@ -59,6 +60,8 @@ int run_main(int argc, char** argv) {
       if (Status s = config::copy_shipped_config(o.config_name, o.output); !s) return usage_error(s.error().message);
       std::cout << "copied " << o.config_name << " to " << o.output << "\n";
       return kExitOk;
+    case cli::Command::kConfigImport:
+      return import_config(o);
     case cli::Command::kAnalyze:
       return analyze(o);
     case cli::Command::kCompare:

@@ -11,6 +11,7 @@ packages=(
   libgtest-dev libgmock-dev nlohmann-json3-dev libfmt-dev libpugixml-dev libsimdjson-dev zlib1g-dev libzip-dev
   libzstd-dev libboost1.81-dev libboost-filesystem1.81-dev libboost-program-options1.81-dev libssh2-1-dev
   libpcre2-dev            # the kernel-log patterns (PCRE2 with JIT)
+  libyaml-cpp-dev         # CVS's legacy test_aorta YAML (aorta_suite config import)
   python3 python3-torch   # the CPU workload: real torchrun with Debian's torch (gloo)
   python3-yaml            # the real Aorta's config code (YAML) in tests/e2e/real_aorta.py
   procps util-linux       # pgrep, dmesg

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The packages work where the build's libraries are not: builds the TGZ and DEB with
 # cpack, installs each into a minimal Debian 12 root (debootstrap minbase: no -dev
-# packages, none of libfmt9, libsimdjson14, libssh2-1, Boost or libssl3), and runs
-# --version and `analyze` on real traces there, expecting exactly what the build
+# packages, none of libfmt9, libsimdjson14, libssh2-1, Boost, libssl3 or libyaml-cpp0.7), and runs
+# --version, `analyze` on real traces and `config import` of CVS's YAML there, expecting exactly what the build
 # tree prints. The root is kept between runs in /var/tmp (REBUILD=1 makes it anew);
 # every test works on an overlay of it, so the root itself is never changed.
 # Usage: tests/package/bare_debian_install.sh BUILD_DIR   (as root)
@@ -41,12 +41,13 @@ mount -t proc proc "$root/proc"
 
 # The root must really lack what the binary was built against.
 for lib in libfmt.so.9 libsimdjson.so.14 libssh2.so.1 libboost_filesystem.so.1.81.0 libboost_program_options.so.1.81.0 \
-           libzip.so.4 libcrypto.so.3; do
+           libzip.so.4 libcrypto.so.3 libyaml-cpp.so.0.7; do
   if chroot "$root" /sbin/ldconfig -p | grep -q "$lib"; then fail "the bare root already has $lib"; fi
 done
 if chroot "$root" dpkg-query -W -f '${Package}\n' | grep -- '-dev$'; then fail "the bare root has -dev packages"; fi
 
 mkdir -p "$root/data"
+cp "$src"/tests/data/cvs_aorta/aorta_benchmark.yaml "$root/"
 cp "$src"/tests/data/h200-aorta-overlap_rank0.pt.trace.json.gz "$src"/tests/data/h200-aorta-overlap_rank1.pt.trace.json.gz "$root/data/"
 expected_version=$("$build/aorta_suite" --version)
 "$build/aorta_suite" analyze "$root/data" --jobs 1 --output "$work/expected.json" > /dev/null
@@ -61,7 +62,10 @@ check_install() {  # $1: what, $2: the binary's path inside the root
   chroot "$root" "$2" analyze /data --jobs 1 --output /data/out.json > /dev/null || fail "$1: analyze failed"
   [ "$(metrics "$root/data/out.json")" = "$expected_metrics" ] || fail "$1: analyze's metrics differ from the build tree's"
   chroot "$root" "$2" config list | grep -q local_cpu_single.json || fail "$1: shipped configs not found"
-  rm -f "$root/data/out.json"
+  # yaml-cpp, bundled: CVS's sample imports and loads (exit 0 only when it loads).
+  chroot "$root" "$2" config import /aorta_benchmark.yaml -o /data/imported.json > /dev/null ||
+    fail "$1: config import of CVS's sample failed"
+  rm -f "$root/data/out.json" "$root/data/imported.json" "$root/data/imported_threshold.json"
   echo "ok: $1 ($version)"
 }
 
