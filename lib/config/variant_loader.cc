@@ -5,6 +5,7 @@
 #include "config/json_fields.h"
 #include "config/json_file.h"
 #include "config/secret_values.h"
+#include "config/shell_meaning.h"
 #include "config/variant_rules.h"
 #include "metrics/threshold_catalogue.h"
 
@@ -77,14 +78,26 @@ void read_container(const json& doc, Container& c, json& raw_args, ConfigErrors&
   read_string(raw_args, "registry", p, a.registry, errors);
 }
 
-// Each element is one argument, quoted (CVS inserted them raw into the command): one
-// holding whitespace was meant as several, so the user learns it before any node runs.
-void refuse_whitespace(const std::vector<std::string>& args, const std::string& key, ConfigErrors& errors) {
-  for (size_t i = 0; i < args.size(); ++i)
-    if (args[i].find_first_of(" \t\n\r\v\f") != std::string::npos)
-      errors.add(key + "[" + std::to_string(i) + "]",
-                 "element " + shown(json(args[i])) +
-                     " holds whitespace, but each element is passed as one argument; split it into separate elements");
+// Each element is one argument, quoted; CVS spliced them raw into a bash line. One
+// holding whitespace was meant as several, and one that bash would read differently
+// ($VAR, a glob, a quote...) means something else here than under CVS: the user learns
+// both before any node runs.
+void refuse_shell_words(const std::vector<std::string>& args, const std::string& key, ConfigErrors& errors) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string where = key + "[" + std::to_string(i) + "]";
+    if (args[i].find_first_of(" \t\n\r\v\f") != std::string::npos) {
+      errors.add(where, "element " + shown(json(args[i])) +
+                            " holds whitespace, but each element is passed as one argument; split it into separate "
+                            "elements");
+    } else if (auto meaning = shell_meaning(args[i])) {
+      std::string holds = meaning->character ? "holds " + shown(json(std::string(1, meaning->character))) + " (character " +
+                                                   std::to_string(meaning->position + 1) + "), which "
+                                             : "";
+      errors.add(where, "element " + shown(json(args[i])) + " " + holds + meaning->does +
+                            " in CVS's shell line, but aorta_suite passes each element as it stands; put the "
+                            "literal value you mean in the config");
+    }
+  }
 }
 
 void read_multi_node(const json& doc, MultiNode& m, ConfigErrors& errors) {
@@ -107,7 +120,7 @@ void read_multi_node(const json& doc, MultiNode& m, ConfigErrors& errors) {
     }
     auto& args = std::string(key) == "extra_torchrun_args" ? m.extra_torchrun_args : m.extra_train_args;
     read_string_list(mj, key, p, args, errors);
-    refuse_whitespace(args, join_key(p, key), errors);
+    refuse_shell_words(args, join_key(p, key), errors);
   }
   read_key_values(mj, "extra_env", p, m.extra_env, errors);
   read_bool(mj, "collect_traces", p, m.collect_traces, errors);

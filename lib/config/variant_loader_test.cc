@@ -135,6 +135,25 @@ TEST(VariantLoader, ExtraLaunchArgumentWithWhitespaceRefusedNamingKeyAndElement)
                "multi_node.extra_torchrun_args[0]: element \"--rdzv_conf\\tx=1\" holds whitespace");
 }
 
+// Issue 43 (4): CVS splices the elements raw into a bash line, so one that bash reads
+// differently ($VAR, a glob, a quote) would silently mean something else here.
+TEST(VariantLoader, ExtraLaunchArgumentWithShellMeaningRefusedNamingKeyElementAndCharacter) {
+  expect_error(load_with([](json& v) { v["multi_node"]["extra_train_args"] = {"--seed=1", "--run_name=$HOSTNAME"}; }),
+               "multi_node.extra_train_args[1]: element \"--run_name=$HOSTNAME\" holds \"$\" (character 12), which "
+               "starts a variable, command or arithmetic substitution in CVS's shell line, but aorta_suite passes each "
+               "element as it stands; put the literal value you mean in the config");
+  expect_error(load_with([](json& v) { v["multi_node"]["extra_torchrun_args"] = {"--rdzv_endpoint=h:1", "--x=*"}; }),
+               "multi_node.extra_torchrun_args[1]: element \"--x=*\" holds \"*\" (character 5), which is a file-name "
+               "pattern");
+  expect_error(load_with([](json& v) { v["multi_node"]["extra_torchrun_args"] = {""}; }),
+               "multi_node.extra_torchrun_args[0]: element \"\" is empty and vanishes in CVS's shell line");
+  expect_ok(load_with([](json& v) {
+    v["multi_node"]["extra_torchrun_args"] = {"--rdzv_endpoint=10.0.0.1:29500", "--local-ranks-filter=0,1"};
+    v["multi_node"]["extra_train_args"] = {"--override", "model.name=meta/llama-3", "--allocator={128}"};
+    v["training_overrides"] = {{"training.output_dir", "/scratch/$USER/out"}};  // CVS quotes override values
+  }));
+}
+
 TEST(VariantLoader, TorchrunModeSettingsAccepted) {
   auto loaded = load_with([](json& v) {
     v["multi_node"] = {{"master_launch_mode", "torchrun"}, {"master_port", 29500}, {"nproc_per_node", 4},
