@@ -38,6 +38,33 @@ const json& block(const json& doc, const char* key, const std::string& prefix, C
   return b;
 }
 
+// CVS's registry object: username and password_file required, server optional. CVS
+// skips a null or empty one, and so do we. The password itself never goes in a config.
+void read_registry(const json& args, const std::string& prefix, Registry& r, ConfigErrors& errors) {
+  if (!args.contains("registry") || args.at("registry").is_null() || args.at("registry") == json::object()) return;
+  const std::string p = join_key(prefix, "registry");
+  const json& rj = args.at("registry");
+  if (!rj.is_object()) {
+    errors.add(p, "must be an object with username, password_file and optionally server (as in CVS), got " + shown(rj));
+    return;
+  }
+  if (rj.contains("password"))
+    errors.add(join_key(p, "password"), "a password is never put in the config: write it to a file on each node and "
+                                        "name that file in password_file");
+  else
+    reject_unknown_keys(rj, p, {"username", "password_file", "server"}, errors);
+  for (const char* key : {"username", "password_file"}) {
+    require(rj, key, p, errors);
+    std::string value;
+    read_string(rj, key, p, value, errors);
+    if (rj.contains(key) && rj.at(key).is_string() && value.empty()) errors.add(join_key(p, key), "must not be empty");
+    (std::string(key) == "username" ? r.username : r.password_file) = value;
+  }
+  read_string(rj, "server", p, r.server, errors);
+  if (!r.server.empty() && (r.server[0] == '-' || r.server.find_first_of(" \t\n\r\v\f") != std::string::npos))
+    errors.add(join_key(p, "server"), "must be a registry host (and port), got " + shown(json(r.server)));
+}
+
 void read_container(const json& doc, Container& c, json& raw_args, ConfigErrors& errors) {
   require(doc, "container", "", errors);
   const json& cj = block(doc, "container", "", errors);
@@ -75,7 +102,7 @@ void read_container(const json& doc, Container& c, json& raw_args, ConfigErrors&
   read_string(raw_args, "shm_size", p, a.shm_size, errors);
   read_string_list(raw_args, "ulimit", p, a.ulimit, errors);
   read_bool(raw_args, "privileged", p, a.privileged, errors);
-  read_string(raw_args, "registry", p, a.registry, errors);
+  read_registry(raw_args, p, a.registry, errors);
 }
 
 // Each element is one argument, quoted; CVS spliced them raw into a bash line. One
