@@ -15,6 +15,7 @@ import os
 import sys
 import tempfile
 import uuid
+import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "suite"))
@@ -32,7 +33,7 @@ def container_id(host):
 
 
 def found_in(folders, needles):
-    """Files under the folders holding any of the needles (bytes)."""
+    """Files under the folders (and entries of zips there) holding any of the needles (bytes)."""
     hits = []
     for top in folders:
         for d, _, files in os.walk(top):
@@ -43,6 +44,9 @@ def found_in(folders, needles):
                 except OSError:
                     continue
                 hits += [f"{path}: {n!r}" for n in needles if n in data]
+                if zipfile.is_zipfile(path):  # the report bundle, each entry as it unpacks
+                    with zipfile.ZipFile(path) as z:
+                        hits += [f"{path}!{e}: {n!r}" for e in z.namelist() for n in needles if n in z.read(e)]
     return hits
 
 
