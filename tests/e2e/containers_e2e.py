@@ -100,7 +100,8 @@ def registry_case(work):
     finally:
         for h in hosts if image else []:
             on_node(h, f'docker rmi -f {image} >/dev/null 2>&1; docker logout {registry.server} >/dev/null 2>&1; '
-                       f'rm -rf "{registry.certs_dir()}"')
+                       f'rm -rf "{registry.certs_dir()}"; rmdir "$HOME/.config/containers/certs.d" "$HOME/.config/containers" '
+                       '"$HOME/.config" 2>/dev/null')  # those made for it, if left empty
         registry.stop()
     expect(registry.left_running() == "", f"the registry still runs: {registry.left_running()}")
     expect_clean(hosts)
