@@ -23,6 +23,7 @@ packages=(
   # behind the docker CLI, an image built with debootstrap; pdsh for the fan-out bench.
   iproute2 podman runc conmon netavark catatonit uidmap fuse-overlayfs debootstrap pdsh
   slurm-wlm munge          # Slurm on the test cluster (ctest -L slurm)
+  docker-registry apache2-utils openssl  # e2e_containers_registry: a private registry (TLS, htpasswd users)
   libxml2-utils           # xmllint: the tests validate the JUnit XML against report/junit.xsd
   python3-junitparser     # a real JUnit consumer for tests/suite/junit_consumers.py
   python3-prometheus-client  # a real OpenMetrics parser for metrics.txt (tests/suite/ci_contract.py)

@@ -12,6 +12,15 @@ namespace aorta::config {
 
 using KeyValues = std::vector<std::pair<std::string, std::string>>;  // insertion order matters
 
+// CVS's registry object (cvs/core/runtimes/docker.py registry_login): the engine logs
+// in on every node that must pull the image. The password stays in a file on the node.
+struct Registry {
+  std::string username;
+  std::string password_file;  // a path on each node, read there and given on stdin
+  std::string server;         // empty: the engine's default registry (Docker Hub)
+  bool configured() const { return !username.empty(); }
+};
+
 struct RuntimeArgs {
   std::vector<std::string> volumes;
   std::vector<std::string> devices;
@@ -25,7 +34,7 @@ struct RuntimeArgs {
   std::string shm_size;          // applied only with a private IPC namespace: engines refuse it with ipc host
   std::vector<std::string> ulimit;
   bool privileged = true;        // the original's default; GPU and RDMA devices need it
-  std::string registry;
+  Registry registry;
 };
 
 // docker: the original's runtime. none: run directly on the node (bare metal, or a

@@ -5,6 +5,7 @@
 #include "config/json_fields.h"
 #include "config/json_file.h"
 #include "config/secret_values.h"
+#include "config/shell_meaning.h"
 #include "config/variant_rules.h"
 #include "metrics/threshold_catalogue.h"
 
@@ -35,6 +36,33 @@ const json& block(const json& doc, const char* key, const std::string& prefix, C
     return kEmpty;
   }
   return b;
+}
+
+// CVS's registry object: username and password_file required, server optional. CVS
+// skips a null or empty one, and so do we. The password itself never goes in a config.
+void read_registry(const json& args, const std::string& prefix, Registry& r, ConfigErrors& errors) {
+  if (!args.contains("registry") || args.at("registry").is_null() || args.at("registry") == json::object()) return;
+  const std::string p = join_key(prefix, "registry");
+  const json& rj = args.at("registry");
+  if (!rj.is_object()) {
+    errors.add(p, "must be an object with username, password_file and optionally server (as in CVS), got " + shown(rj));
+    return;
+  }
+  if (rj.contains("password"))
+    errors.add(join_key(p, "password"), "a password is never put in the config: write it to a file on each node and "
+                                        "name that file in password_file");
+  else
+    reject_unknown_keys(rj, p, {"username", "password_file", "server"}, errors);
+  for (const char* key : {"username", "password_file"}) {
+    require(rj, key, p, errors);
+    std::string value;
+    read_string(rj, key, p, value, errors);
+    if (rj.contains(key) && rj.at(key).is_string() && value.empty()) errors.add(join_key(p, key), "must not be empty");
+    (std::string(key) == "username" ? r.username : r.password_file) = value;
+  }
+  read_string(rj, "server", p, r.server, errors);
+  if (!r.server.empty() && (r.server[0] == '-' || r.server.find_first_of(" \t\n\r\v\f") != std::string::npos))
+    errors.add(join_key(p, "server"), "must be a registry host (and port), got " + shown(json(r.server)));
 }
 
 void read_container(const json& doc, Container& c, json& raw_args, ConfigErrors& errors) {
@@ -74,17 +102,29 @@ void read_container(const json& doc, Container& c, json& raw_args, ConfigErrors&
   read_string(raw_args, "shm_size", p, a.shm_size, errors);
   read_string_list(raw_args, "ulimit", p, a.ulimit, errors);
   read_bool(raw_args, "privileged", p, a.privileged, errors);
-  read_string(raw_args, "registry", p, a.registry, errors);
+  read_registry(raw_args, p, a.registry, errors);
 }
 
-// Each element is one argument, quoted (CVS inserted them raw into the command): one
-// holding whitespace was meant as several, so the user learns it before any node runs.
-void refuse_whitespace(const std::vector<std::string>& args, const std::string& key, ConfigErrors& errors) {
-  for (size_t i = 0; i < args.size(); ++i)
-    if (args[i].find_first_of(" \t\n\r\v\f") != std::string::npos)
-      errors.add(key + "[" + std::to_string(i) + "]",
-                 "element " + shown(json(args[i])) +
-                     " holds whitespace, but each element is passed as one argument; split it into separate elements");
+// Each element is one argument, quoted; CVS spliced them raw into a bash line. One
+// holding whitespace was meant as several, and one that bash would read differently
+// ($VAR, a glob, a quote...) means something else here than under CVS: the user learns
+// both before any node runs.
+void refuse_shell_words(const std::vector<std::string>& args, const std::string& key, ConfigErrors& errors) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string where = key + "[" + std::to_string(i) + "]";
+    if (args[i].find_first_of(" \t\n\r\v\f") != std::string::npos) {
+      errors.add(where, "element " + shown(json(args[i])) +
+                            " holds whitespace, but each element is passed as one argument; split it into separate "
+                            "elements");
+    } else if (auto meaning = shell_meaning(args[i])) {
+      std::string holds = meaning->character ? "holds " + shown(json(std::string(1, meaning->character))) + " (character " +
+                                                   std::to_string(meaning->position + 1) + "), which "
+                                             : "";
+      errors.add(where, "element " + shown(json(args[i])) + " " + holds + meaning->does +
+                            " in CVS's shell line, but aorta_suite passes each element as it stands; put the "
+                            "literal value you mean in the config");
+    }
+  }
 }
 
 void read_multi_node(const json& doc, MultiNode& m, ConfigErrors& errors) {
@@ -107,7 +147,7 @@ void read_multi_node(const json& doc, MultiNode& m, ConfigErrors& errors) {
     }
     auto& args = std::string(key) == "extra_torchrun_args" ? m.extra_torchrun_args : m.extra_train_args;
     read_string_list(mj, key, p, args, errors);
-    refuse_whitespace(args, join_key(p, key), errors);
+    refuse_shell_words(args, join_key(p, key), errors);
   }
   read_key_values(mj, "extra_env", p, m.extra_env, errors);
   read_bool(mj, "collect_traces", p, m.collect_traces, errors);

@@ -8,68 +8,13 @@
 #include <gtest/gtest.h>
 
 #include "config/json_fields.h"
+#include "tests/variant_fixture.h"
 #include "metrics/threshold_catalogue.h"
 #include "tests/temp_dir.h"
 #include "test_paths.h"  // AORTA_TEST_DATA_DIR, AORTA_SOURCE_DIR, AORTA_SUITE_BINARY
 
 namespace aorta::config {
 namespace {
-
-json valid_variant() {
-  return json::parse(R"({
-    "schema_version": 1,
-    "enforce_thresholds": true,
-    "paths": {"shared_fs": "/scratch/{user-id}", "models_dir": "{shared_fs}/models",
-              "log_dir": "{shared_fs}/logs", "hf_token_file": ""},
-    "model": {"id": "profile_overlap_2gpu", "remote": 0},
-    "container": {"name": "{user-id}_aorta", "image": "img:latest",
-                  "runtime": {"name": "docker", "args": {"ipc": "host", "network": "host",
-                              "volumes": ["{paths.shared_fs}/repo:/mnt"]}},
-                  "env": {"NCCL_MAX_NCHANNELS": "112"}},
-    "aorta_path": "{paths.shared_fs}/repo",
-    "container_mount_path": "/mnt",
-    "base_config": "config/profile_overlap_2gpu.yaml",
-    "experiment_script": "scripts/launch_rocm.sh",
-    "training_overrides": {"training.max_steps": 15},
-    "gpus_per_node": 2,
-    "skip_rccl_build": true,
-    "multi_node": {"train_script": "train.py"}
-  })");
-}
-
-json valid_thresholds() {
-  return json::parse(R"({"expected_results": {"max_avg_iteration_ms": 12000, "min_compute_ratio": 0.01,
-                                                "min_overlap_ratio": 0.0, "max_time_variance_ratio": 0.5}})");
-}
-
-struct Loaded {
-  VariantLoad load;
-  std::string all_errors() const {
-    std::string s;
-    for (const auto& e : load.errors) s += e.describe() + "\n";
-    return s;
-  }
-};
-
-Loaded load_with(const std::function<void(json&)>& edit_variant,
-                 const std::function<void(json&)>& edit_thresholds = [](json&) {}) {
-  aorta::testing::TempDir dir;
-  json v = valid_variant();
-  json t = valid_thresholds();
-  edit_variant(v);
-  edit_thresholds(t);
-  auto file = dir.write("variant.json", v.dump());
-  dir.write("variant_threshold.json", t.dump());
-  return {load_variant(file, {"alice", "/opt/workload"})};
-}
-
-void expect_error(const Loaded& loaded, const std::string& needle) {
-  EXPECT_FALSE(loaded.load.variant.has_value());
-  EXPECT_NE(loaded.all_errors().find(needle), std::string::npos) << "expected '" << needle << "' in:\n"
-                                                                  << loaded.all_errors();
-}
-
-void expect_ok(const Loaded& loaded) { EXPECT_TRUE(loaded.load.variant.has_value()) << loaded.all_errors(); }
 
 TEST(VariantLoader, ValidFixtureLoadsWithDefaults) {
   auto loaded = load_with([](json&) {});
@@ -133,6 +78,25 @@ TEST(VariantLoader, ExtraLaunchArgumentWithWhitespaceRefusedNamingKeyAndElement)
                "one argument; split it into separate elements");
   expect_error(load_with([](json& v) { v["multi_node"]["extra_torchrun_args"] = {"--rdzv_conf\tx=1"}; }),
                "multi_node.extra_torchrun_args[0]: element \"--rdzv_conf\\tx=1\" holds whitespace");
+}
+
+// Issue 43 (4): CVS splices the elements raw into a bash line, so one that bash reads
+// differently ($VAR, a glob, a quote) would silently mean something else here.
+TEST(VariantLoader, ExtraLaunchArgumentWithShellMeaningRefusedNamingKeyElementAndCharacter) {
+  expect_error(load_with([](json& v) { v["multi_node"]["extra_train_args"] = {"--seed=1", "--run_name=$HOSTNAME"}; }),
+               "multi_node.extra_train_args[1]: element \"--run_name=$HOSTNAME\" holds \"$\" (character 12), which "
+               "starts a variable, command or arithmetic substitution in CVS's shell line, but aorta_suite passes each "
+               "element as it stands; put the literal value you mean in the config");
+  expect_error(load_with([](json& v) { v["multi_node"]["extra_torchrun_args"] = {"--rdzv_endpoint=h:1", "--x=*"}; }),
+               "multi_node.extra_torchrun_args[1]: element \"--x=*\" holds \"*\" (character 5), which is a file-name "
+               "pattern");
+  expect_error(load_with([](json& v) { v["multi_node"]["extra_torchrun_args"] = {""}; }),
+               "multi_node.extra_torchrun_args[0]: element \"\" is empty and vanishes in CVS's shell line");
+  expect_ok(load_with([](json& v) {
+    v["multi_node"]["extra_torchrun_args"] = {"--rdzv_endpoint=10.0.0.1:29500", "--local-ranks-filter=0,1"};
+    v["multi_node"]["extra_train_args"] = {"--override", "model.name=meta/llama-3", "--allocator={128}"};
+    v["training_overrides"] = {{"training.output_dir", "/scratch/$USER/out"}};  // CVS quotes override values
+  }));
 }
 
 TEST(VariantLoader, TorchrunModeSettingsAccepted) {

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "common/shell_quote.h"
+#include "job/registry_login.h"
 
 namespace aorta::job {
 namespace {
@@ -55,16 +56,22 @@ Error setup_error(NodeExec& exec, const std::string& reason) {
                "Aorta container setup failed for image '" + exec.variant().container.image + "': " + reason, ""};
 }
 
-// Starts the container on every host: pull where the image is missing, then run.
-Status start_containers(NodeExec& exec, const std::vector<std::string>& groups) {
+// Where a node lacks the image: log in (with a registry configured, as CVS does before
+// a pull), then pull. One round trip; a failed login is told from a failed pull.
+Status pull_where_missing(NodeExec& exec) {
+  const auto& registry = exec.variant().container.args.registry;
   const std::string image = shell_quote(exec.variant().container.image);
-  auto pulled = run_each(exec, [&] {
-    std::vector<std::string> cmds;
-    for (const auto& h : exec.hosts())
-      cmds.push_back(exec.docker(h) + " image inspect " + image + " >/dev/null 2>&1 || " + exec.docker(h) +
-                     " pull " + image);
-    return cmds;
-  }(), seconds(600));
+  std::vector<std::string> cmds;
+  for (const auto& h : exec.hosts()) {
+    std::string login = registry.configured() ? registry_login_command(registry, exec.docker(h)) + " && " : "";
+    cmds.push_back(exec.docker(h) + " image inspect " + image + " >/dev/null 2>&1 || { " + login + exec.docker(h) +
+                   " pull " + image + "; }");
+  }
+  auto pulled = run_each(exec, cmds, seconds(600));
+  std::vector<cluster::HostResult> no_login;
+  for (const auto& r : pulled)
+    if (login_failed(r)) no_login.push_back(r);
+  if (!no_login.empty()) return setup_error(exec, login_failure(registry, no_login));
   if (!cluster::all_succeeded(pulled)) {
     std::vector<std::string> failed;
     for (const auto& r : pulled)
@@ -74,6 +81,12 @@ Status start_containers(NodeExec& exec, const std::vector<std::string>& groups) 
                                  "logged in to it, or load the image there): " +
                                  cluster::describe_failures(pulled));
   }
+  return ok_status();
+}
+
+// Starts the container on every host: pull where the image is missing, then run.
+Status start_containers(NodeExec& exec, const std::vector<std::string>& groups) {
+  if (Status s = pull_where_missing(exec); !s) return s;
   std::vector<std::string> runs;
   for (const auto& h : exec.hosts()) {
     LaunchSpec spec;

@@ -38,8 +38,8 @@ Status probe_docker_access(NodeExec& exec);
 // per_run: replaces any same-named container and starts a fresh one on every node.
 // persistent: attaches where it runs on every node, starts it where it runs on
 // none, and fails naming the nodes that lack it when it runs on only some.
-// no_launch: nothing. The image is pulled where a node lacks it; a partial start is
-// removed again.
+// no_launch: nothing. The image is pulled where a node lacks it, after a login to the
+// configured registry there (registry_login.h); a partial start is removed again.
 Status launch_containers(NodeExec& exec, const std::vector<std::string>& groups);
 
 // Every node runs the container.

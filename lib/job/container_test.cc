@@ -12,6 +12,7 @@
 
 #include "cluster/local_transport.h"
 #include "common/shell_quote.h"
+#include "job/registry_login.h"
 #include "stages/specs.h"
 #include "tests/temp_dir.h"
 
@@ -115,7 +116,9 @@ class PerHostTransport final : public cluster::Transport {
 };
 
 // State per node under $STATE/<host>: deny (docker refuses the user), nosudo,
-// image, pull_fails, running_<name>, rm_fails_once. Every call is logged.
+// image, pull_fails, running_<name>, rm_fails_once, logged_in (login took the
+// password in $STATE/password on stdin; its stdin and environment are kept), and
+// $STATE/private: a pull needs that login. Every call is logged.
 constexpr const char* kDocker = R"(#!/bin/bash
 s="$STATE/$AORTA_TEST_HOST"; mkdir -p "$s"
 echo "$AORTA_TEST_HOST ${SUDO_DOCKER:+sudo }docker $*" >> "$STATE/log"
@@ -124,7 +127,12 @@ case "$1" in
   ps) exit 0;;
   inspect) [ -e "$s/running_${@: -1}" ] && echo true && exit 0; echo "no such container" >&2; exit 1;;
   image) [ -e "$s/image" ];;
-  pull) [ -e "$s/pull_fails" ] && { echo "pull access denied for $2" >&2; exit 1; }; touch "$s/image";;
+  login) cat > "$s/login_stdin"; env > "$s/login_env"
+         cmp -s "$s/login_stdin" "$STATE/password" || { echo "unauthorized: incorrect username or password" >&2; exit 1; }
+         touch "$s/logged_in";;
+  pull) [ -e "$s/pull_fails" ] && { echo "pull access denied for $2" >&2; exit 1; }
+        [ -e "$STATE/private" ] && [ ! -e "$s/logged_in" ] && { echo "pull access denied for $2" >&2; exit 1; }
+        touch "$s/image";;
   run) while [ "$1" != --name ]; do shift; done; touch "$s/running_$2"; echo cid;;
   rm) [ -e "$s/rm_fails_once" ] && { rm "$s/rm_fails_once"; echo "rm: device busy" >&2; exit 1; }
       rm -f "$s/running_${@: -1}";;
@@ -212,6 +220,61 @@ TEST_F(Containers, PullOnlyWhereMissingAndItsFailureNamesNodeAndImage) {
   EXPECT_EQ(log().find("n1 docker pull"), std::string::npos) << log();
   EXPECT_NE(log().find("n2 docker pull reg/img:1"), std::string::npos) << log();
   EXPECT_EQ(log().find("docker run"), std::string::npos) << log();
+}
+
+// Issue 43 (7): with CVS's registry object, a node that must pull logs in first, with
+// its own docker command (sudo -n where docker needs it), the password going from the
+// file on the node to docker's stdin: never in an argument or the environment.
+TEST_F(Containers, RegistryLoginBeforeThePullOnlyWhereItIsNeededPasswordOnStdin) {
+  const std::string secret = "s3cr3t-Pw-91";
+  dir_.write("state/password", secret);
+  touch("", "private");
+  touch("n1", "image");
+  touch("n2", "deny");
+  variant_.container.args.registry = {"robot", (state_ / "password").string(), "reg.example:5000"};
+  PerHostTransport t(bin_);
+  NodeExec exec(t, variant_, cluster_);
+  ASSERT_TRUE(launch_containers(exec, {"video"}));
+  std::string l = log();
+  EXPECT_EQ(l.find("n1 docker login"), std::string::npos) << l;
+  size_t login = l.find("n2 sudo docker login --username robot --password-stdin reg.example:5000\n");
+  ASSERT_NE(login, std::string::npos) << l;
+  EXPECT_LT(login, l.find("n2 sudo docker pull reg/img:1")) << l;
+  EXPECT_EQ(read(state_ / "n2" / "login_stdin"), secret);
+  EXPECT_EQ(l.find(secret), std::string::npos) << "the password was an argument";
+  EXPECT_EQ(read(state_ / "n2" / "login_env").find(secret), std::string::npos) << "the password was in the environment";
+  EXPECT_TRUE(exists("n2", "running_aorta_c"));
+}
+
+// A failed login names the nodes, server, user and file, says what to do, and neither
+// pulls nor starts anything; a file the SSH user cannot read is said as such.
+TEST_F(Containers, FailedRegistryLoginNamesNodeServerUserAndFile) {
+  dir_.write("state/password", "right");
+  dir_.write("wrong", "wrong");
+  touch("n1", "image");
+  variant_.container.args.registry = {"robot", (dir_.path() / "wrong").string(), "reg.example:5000"};
+  PerHostTransport t(bin_);
+  NodeExec exec(t, variant_, cluster_);
+  Status s = launch_containers(exec, {"video"});
+  ASSERT_FALSE(s);
+  const std::string& m = s.error().message;
+  EXPECT_NE(m.find("Aorta container setup failed for image 'reg/img:1': docker login to reg.example:5000 as robot "
+                   "failed on [n2] (check that password_file " + (dir_.path() / "wrong").string() + " exists on those "
+                   "nodes, is readable by the SSH user and holds that user's password or token, and that the nodes "
+                   "reach the registry): "), std::string::npos) << m;
+  EXPECT_NE(m.find("unauthorized: incorrect username or password"), std::string::npos) << m;
+  EXPECT_EQ(m.find(kLoginFailedMarker), std::string::npos) << m;
+  EXPECT_EQ(log().find("pull"), std::string::npos) << log();
+  EXPECT_EQ(log().find(" run"), std::string::npos) << log();
+
+  variant_.container.args.registry = {"robot", (dir_.path() / "absent").string(), ""};
+  NodeExec again(t, variant_, cluster_);
+  s = launch_containers(again, {"video"});
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message.find("docker login to the default registry (Docker Hub) as robot failed on [n2]"),
+            std::string::npos) << s.error().message;
+  EXPECT_NE(s.error().message.find("cannot read password_file " + (dir_.path() / "absent").string() + " on this node"),
+            std::string::npos) << s.error().message;
 }
 
 TEST_F(Containers, PersistentAttachesStartsOrNamesTheNodesLackingIt) {

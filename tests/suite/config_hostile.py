@@ -97,6 +97,10 @@ def variant_cases():
     yield ("an extra train argument holding a space",
            dict(edit_variant=lambda d: d["multi_node"].update(extra_train_args=["--seed", "--foo bar"])),
            "cfg", "multi_node.extra_train_args[1]", 'element "--foo bar" holds whitespace')
+    # Issue 43 (4): CVS splices the elements into a bash line, so $VAR would expand there.
+    yield ("an extra train argument holding $VAR",
+           dict(edit_variant=lambda d: d["multi_node"].update(extra_train_args=["--run_name=$HOSTNAME"])),
+           "cfg", "multi_node.extra_train_args[0]", 'holds "$" (character 12), which starts a variable')
     yield ("an unknown junit_shape", dict(edit_variant=lambda d: d.update(junit_shape="pytest")),
            "cfg", "junit_shape", "must be gtest or cvs, got 'pytest'")
 
