@@ -1,6 +1,7 @@
 #include "config/kernel_log_section.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cctype>
 #include <stdexcept>
 
@@ -54,35 +55,49 @@ std::optional<std::string> priority_of(const json& value) {
   return std::nullopt;
 }
 
-void read_error_regex(const json& list, const std::string& key, std::vector<KernelErrorRegex>& out, ConfigErrors& errors) {
+// Each element of list that is an object, read with its dotted key; any other is named.
+template <typename Read>
+void each_object(const json& list, const std::string& key, const char* holding, ConfigErrors& errors, Read read) {
   for (size_t i = 0; i < list.size(); ++i) {
-    const std::string p = at(key, i);
-    const json& item = list[i];
-    if (!item.is_object()) {
-      errors.add(p, "must be an object with regex and message, got " + shown(item));
-      continue;
-    }
-    reject_unknown_keys(item, p, {"regex", "message", "event_category", "event_priority"}, errors);
-    for (const char* required : {"regex", "message"})
-      if (!item.contains(required)) errors.add(join_key(p, required), "Field required");
-    KernelErrorRegex rule;
-    std::optional<std::string> regex;
-    check_regex(item, "regex", p, regex, errors);
-    read_string(item, "message", p, rule.message, errors);
-    read_string(item, "event_category", p, rule.event_category, errors);
-    if (!known_category(rule.event_category))
-      errors.add(join_key(p, "event_category"),
-                 "unknown category '" + rule.event_category + "'; node-scraper's are " + category_list());
-    if (item.contains("event_priority")) {
-      if (auto priority = priority_of(item.at("event_priority")))
-        rule.event_priority = *priority;
-      else
-        errors.add(join_key(p, "event_priority"),
-                   "must be INFO, WARNING, ERROR or CRITICAL (or 1 to 4), got " + shown(item.at("event_priority")));
-    }
-    if (regex) rule.regex = *regex;
-    out.push_back(std::move(rule));
+    if (list[i].is_object())
+      read(list[i], at(key, i));
+    else
+      errors.add(at(key, i), std::string("must be an object with ") + holding + ", got " + shown(list[i]));
   }
+}
+
+KernelErrorRegex read_error_regex(const json& item, const std::string& p, ConfigErrors& errors) {
+  reject_unknown_keys(item, p, {"regex", "message", "event_category", "event_priority"}, errors);
+  for (const char* required : {"regex", "message"})
+    if (!item.contains(required)) errors.add(join_key(p, required), "Field required");
+  KernelErrorRegex rule;
+  std::optional<std::string> regex;
+  check_regex(item, "regex", p, regex, errors);
+  read_string(item, "message", p, rule.message, errors);
+  read_string(item, "event_category", p, rule.event_category, errors);
+  if (!known_category(rule.event_category))
+    errors.add(join_key(p, "event_category"),
+               "unknown category '" + rule.event_category + "'; node-scraper's are " + category_list());
+  if (item.contains("event_priority")) {
+    if (auto priority = priority_of(item.at("event_priority")))
+      rule.event_priority = *priority;
+    else
+      errors.add(join_key(p, "event_priority"),
+                 "must be INFO, WARNING, ERROR or CRITICAL (or 1 to 4), got " + shown(item.at("event_priority")));
+  }
+  if (regex) rule.regex = *regex;
+  return rule;
+}
+
+// A bank id, blanks around it allowed; real machines have at most a few hundred banks.
+std::optional<int> bank_number(const std::string& text) {
+  const auto begin = text.find_first_not_of(' ');
+  if (begin == std::string::npos) return std::nullopt;
+  const auto end = text.find_last_not_of(' ') + 1;
+  int value = -1;
+  auto [stop, ec] = std::from_chars(text.data() + begin, text.data() + end, value);
+  if (ec != std::errc() || stop != text.data() + end || value < 0 || value > 100000) return std::nullopt;
+  return value;
 }
 
 // Bank ids and inclusive ranges ("60-63"), as node-scraper's parse_mce_bank_spec.
@@ -95,45 +110,34 @@ std::optional<std::set<int>> banks_of(const json& list, const std::string& key, 
   for (size_t i = 0; i < list.size(); ++i) {
     const json& entry = list[i];
     const std::string text = entry.is_string() ? entry.get<std::string>() : entry.dump();
-    int first = -1, last = -1, used = 0;
-    const bool range = std::sscanf(text.c_str(), " %d - %d %n", &first, &last, &used) == 2;
-    const bool single = !range && std::sscanf(text.c_str(), " %d %n", &first, &used) == 1;
-    if (single) last = first;
-    if ((!entry.is_string() && !entry.is_number_integer()) || !(range || single) || used != int(text.size()) ||
-        first < 0 || first > last || last > 100000) {
+    const size_t dash = text.find('-');
+    const auto first = bank_number(text.substr(0, dash));
+    const auto last = dash == std::string::npos ? first : bank_number(text.substr(dash + 1));
+    if ((!entry.is_string() && !entry.is_number_integer()) || !first || !last || *first > *last) {
       errors.add(at(key, i), "must be a bank number or a range such as \"60-63\", got " + shown(entry));
       continue;
     }
-    for (int b = first; b <= last; ++b) banks.insert(b);
+    for (int b = *first; b <= *last; ++b) banks.insert(b);
   }
   return banks;
 }
 
-void read_ignore_rules(const json& list, const std::string& key, std::vector<KernelIgnoreRule>& out,
-                       ConfigErrors& errors) {
-  for (size_t i = 0; i < list.size(); ++i) {
-    const std::string p = at(key, i);
-    const json& item = list[i];
-    if (!item.is_object()) {
-      errors.add(p, "must be an object with line_regex, match_regex, message or mce_banks, got " + shown(item));
-      continue;
-    }
-    reject_unknown_keys(item, p, {"line_regex", "match_regex", "message", "mce_banks"}, errors);
-    if (!item.contains("line_regex") && !item.contains("match_regex") && !item.contains("mce_banks"))
-      errors.add(p, "must give at least one of line_regex, match_regex or mce_banks (message only narrows a rule)");
-    KernelIgnoreRule rule;
-    check_regex(item, "line_regex", p, rule.line_regex, errors);
-    check_regex(item, "match_regex", p, rule.match_regex, errors);
-    if (item.contains("message")) {
-      std::vector<std::string> names;
-      const json& m = item.at("message");
-      if (m.is_string()) names.push_back(m.get<std::string>());
-      else read_string_list(item, "message", p, names, errors);
-      rule.message = std::set<std::string>(names.begin(), names.end());
-    }
-    if (item.contains("mce_banks")) rule.mce_banks = banks_of(item.at("mce_banks"), join_key(p, "mce_banks"), errors);
-    out.push_back(std::move(rule));
+KernelIgnoreRule read_ignore_rule(const json& item, const std::string& p, ConfigErrors& errors) {
+  reject_unknown_keys(item, p, {"line_regex", "match_regex", "message", "mce_banks"}, errors);
+  if (!item.contains("line_regex") && !item.contains("match_regex") && !item.contains("mce_banks"))
+    errors.add(p, "must give at least one of line_regex, match_regex or mce_banks (message only narrows a rule)");
+  KernelIgnoreRule rule;
+  check_regex(item, "line_regex", p, rule.line_regex, errors);
+  check_regex(item, "match_regex", p, rule.match_regex, errors);
+  if (item.contains("message")) {
+    std::vector<std::string> names;
+    const json& m = item.at("message");
+    if (m.is_string()) names.push_back(m.get<std::string>());
+    else read_string_list(item, "message", p, names, errors);
+    rule.message = std::set<std::string>(names.begin(), names.end());
   }
+  if (item.contains("mce_banks")) rule.mce_banks = banks_of(item.at("mce_banks"), join_key(p, "mce_banks"), errors);
+  return rule;
 }
 
 const json* list_at(const json& block, const char* key, ConfigErrors& errors) {
@@ -164,9 +168,13 @@ void read_kernel_log(const json& doc, KernelLogRules& out, ConfigErrors& errors)
                        "interval_to_collapse_event", "num_timestamps"},
                       errors);
   if (const json* list = list_at(block, "error_regex", errors))
-    read_error_regex(*list, join_key(kBlock, "error_regex"), out.error_regex, errors);
+    each_object(*list, join_key(kBlock, "error_regex"), "regex and message", errors,
+                [&](const json& item, const std::string& p) { out.error_regex.push_back(read_error_regex(item, p, errors)); });
   if (const json* list = list_at(block, "ignore_match_rules", errors))
-    read_ignore_rules(*list, join_key(kBlock, "ignore_match_rules"), out.ignore_match_rules, errors);
+    each_object(*list, join_key(kBlock, "ignore_match_rules"), "line_regex, match_regex, message or mce_banks", errors,
+                [&](const json& item, const std::string& p) {
+                  out.ignore_match_rules.push_back(read_ignore_rule(item, p, errors));
+                });
   if (const json* list = list_at(block, "exclude_category", errors))
     for (size_t i = 0; i < list->size(); ++i) {
       const json& name = (*list)[i];

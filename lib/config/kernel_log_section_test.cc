@@ -87,17 +87,19 @@ TEST(KernelLogConfig, EachMistakeIsNamedByKeyAndElement) {
       if (text.rfind(start + ": ", 0) == 0 && text.find(part) != std::string::npos) return true;
     return false;
   };
-  EXPECT_TRUE(has("kernel_log.error_regex[1].regex", "does not compile at offset 7: missing closing parenthesis"));
-  EXPECT_TRUE(has("kernel_log.error_regex[1].category", "Unknown key"));
-  EXPECT_TRUE(has("kernel_log.error_regex[2].event_category", "unknown category 'GPU'; node-scraper's are SSH, RAS"));
-  EXPECT_TRUE(has("kernel_log.error_regex[2].event_priority", "INFO, WARNING, ERROR or CRITICAL"));
-  EXPECT_TRUE(has("kernel_log.error_regex[3].regex", "Field required"));
-  EXPECT_TRUE(has("kernel_log.exclude_category[1]", "unknown category \"DISK\""));
-  EXPECT_TRUE(has("kernel_log.ignore_match_rules[0]", "at least one of line_regex, match_regex or mce_banks"));
-  EXPECT_TRUE(has("kernel_log.ignore_match_rules[1].mce_banks[0]", "\"60-63\""));
-  EXPECT_TRUE(has("kernel_log.ignore_match_rules[1].mce_banks[1]", "\"60-63\""));
-  EXPECT_TRUE(has("kernel_log.ignore_match_rules[2].match_regex", "does not compile"));
-  EXPECT_TRUE(has("kernel_log.interval", "Unknown key"));
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"kernel_log.error_regex[1].regex", "does not compile at offset 7: missing closing parenthesis"},
+      {"kernel_log.error_regex[1].category", "Unknown key"},
+      {"kernel_log.error_regex[2].event_category", "unknown category 'GPU'; node-scraper's are SSH, RAS"},
+      {"kernel_log.error_regex[2].event_priority", "INFO, WARNING, ERROR or CRITICAL"},
+      {"kernel_log.error_regex[3].regex", "Field required"},
+      {"kernel_log.exclude_category[1]", "unknown category \"DISK\""},
+      {"kernel_log.ignore_match_rules[0]", "at least one of line_regex, match_regex or mce_banks"},
+      {"kernel_log.ignore_match_rules[1].mce_banks[0]", "\"60-63\""},
+      {"kernel_log.ignore_match_rules[1].mce_banks[1]", "\"60-63\""},
+      {"kernel_log.ignore_match_rules[2].match_regex", "does not compile"},
+      {"kernel_log.interval", "Unknown key"}};
+  for (const auto& [key, part] : expected) EXPECT_TRUE(has(key, part)) << key << ": " << part;
   EXPECT_EQ(e.size(), 11u) << ::testing::PrintToString(e);
   EXPECT_FALSE(loaded->load.variant.has_value());
   EXPECT_EQ(load_with(json::array())->errors, std::vector<std::string>{"kernel_log: must be an object, got []"});
