@@ -39,15 +39,21 @@ bool detail(const std::string& line) { return detail_line().matches(line); }
 bool incident(const std::string& line) { return incident_line().matches(line); }
 bool blank(const std::string& line) { return line.find_first_not_of(" \t\r\n\f\v") == std::string::npos; }
 
-// Whether another incident row comes before anything that ends the block.
-bool incident_ahead(const std::vector<std::string>& lines, size_t from) {
-  for (size_t i = from + 1; i < lines.size(); ++i) {
-    if (blank(lines[i])) continue;
-    if (primary(lines[i]) || status_only_start(lines[i])) return false;
-    if (incident(lines[i])) return true;
-    if (detail(lines[i])) return false;
+// For each line, whether an incident row comes after it before anything that ends a
+// block (node-scraper's _has_mce_incident_line_ahead), found in one pass from the end:
+// asked of every line between a block's rows, a forward search each time is quadratic.
+std::vector<bool> incident_ahead(const std::vector<std::string>& lines) {
+  std::vector<bool> ahead(lines.size(), false);
+  bool next = false;  // what the nearest deciding line after this one says
+  for (size_t i = lines.size(); i-- > 0;) {
+    ahead[i] = next;
+    const std::string& line = lines[i];
+    if (blank(line)) continue;
+    if (primary(line) || status_only_start(line)) next = false;
+    else if (incident(line)) next = true;
+    else if (detail(line)) next = false;
   }
-  return false;
+  return ahead;
 }
 
 std::optional<size_t> next_non_blank(const std::vector<std::string>& lines, size_t from) {
@@ -59,6 +65,7 @@ std::optional<size_t> next_non_blank(const std::vector<std::string>& lines, size
 // node-scraper's iter_hardware_error_block_ranges: [start, end) of each incident.
 std::vector<std::pair<size_t, size_t>> blocks(const std::vector<std::string>& lines) {
   std::vector<std::pair<size_t, size_t>> out;
+  const auto ahead = incident_ahead(lines);
   size_t i = 0;
   while (i < lines.size()) {
     if (!primary(lines[i]) && !status_start().matches(lines[i])) {
@@ -71,7 +78,7 @@ std::vector<std::pair<size_t, size_t>> blocks(const std::vector<std::string>& li
       if (blank(line)) {
         const auto next = next_non_blank(lines, i);
         if (next && status_only_start(lines[*next])) break;
-      } else if ((detail(line) && !incident(line)) || primary(line) || (!incident(line) && !incident_ahead(lines, i))) {
+      } else if ((detail(line) && !incident(line)) || primary(line) || (!incident(line) && !ahead[i])) {
         break;
       }
     }

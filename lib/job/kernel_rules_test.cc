@@ -2,6 +2,8 @@
 // and collapsing rules: node-scraper's DmesgAnalyzer unit tests (github amd/node-scraper,
 // MIT, commit c3934162; test/unit/plugin/test_dmesg_analyzer.py, named on each test)
 // through our scanner, their inputs and asserts carried over.
+#include <chrono>
+
 #include <gtest/gtest.h>
 
 #include "job/kernel_events.h"
@@ -224,6 +226,23 @@ TEST(KernelRules, InterleavedAndAdjacentMachineCheckBlocks) {
                 rules);
   ASSERT_EQ(messages(events), std::vector<std::string>{"MCE Corrected Error"});
   EXPECT_EQ(events[0].content, "[Hardware Error]: CPU:29 (00:00:0) MC49_STATUS[Over|CE|MiscV|-|-|-|SyndV|UECC|-|-|-]: 0xbbb");
+}
+
+// A block's status row, 20,000 ordinary lines, then one more of its rows: node-scraper
+// asks of every line between whether a row comes later; answered in one pass, the scan
+// stays linear (asked by searching ahead each time, this took a minute).
+TEST(KernelRules, AMachineCheckBlockWithFarApartRowsIsScannedInOnePass) {
+  std::vector<std::string> window = {hw(0, kCe60)};
+  for (int i = 0; i < 20000; ++i) window.push_back(x("info  ", at(1), "eth0: link up " + std::to_string(i)));
+  window.push_back(hw(2, "PPIN: 0xbbbbbbbbbbbbbbbb"));
+  window.push_back(x("err   ", at(3), "unrelated plugin failure"));
+  const auto start = std::chrono::steady_clock::now();
+  auto events = scan(window, KernelLogRules{});
+  // Linear: well under a second here; searching ahead from every line took 64 s.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  // The ordinary lines and the PPIN row belong to the block: one event, and the err line after it.
+  ASSERT_EQ(messages(events), (std::vector<std::string>{"MCE Corrected Error", "Unknown dmesg error"}));
+  EXPECT_EQ(events[1].content, "unrelated plugin failure");
 }
 
 }  // namespace
