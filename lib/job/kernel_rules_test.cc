@@ -57,6 +57,32 @@ TEST(KernelRules, ConfigPatternsComeFirst) {
             (std::vector<std::string>{"Out of memory error", "Unknown dmesg error", "Unknown dmesg error"}));
 }
 
+// test_custom_regex_with_event_collapsing: the config's pattern collapses as the table's
+// do (num_timestamps 2); test_custom_regex_with_multiline_pattern: one event per line
+// matched, and like node-scraper's a config pattern is searched over the window's text,
+// so one written to span lines does.
+TEST(KernelRules, ConfigPatternsCollapseAndMaySpanLines) {
+  auto rules = known_only();
+  rules.num_timestamps = 2;
+  rules.error_regex = {{"my_custom_driver_error", "Custom Driver Error", "SW_DRIVER", "ERROR"}};
+  auto line = [](const std::string& ms, const std::string& text) { return x("err   ", "2026-01-07T10:" + ms + ",000000-06:00", text); };
+  auto events = scan({line("00:00", "my_custom_driver_error"), line("00:10", "my_custom_driver_error"),
+                      line("00:20", "my_custom_driver_error"), line("02:00", "my_custom_driver_error")},
+                     rules);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].count, 4);
+  EXPECT_EQ(events[0].timestamps, (std::vector<std::string>{"2026-01-07T10:00:00,000000-06:00", "2026-01-07T10:02:00,000000-06:00"}));
+  const std::vector<std::string> block = {line("00:00", "START_ERROR_BLOCK"), line("00:01", "error_detail_line1"),
+                                          line("00:02", "error_detail_line2"), line("00:03", "END_ERROR_BLOCK")};
+  rules.error_regex = {{"START_ERROR_BLOCK", "Start Error Block", "SW_DRIVER", "ERROR"}};
+  EXPECT_EQ(messages(scan(block, rules)), std::vector<std::string>{"Start Error Block"});
+  rules.error_regex = {{R"(START_ERROR_BLOCK\n.*error_detail_line1)", "Block", "SW_DRIVER", "ERROR"}};
+  events = scan(block, rules);
+  ASSERT_EQ(messages(events), std::vector<std::string>{"Block"});
+  EXPECT_EQ(events[0].line, block[0]);
+  EXPECT_EQ(events[0].content, "START_ERROR_BLOCK\n" + block[1]);
+}
+
 // test_exclude_category: RAS dropped; its line is still known, so no unknown error.
 TEST(KernelRules, ExcludedCategoriesAreDropped) {
   const std::string t = "2024-10-07T10:17:15,145363-04:00";
