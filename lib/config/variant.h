@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "config/kernel_log_rules.h"
+
 namespace aorta::config {
 
 using KeyValues = std::vector<std::pair<std::string, std::string>>;  // insertion order matters
@@ -117,6 +119,7 @@ struct Variant {
   Analysis analysis;
   MultiNode multi_node;
   std::vector<Threshold> thresholds;
+  KernelLogRules kernel_log;  // the kernel-log check's own patterns, dropped categories and ignore rules
 
   // The path commands use on a node: the container mount, or the host path when
   // there is no container.

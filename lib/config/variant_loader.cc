@@ -4,6 +4,7 @@
 
 #include "config/json_fields.h"
 #include "config/json_file.h"
+#include "config/kernel_log_section.h"
 #include "config/secret_values.h"
 #include "config/shell_meaning.h"
 #include "config/variant_rules.h"
@@ -159,7 +160,7 @@ void read_variant_fields(const json& doc, Variant& v, json& raw_args, ConfigErro
                        "aorta_path", "trust_aorta_path", "container_mount_path", "aorta_auto_clone", "aorta_clone_url", "base_config",
                        "build_script", "experiment_script", "rccl", "training_overrides", "gpus_per_node",
                        "timeout_seconds", "skip_rccl_build", "output_dir", "trace_compression", "junit_shape", "analysis",
-                       "multi_node"},
+                       "multi_node", "kernel_log"},
                       errors);
   for (const char* key : {"schema_version", "paths", "model", "aorta_path", "gpus_per_node"}) require(doc, key, "", errors);
   read_int(doc, "schema_version", "", v.schema_version, errors);
@@ -220,6 +221,7 @@ void read_variant_fields(const json& doc, Variant& v, json& raw_args, ConfigErro
   read_bool(an, "skip_if_exists", "analysis", v.analysis.skip_if_exists, errors);
 
   read_multi_node(doc, v.multi_node, errors);
+  read_kernel_log(doc, v.kernel_log, errors);
 }
 
 }  // namespace

@@ -1,9 +1,12 @@
 #include "job/kernel_events.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
+#include "job/kernel_ignore.h"
+#include "job/kernel_mce.h"
 #include "job/kernel_patterns.h"
 
 namespace aorta::job {
@@ -56,36 +59,80 @@ std::string squeeze(std::string_view s) {
   return out;
 }
 
-// Events keyed by their content: a repeat adds to the count (node-scraper collapses it).
+// A pattern as the scan runs it: node-scraper's table, the config's or CVS's legacy ones.
+struct Active {
+  const PcrePattern* re;
+  std::string message;
+  std::string category;      // shown: node-scraper's, or CVS's legacy name
+  std::string cvs_category;  // node-scraper's name, which exclude_category compares
+  bool warn_only = false;
+  bool multi_line = false;
+};
+
+// node-scraper's RegexAnalyzer.TIMESTAMP_PATTERN: the time of the line a match starts on.
+std::optional<std::string> stamp_of(const std::string& line) {
+  static const PcrePattern kStamp(R"re((\d{4}-\d+-\d+T\d+:\d+:\d+,\d+[+-]\d+:\d+))re");
+  auto m = kStamp.search(line);
+  if (!m) return std::nullopt;
+  return std::string(*m->groups[0]);
+}
+
+// Events keyed by their content: a repeat adds to the count, and its time to the
+// times listed unless within the collapse interval of one listed (node-scraper's rule).
 struct Events {
   const std::vector<std::string>& window;
+  const KernelIgnoreRules& ignore;
+  const std::set<size_t>& skip;  // lines a match may not start on (machine-check rows)
+  int interval = 60;
   std::vector<KernelLogMatch> list;
+  std::vector<std::string> cvs_categories;  // list's, for exclude_category
   std::map<std::string, size_t> by_content;
   std::set<size_t> named_lines;
 
+  bool passed_over(size_t line, std::string_view match, const std::string& message) const {
+    return skip.count(line) || ignore.ignores(window[line], match, message);
+  }
+
   // The event's lines are first..last; the first is the one reported.
-  void add(size_t line, size_t last, std::string content, const char* message, const char* category, bool warn_only) {
+  void add(size_t line, size_t last, std::string content, const Active& p) {
     for (size_t i = line; i <= last; ++i) named_lines.insert(i);
+    const auto stamp = stamp_of(window[line]);
     auto [it, fresh] = by_content.emplace(content, list.size());
-    if (!fresh) {
-      ++list[it->second].count;
+    if (fresh) {
+      list.push_back({"", p.category, window[line], p.warn_only, p.message, std::move(content), 1, {}});
+      if (stamp) list.back().timestamps.push_back(*stamp);
+      cvs_categories.push_back(p.cvs_category);
       return;
     }
-    list.push_back({"", category, window[line], warn_only, message, std::move(content), 1});
+    auto& event = list[it->second];
+    ++event.count;
+    if (stamp && !near_one(*stamp, event.timestamps)) event.timestamps.push_back(*stamp);
+  }
+
+  bool near_one(const std::string& stamp, const std::vector<std::string>& listed) const {
+    const auto t = iso_line_time(stamp);
+    for (const auto& s : listed)
+      if (auto u = iso_line_time(s); t && u && std::abs(*t - *u) < interval) return true;
+    return false;
   }
 };
 
-// Searches one pattern over the window's text (a block) or line by line.
-void find_pattern(const KernelPattern& p, const PcrePattern& re, const std::string& text,
-                  const std::vector<size_t>& line_starts, Events& events) {
+// Searches one pattern over the window's text (a block) or line by line; a match that
+// starts on a skipped line, or that a rule ignores, is searched again one byte on.
+void find_pattern(const Active& p, const std::string& text, const std::vector<size_t>& line_starts, Events& events) {
+  auto line_at = [&](size_t at) {
+    return size_t(std::upper_bound(line_starts.begin(), line_starts.end(), at) - line_starts.begin() - 1);
+  };
   auto each = [&](std::string_view subject, size_t base) {
     size_t from = 0;
-    while (auto m = re.search(subject, from)) {
-      auto line_at = [&](size_t at) {
-        return size_t(std::upper_bound(line_starts.begin(), line_starts.end(), at) - line_starts.begin() - 1);
-      };
+    while (auto m = p.re->search(subject, from)) {
+      const size_t first = line_at(base + m->start);
+      if (events.passed_over(first, subject.substr(m->start, m->end - m->start), p.message)) {
+        from = m->start + 1;
+        continue;
+      }
       const size_t last = line_at(base + (m->end > m->start ? m->end - 1 : m->start));
-      events.add(line_at(base + m->start), last, content_of(*m, subject), p.message, p.category, false);
+      events.add(first, last, content_of(*m, subject), p);
       from = m->end > m->start ? m->end : m->start + 1;
     }
   };
@@ -100,23 +147,23 @@ void find_legacy(Events& events) {
   for (size_t i = 0; i < events.window.size(); ++i) {
     const std::string& line = events.window[i];
     if (events.named_lines.count(i) || kIgnored.matches(line)) continue;
-    for (size_t k = 0; k < compiled.size(); ++k)
-      if (auto m = compiled[k].search(line)) {
-        const auto& p = legacy_patterns()[k];
-        events.add(i, i, content_of(*m, line), p.warn_only ? "GPU in degraded state" : "CVS legacy pattern", p.category,
-                   p.warn_only);
-        break;
-      }
+    for (size_t k = 0; k < compiled.size(); ++k) {
+      const auto& p = legacy_patterns()[k];
+      const Active active{&compiled[k], p.warn_only ? "GPU in degraded state" : std::string("CVS ") + p.category + " pattern",
+                          p.category, p.cvs_category, p.warn_only};
+      auto m = compiled[k].search(line);
+      if (!m || events.passed_over(i, line.substr(m->start, m->end - m->start), active.message)) continue;
+      events.add(i, i, content_of(*m, line), active);
+      break;
+    }
   }
 }
 
 // node-scraper's test of an unknown error: a pattern names it, or its text and a
 // named event's text (whitespace squeezed) hold one another.
-bool known(const std::string& content, const std::vector<KernelLogMatch>& named, bool legacy) {
-  for (const auto& re : compiled_node_scraper())
-    if (re.matches(content)) return true;
-  for (const auto& re : compiled_legacy_patterns())
-    if (legacy && re.matches(content)) return true;
+bool known(const std::string& content, const std::vector<KernelLogMatch>& named, const std::vector<Active>& patterns) {
+  for (const auto& p : patterns)
+    if (p.re->matches(content)) return true;
   const std::string wanted = squeeze(content);
   for (const auto& e : named) {
     size_t begin = 0;
@@ -130,16 +177,22 @@ bool known(const std::string& content, const std::vector<KernelLogMatch>& named,
   return false;
 }
 
-void find_unknown(Events& events, bool legacy, std::vector<KernelLogMatch>& out) {
+// Unknown errors, judged against the events kept (node-scraper's order: after exclude_category).
+void find_unknown(const Events& events, std::vector<KernelLogMatch>& out, const std::vector<Active>& patterns) {
   static const PcrePattern kUnknown(kUnknownErrorRegex);
-  Events unknown{events.window, {}, {}, {}};
+  static const Active kRule{&kUnknown, kUnknownErrorMessage, "UNKNOWN", "UNKNOWN"};
+  const auto skip = mce_unknown_skip_lines(events.window);
+  Events unknown{events.window, events.ignore, skip, events.interval, {}, {}, {}, {}};
   for (size_t i = 0; i < events.window.size(); ++i) {
     auto m = kUnknown.search(events.window[i]);
-    if (!m) continue;
+    if (!m || unknown.passed_over(i, std::string_view(events.window[i]).substr(m->start, m->end - m->start),
+                                  kRule.message))
+      continue;
     std::string content = content_of(*m, events.window[i]);
-    if (!known(content, events.list, legacy)) unknown.add(i, i, std::move(content), kUnknownErrorMessage, "UNKNOWN", false);
+    if (!known(content, out, patterns)) unknown.add(i, i, std::move(content), kRule);
   }
-  out.insert(out.end(), unknown.list.begin(), unknown.list.end());
+  const std::vector<KernelLogMatch> found = unknown.list;
+  out.insert(out.end(), found.begin(), found.end());
 }
 
 }  // namespace
@@ -172,7 +225,39 @@ std::vector<std::string> capped(const std::vector<std::string>& window) {
 
 }  // namespace
 
+namespace {
+
+// The config's patterns, node-scraper's table, then CVS's legacy ones when asked for:
+// every pattern that makes a line known to the unknown-error rule.
+std::vector<Active> active_patterns(const std::vector<PcrePattern>& added, const config::KernelLogRules& config,
+                                    bool legacy) {
+  std::vector<Active> out;
+  for (size_t i = 0; i < added.size(); ++i) {
+    const auto& r = config.error_regex[i];
+    out.push_back({&added[i], r.message, r.event_category, r.event_category, false, true});
+  }
+  const auto& table = node_scraper_patterns();
+  for (size_t i = 0; i < table.size(); ++i)
+    out.push_back({&compiled_node_scraper()[i], table[i].message, table[i].category, table[i].category, false,
+                   table[i].multi_line});
+  if (legacy)
+    for (size_t k = 0; k < legacy_patterns().size(); ++k)
+      out.push_back({&compiled_legacy_patterns()[k], "", "", "", false, false});
+  return out;
+}
+
+// node-scraper keeps the first and the last num_timestamps times of an event.
+void prune_times(std::vector<KernelLogMatch>& events, int keep) {
+  for (auto& e : events)
+    if (e.timestamps.size() > 2 * size_t(keep))
+      e.timestamps.erase(e.timestamps.begin() + keep, e.timestamps.end() - keep);
+}
+
+}  // namespace
+
 std::vector<KernelLogMatch> kernel_events(const std::vector<std::string>& uncapped, KernelEventRules rules) {
+  static const config::KernelLogRules kDefaults;
+  const config::KernelLogRules& config = rules.config ? *rules.config : kDefaults;
   const std::vector<std::string> window = capped(uncapped);
   std::string text;
   std::vector<size_t> line_starts;
@@ -181,12 +266,20 @@ std::vector<KernelLogMatch> kernel_events(const std::vector<std::string>& uncapp
     text += line;
     text += '\n';
   }
-  Events events{window, {}, {}, {}};
-  const auto& patterns = node_scraper_patterns();
-  for (size_t i = 0; i < patterns.size(); ++i) find_pattern(patterns[i], compiled_node_scraper()[i], text, line_starts, events);
+  std::vector<PcrePattern> added;
+  for (const auto& r : config.error_regex) added.emplace_back(r.regex);
+  const KernelIgnoreRules ignore(config.ignore_match_rules);
+  const auto skip = mce_known_skip_lines(window, ignore.banks());
+  Events events{window, ignore, skip, config.interval_to_collapse_event, {}, {}, {}, {}};
+  const auto patterns = active_patterns(added, config, rules.legacy_extensions);
+  const size_t searched = added.size() + node_scraper_patterns().size();
+  for (size_t i = 0; i < searched; ++i) find_pattern(patterns[i], text, line_starts, events);
   if (rules.legacy_extensions) find_legacy(events);
-  std::vector<KernelLogMatch> out = events.list;
-  if (rules.unknown_errors) find_unknown(events, rules.legacy_extensions, out);
+  std::vector<KernelLogMatch> out;
+  for (size_t i = 0; i < events.list.size(); ++i)
+    if (!config.exclude_category.count(events.cvs_categories[i])) out.push_back(events.list[i]);
+  if (rules.unknown_errors) find_unknown(events, out, patterns);
+  prune_times(out, config.num_timestamps);
   return out;
 }
 

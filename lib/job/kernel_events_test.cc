@@ -181,7 +181,8 @@ TEST(KernelEvents, NodeScraperCollapsingFixture) {
 }
 
 // What CVS adds: its legacy categories as extensions, on lines node-scraper left
-// unnamed; its degraded-GPU notice as a warning.
+// unnamed, each named as CVS names it ("CVS <category> pattern"); its degraded-GPU
+// notice as a warning.
 TEST(KernelEvents, CvsLegacyExtensionsAndWarnings) {
   const std::vector<std::string> window = {
       err("err  ", "amdgpu 0000:c1:00.0: amdgpu: GPU reset begin!"),
@@ -192,7 +193,7 @@ TEST(KernelEvents, CvsLegacyExtensionsAndWarnings) {
   auto events = kernel_events(window);
   // node-scraper's table first, in its order (it names the DENIED line's segfault: CVS drops such
   // lines in its legacy scan only), then the extensions on the lines left.
-  EXPECT_EQ(messages(events), (std::vector<std::string>{"Segmentation fault", "GPU Reset", "CVS legacy pattern",
+  EXPECT_EQ(messages(events), (std::vector<std::string>{"Segmentation fault", "GPU Reset", "CVS network pattern",
                                                         "GPU in degraded state"}));
   ASSERT_EQ(events.size(), 4u);
   EXPECT_EQ(events[2].category, "network");

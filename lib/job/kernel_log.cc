@@ -87,10 +87,19 @@ KernelScan scan_nodes(NodeExec& exec, double start, double end) {
       scan.failed_hosts.push_back(r.host);
       continue;
     }
-    auto found = scan_kernel_log(r.host, r.result->output, start, end);
+    const auto& config = exec.variant().kernel_log;
+    auto found = scan_kernel_log(r.host, r.result->output, start, end, {true, config.check_unknown_dmesg_errors, &config});
     scan.matches.insert(scan.matches.end(), found.begin(), found.end());
   }
   return scan;
+}
+
+std::string kernel_event_text(const KernelLogMatch& m) {
+  std::string text = "ERROR - Failure pattern *** " + m.line + " *** seen in Dmesg on node " + m.host + ": " + m.message;
+  if (m.count == 1) return text;
+  text += " (" + std::to_string(m.count) + " times";
+  for (size_t i = 0; i < m.timestamps.size() && m.timestamps.size() > 1; ++i) text += (i ? ", " : "; at ") + m.timestamps[i];
+  return text + ")";
 }
 
 }  // namespace aorta::job

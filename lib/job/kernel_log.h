@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "config/kernel_log_rules.h"
 #include "job/node_exec.h"
 #include "job/run_state.h"
 
@@ -20,12 +21,16 @@ struct KernelLogMatch {
   std::string message;     // the pattern's name: "I/O Page Fault", "Unknown dmesg error", ...
   std::string content;     // what matched (node-scraper's match_content), lines joined by '\n'
   int count = 1;           // matches with the same content in the window, collapsed into this event
+  // When it was seen (the ISO time of its line): the first, then each repeat more than the
+  // collapse interval from every time listed; the first and last few kept (node-scraper's).
+  std::vector<std::string> timestamps;
 };
 
 // What the scan adds to node-scraper's table; CVS runs both (the default).
 struct KernelEventRules {
   bool legacy_extensions = true;  // CVS adds its legacy categories to node-scraper's table
   bool unknown_errors = true;     // node-scraper's check_unknown_dmesg_errors (its default)
+  const config::KernelLogRules* config = nullptr;  // the variant's kernel_log block; none: its defaults
 };
 
 // The category of a kernel-log line, or nothing for a clean line.
@@ -51,8 +56,12 @@ struct KernelScan {
   std::vector<std::string> failed_hosts;  // scan could not run there: coverage is incomplete
 };
 
-// Runs the scan on every host for the window.
+// Runs the scan on every host for the window, with the variant's kernel_log rules.
 KernelScan scan_nodes(NodeExec& exec, double start, double end);
+
+// How a node-scraper event fails the node: CVS's words, the pattern's name, and for
+// repeats how many and when.
+std::string kernel_event_text(const KernelLogMatch& m);
 
 // CVS_DMESG_PARSER's value (nullptr or empty: unset). The original's default,
 // node-scraper, is our port of its DmesgAnalyzer (kIso, kernel_events.h); legacy, cvs,

@@ -2,7 +2,6 @@
 // `dmesg -T` between the run's first and last minute, and the choice of backend.
 #include <algorithm>
 #include <cctype>
-#include <regex>
 #include <sstream>
 
 #include "job/kernel_log.h"
@@ -22,11 +21,22 @@ Result<KernelLogBackend> kernel_log_backend(const char* value) {
 }
 
 std::optional<std::string> legacy_minute(const std::string& date_output) {
-  // Checked to the letter: the minute goes into an awk program in the node's shell.
-  static const std::regex kDate("([A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-9][0-9] [0-9]{2}:[0-9]{2}):[0-9]{2}\\s*");
-  std::smatch m;
-  if (!std::regex_match(date_output, m, kDate)) return std::nullopt;
-  return m[1].str();
+  // Checked to the letter, "Wed Sep  3 12:00:05" and trailing blanks only: the minute
+  // goes into an awk program in the node's shell.
+  const std::string shape = "Aaa Aaa _9 99:99:99";
+  std::string text = date_output;
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+  if (text.size() != shape.size()) return std::nullopt;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    const unsigned char c = text[i];
+    const bool fits = shape[i] == 'A'   ? c >= 'A' && c <= 'Z'
+                      : shape[i] == 'a' ? c >= 'a' && c <= 'z'
+                      : shape[i] == '9' ? c >= '0' && c <= '9'
+                      : shape[i] == '_' ? c == ' ' || (c >= '0' && c <= '9')
+                                        : c == static_cast<unsigned char>(shape[i]);
+    if (!fits) return std::nullopt;
+  }
+  return text.substr(0, 16);
 }
 
 std::string legacy_dmesg_command(const std::string& start_minute, const std::string& end_minute) {
@@ -46,7 +56,7 @@ KernelScan scan_nodes_legacy(NodeExec& exec, const std::string& start_minute, co
     std::string line;
     while (std::getline(lines, line))
       if (auto category = classify_kernel_line(line))
-        scan.matches.push_back({r.host, category->first, line, category->second, "CVS legacy pattern", line, 1});
+        scan.matches.push_back({r.host, category->first, line, category->second, "CVS " + category->first + " pattern", line, 1, {}});
   }
   return scan;
 }

@@ -92,6 +92,11 @@ TEST(KernelLog, LegacyMinuteOfTheNodesDate) {
   EXPECT_FALSE(legacy_minute("Wed Sep 23 12:00").has_value());
   EXPECT_FALSE(legacy_minute("Wed/Sep 23 12:00:01'; rm -rf /").has_value());
   EXPECT_FALSE(legacy_minute("").has_value());
+  // Read by shape, not by a regular expression: trailing blanks only, letters and digits in their places.
+  EXPECT_EQ(legacy_minute("Wed Sep 23 12:00:59 \t\r\n"), "Wed Sep 23 12:00");
+  for (const char* bad : {"wed Sep 23 12:00:59", " Wed Sep 23 12:00:59", "Wed Sep 23 12:00:59 x", "Wed Sep 2a 12:00:59",
+                          "Wed Sep 23 12-00:59", "Wed Sep 23 12:00:5\n"})
+    EXPECT_FALSE(legacy_minute(bad).has_value()) << bad;
 }
 
 // The legacy command run for real by bash, dmesg and sudo stood in for by functions:

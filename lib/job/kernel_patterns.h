@@ -24,6 +24,7 @@ struct LegacyPattern {
   const char* category;
   const char* regex;
   bool warn_only;
+  const char* cvs_category;  // node-scraper's category CVS files it under (_CVS_DMESG_CATEGORY_MAP)
 };
 const std::vector<LegacyPattern>& legacy_patterns();
 

@@ -5,23 +5,25 @@
 namespace aorta::job {
 
 const std::vector<LegacyPattern>& legacy_patterns() {
+  // CVS files each under a node-scraper category (exclude_category compares it); the
+  // degraded-GPU notice is no pattern of CVS's node-scraper path: UNKNOWN.
   // Specific categories first, so a page fault is named "fault" rather than caught
   // by crash's broad \bfault\b.
   static const std::vector<LegacyPattern> kPatterns = {
-      {"gpu_reset", "GPU reset begin|GPU hang|cp might be in an unrecoverable state|fence wait loop timeout expired", false},
-      {"test_fail", "Test failure", false},
-      {"fault", "no-retry page fault|Illegal register access|PROTECTION_FAULT_STATUS", false},
+      {"gpu_reset", "GPU reset begin|GPU hang|cp might be in an unrecoverable state|fence wait loop timeout expired", false, "RAS"},
+      {"test_fail", "Test failure", false, "APPLICATION"},
+      {"fault", "no-retry page fault|Illegal register access|PROTECTION_FAULT_STATUS", false, "SW_DRIVER"},
       {"driver",
        "Queue preemption failed for queue|Failed to evict process queues|No more SDMA queue to allocate|amdgpu: process pid",
-       false},
+       false, "SW_DRIVER"},
       {"hardware",
        R"re(hardware error|hardware fail|ras error|(?:uncorrectable|correctable err)(?!.*initialized)|EDAC (?:MC\d+: \d+ [CU]E |DEVICE\d+: [CU]E: ))re",
-       false},
-      {"network", "NIC Link is Down|link is down|ib_uverb|CQE|queue catastrophic|CQ error", false},
+       false, "RAS"},
+      {"network", "NIC Link is Down|link is down|ib_uverb|CQE|queue catastrophic|CQ error", false, "NETWORK"},
       {"crash",
        R"re(crashed|Traceback|cut here|Bug:|Call Trace|RIP:|end trace|amdgpu: Fatal error|segfault|show_stack|dump_stack|\bfault\b)re",
-       false},
-      {"oversubscribed", "Runlist is getting oversubscribed|Expect reduced ROCm performance", true},
+       false, "SW_DRIVER"},
+      {"oversubscribed", "Runlist is getting oversubscribed|Expect reduced ROCm performance", true, "UNKNOWN"},
   };
   return kPatterns;
 }

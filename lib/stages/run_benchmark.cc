@@ -102,8 +102,7 @@ void scan_kernel_logs(StageContext& ctx, StageResult& out) {
     std::string text = m.warn_only ? fmt::format("WARN - GPU in degraded state ({}) on {}: {} -- perf numbers from this run "
                                                  "may not be trustworthy", m.category, m.host, m.line)
                        : legacy    ? fmt::format("ERROR - Failue pattern ** {} ** seen in Dmesg", m.line)
-                                   : fmt::format("ERROR - Failure pattern *** {} *** seen in Dmesg on node {}: {}{}", m.line,
-                                                 m.host, m.message, m.count > 1 ? fmt::format(" ({} times)", m.count) : "");
+                                   : job::kernel_event_text(m);
     state.kernel_log_matches.push_back(text);
     (m.warn_only ? out.log : out.failures).push_back(text);
   }
