@@ -192,7 +192,7 @@ with tempfile.TemporaryDirectory() as work:
             v["container"]["runtime"]["args"]["volumes"] = [v["aorta_path"] + ":/mnt"]
             v["training_overrides"]["faults.hold_until"] = "/mnt/" + release
         hosts = write_inputs(work, 2, held)
-        blip = []
+        blip, rc = [], None
 
         def stop_sshd_for_45s():
             subprocess.run(["bash", TESTCLUSTER, "kill-sshd", "2"], check=True)
@@ -211,6 +211,8 @@ with tempfile.TemporaryDirectory() as work:
             if blip:
                 blip[0].join()
             subprocess.run(["bash", TESTCLUSTER, "restart-sshd", "2"], check=True)
+            if rc != 0:  # a run that lost node 2 left its container and lock holder there
+                clean_lost_node(hosts[1], "/var/lib/aorta-node/" + checkout)
             for i in (1, 2):
                 shutil.rmtree(os.path.join(BASE, f"node{i}", "local", checkout), ignore_errors=True)
         expect(blip, "the benchmark never started")
