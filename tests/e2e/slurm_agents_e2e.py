@@ -53,6 +53,15 @@ def suite_processes():
     return found
 
 
+def traced_ranks(root):
+    """The ranks with a trace file somewhere below root (torch_profiler/rank<r>/)."""
+    ranks = set()
+    for d, _, files in os.walk(root):
+        if os.path.basename(d).startswith("rank") and any(f.endswith(".pt.trace.json") for f in files):
+            ranks.add(int(os.path.basename(d)[4:]))
+    return ranks
+
+
 def wait_for(what, check, seconds):
     deadline = time.time() + seconds
     while time.time() < deadline:
@@ -96,6 +105,9 @@ with tempfile.TemporaryDirectory(dir="/tmp") as work:
         # Once the training runs on every node, break one part of the run for real.
         wait_for("training on every node", lambda: "[benchmark] 0/" in output(), 300)
         if mode == "agent_lost":
+            # Once the survivors' traces are written: an ended agent fails the benchmark at
+            # the next poll, which stops their training too.
+            wait_for("the traces of ranks 0-3", lambda: {0, 1, 2, 3} <= traced_ranks(shared), 300)
             os.kill(agent_pid(2), signal.SIGKILL)
         elif mode == "interrupted":
             sent = subprocess.run(["scancel", "--signal=TERM", f"{job_id}.0"], env=env, capture_output=True, text=True)
@@ -125,7 +137,11 @@ with tempfile.TemporaryDirectory(dir="/tmp") as work:
         sys.exit(0)
     if mode == "agent_lost":
         expect("SUITE_EXIT=0" not in text, "a run that lost node3 passed")
-        expect("node3" in stages["test_run_benchmark"][1], f"node3 not named: {stages['test_run_benchmark']}")
+        # An ended agent proves its node gone (its port refuses connections): the wait ends
+        # at the next poll, not at timeout_seconds as for a node that is only silent.
+        expect("lost contact with node node3 while waiting for benchmark" in stages["test_run_benchmark"][1]
+               and "Connection refused. No later poll can mend this" in stages["test_run_benchmark"][1],
+               f"node3 not named as gone: {stages['test_run_benchmark']}")
         collected = os.listdir(os.path.join(work, "out"))
         traces = subprocess.run(["find", os.path.join(work, "out"), "-name", "*.json*", "-path", "*node*"],
                                 capture_output=True, text=True).stdout
