@@ -47,7 +47,7 @@ def apply_overrides(config, overrides):
 
 def inject_start_faults(faults, rank, info):
     """The fault suite's hooks (config "faults", all off by default): a kernel-log
-    line, a rank that exits non-zero, a run that hangs."""
+    line, a rank that exits non-zero, a run held until a file exists, a run that hangs."""
     if faults.get("kmsg") and rank == 0:
         with open("/dev/kmsg", "w") as kmsg:
             kmsg.write(faults["kmsg"] + "\n")
@@ -55,6 +55,10 @@ def inject_start_faults(faults, rank, info):
     if faults.get("exit_rank", -1) == rank:
         info(f"fault injected: rank {rank} exits with {faults.get('exit_code', 3)}")
         os._exit(faults.get("exit_code", 3))
+    if faults.get("hold_until"):
+        info(f"fault injected: held until {faults['hold_until']} exists")
+        while not os.path.exists(faults["hold_until"]):
+            time.sleep(0.2)
     if faults.get("hang"):
         info("fault injected: hanging")
         while True:

@@ -27,8 +27,8 @@ asio::awaitable<boost::system::error_code> connect_to(tcp::socket& socket, tcp::
 AgentConnection::AgentConnection(AgentEndpoint endpoint, std::string secret, std::string job)
     : endpoint_(std::move(endpoint)), secret_(std::move(secret)), job_(std::move(job)) {}
 
-Error AgentConnection::failed(const std::string& what) const {
-  return Error{ErrorCode::kIo,
+Error AgentConnection::failed(const std::string& what, ErrorCode code) const {
+  return Error{code,
                "agent at " + endpoint_.address + ":" + std::to_string(endpoint_.port) + ": " + what, endpoint_.host};
 }
 
@@ -59,7 +59,10 @@ Result<std::unique_ptr<AgentConnection>> AgentConnection::open(const AgentEndpoi
   auto connected = connection->complete(connect_to(connection->socket_, tcp::endpoint(address, endpoint.port)),
                                         deadline);
   if (!connected) return connection->failed("no connection within the deadline");
-  if (*connected) return connection->failed("cannot connect: " + connected->message());
+  if (*connected)
+    return connection->failed("cannot connect: " + connected->message(), *connected == asio::error::connection_refused
+                                                                             ? ErrorCode::kNotFound
+                                                                             : ErrorCode::kIo);
   ::fcntl(connection->socket_.native_handle(), F_SETFD, FD_CLOEXEC);
   connection->socket_.set_option(tcp::no_delay(true), ec);
   if (auto proven = connection->hello(deadline); !proven) return proven.error();

@@ -39,7 +39,9 @@ class AgentConnection {
  private:
   template <typename T>
   std::optional<T> complete(boost::asio::awaitable<T> operation, Deadline deadline);
-  Error failed(const std::string& what) const;
+  // kIo, or kNotFound where nothing listens on the agent's port: the agent has ended
+  // (it is never restarted within a run), which AgentTransport::proves_gone reads.
+  Error failed(const std::string& what, ErrorCode code = ErrorCode::kIo) const;
   // Says hello and checks the agent's answer; an error names what was wrong with it.
   Status hello(Deadline deadline);
 

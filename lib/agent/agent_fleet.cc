@@ -70,6 +70,7 @@ class SharedTransport final : public cluster::Transport {
   Status set_last_will(const std::string& host, const std::string& command) override {
     return to_->set_last_will(host, command);
   }
+  bool proves_gone(const Error& error) const override { return to_->proves_gone(error); }
   std::string name() const override { return to_->name(); }
 
  private:

@@ -22,7 +22,10 @@ struct AgentOptions {
   int rank = 0;              // identity, which its answer to every hello proves (request_mac.h)
   uint16_t port = 0;         // 0: the kernel picks; port() says which
   std::vector<std::filesystem::path> allowed_roots;  // download only below these (after resolving links)
-  std::chrono::seconds lease_grace{20};     // no heartbeat on the lease this long: rank 0 is gone
+  // No heartbeat on the lease this long: rank 0 is gone. Long enough for a network
+  // blip or a stalled node (a 45 s silence ended the run at 20 s; issue 43, 2); a
+  // killed rank 0 closes the lease at once and is not waited for.
+  std::chrono::seconds lease_grace{120};
   std::chrono::seconds first_contact{300};  // no lease opened this long after start: give up
   // A connection's hello, and a first request proving the secret, must arrive within this.
   std::chrono::milliseconds hello_timeout{5000};

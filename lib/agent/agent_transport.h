@@ -42,6 +42,10 @@ class AgentTransport final : public cluster::Transport {
   std::string name() const override { return "agent"; }
   // "If rank 0 is lost, run this on that host"; replaces the host's earlier will.
   Status set_last_will(const std::string& host, const std::string& command) override;
+  // A command's error proves the node gone when its agent's port refuses connections
+  // (kNotFound: the agent ended, and is never restarted within a run) or no agent
+  // serves the host; a silent agent proves nothing.
+  bool proves_gone(const Error& error) const override { return error.code == ErrorCode::kNotFound; }
   Result<AgentHealth> health(const std::string& host);
   // Every agent told the run is done: each ends what it started (no will) and its
   // serve() returns 0. Later requests fail.

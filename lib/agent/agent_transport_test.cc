@@ -186,5 +186,29 @@ TEST(AgentTransport, DoneRunsNoWill) {
   EXPECT_FALSE(std::filesystem::exists(marker));
 }
 
+// Issue 43, 2: an agent that has ended proves its node gone (nothing listens on its
+// port; agents are not restarted within a run), so the benchmark's wait ends at once;
+// a failure that only says the agent is silent or a connection broke proves nothing.
+TEST(AgentTransport, AnEndedAgentIsProvenGone) {
+  aorta::testing::TempDir dir;
+  Connected c(dir.path());
+  ASSERT_TRUE(c.transport);
+  ASSERT_TRUE(c.transport->run("node1", "true", seconds(5)).ok());  // a pooled connection now
+  c.agent.server->stop();
+  ASSERT_EQ(c.agent.code(), kStopped);
+  c.agent.server.reset();  // its port closed
+  // The pooled connection breaks first (proving nothing), then the port refuses.
+  auto r = c.transport->run("node1", "true", seconds(5));
+  ASSERT_FALSE(r.ok());
+  if (r.error().code != ErrorCode::kNotFound) {
+    EXPECT_FALSE(c.transport->proves_gone(r.error())) << r.error().describe();
+    r = c.transport->run("node1", "true", seconds(5));
+    ASSERT_FALSE(r.ok());
+  }
+  EXPECT_TRUE(c.transport->proves_gone(r.error())) << r.error().describe();
+  EXPECT_NE(r.error().message.find("cannot connect: Connection refused"), std::string::npos) << r.error().message;
+  EXPECT_FALSE(c.transport->proves_gone(Error{ErrorCode::kIo, "agent at 127.0.0.1:1: no answer within the deadline", "node1"}));
+}
+
 }  // namespace
 }  // namespace aorta::agent

@@ -36,6 +36,8 @@ Error output_over_limit(const std::string& host) {
 
 Status Transport::set_last_will(const std::string&, const std::string&) { return ok_status(); }
 
+bool Transport::proves_gone(const Error&) const { return false; }
+
 Result<StreamResult> Transport::stream(const std::string& host, const std::string&, const std::filesystem::path&,
                                        std::chrono::seconds, uint64_t) {
   return Error{ErrorCode::kUnsupported, "the " + name() + " transport cannot stream a command's output", host};

@@ -94,6 +94,10 @@ class Transport {
   // earlier will. Only agents can keep a will (they outlive a killed rank 0); the
   // others have no one on the node to run it, so this does nothing.
   virtual Status set_last_will(const std::string& host, const std::string& command);
+  // Whether `error`, from a command on a host, proves the host's end gone for good, so
+  // that polling it again is pointless. None of SSH's does: a refused or silent port is
+  // also what an sshd restart or a network blip looks like.
+  virtual bool proves_gone(const Error& error) const;
   virtual std::string name() const = 0;
 };
 

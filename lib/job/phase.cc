@@ -9,6 +9,7 @@
 #include "common/redact.h"
 #include "common/shell_quote.h"
 #include "common/utf8.h"
+#include "job/node_contact.h"
 
 namespace aorta::job {
 namespace {
@@ -16,14 +17,6 @@ namespace {
 std::string file_in(const config::Variant& v, const std::string& run_id, size_t i, const std::string& name) {
   return node_work_dir(v, run_id, i) + "/" + name;
 }
-
-std::string clock_text(double seconds) {
-  long s = static_cast<long>(seconds);
-  return fmt::format("{}:{:02d}:{:02d}", s / 3600, (s / 60) % 60, s % 60);
-}
-
-// How long a node may be unreachable while a phase runs before it counts as lost.
-constexpr std::chrono::seconds kLostAfter{30};
 
 constexpr const char* kPidMarker = "CVS_AORTA_PID=";
 // A log tail's line in the stage log: enough for a Python traceback's line.
@@ -172,7 +165,7 @@ Status wait_for_phase(NodeExec& exec, RunState& state, const std::string& label,
   std::vector<int> codes(hosts.size(), -1);
   std::vector<bool> warned(hosts.size(), false);
   auto begin = std::chrono::steady_clock::now();
-  std::vector<std::chrono::steady_clock::time_point> last_contact(hosts.size(), begin);
+  NodeContact contact(hosts, label, exec.transport().name() == "agent" ? "agent" : "sshd", begin);
   auto interval = std::chrono::seconds(1);
   auto last_report = begin - std::chrono::hours(1);
   size_t last_done = static_cast<size_t>(-1);
@@ -183,29 +176,25 @@ Status wait_for_phase(NodeExec& exec, RunState& state, const std::string& label,
     if (head_output && !results.empty() && results[0].result.ok())
       results[0].result->output = head.take(results[0].result->output, head_output);
     size_t done = 0;
+    auto polled = std::chrono::steady_clock::now();
     for (size_t i = 0; i < hosts.size(); ++i) {
-      if (results[i].result.ok()) last_contact[i] = std::chrono::steady_clock::now();
-      if (results[i].result.ok() && results[i].result->exit_code == 0) {
-        if (codes[i] < 0 && results[i].result->output.find(kLogGone) != std::string::npos)
+      const auto& r = results[i].result;
+      // A node that does not answer is polled on until the timeout, as in CVS (an
+      // sshd restart, a blip); only what no later poll can mend ends the wait here.
+      if (!r.ok() && codes[i] < 0 && ends_the_wait(exec.transport(), r.error()))
+        return contact.final_error(i, r.error());
+      if (!r.ok()) contact.silent(i, r.error().message);
+      else if (auto back = contact.answered(i, polled)) progress(*back);
+      if (r.ok() && r->exit_code == 0) {
+        if (codes[i] < 0 && r->output.find(kLogGone) != std::string::npos)
           return Error{ErrorCode::kCommandFailed,
                        fmt::format("the {} log on node {} is gone ({}): aorta_path {} was deleted or moved during the "
                                    "run; the {} processes are stopped",
                                    label, hosts[i], exec.host_path(file_in(v, state.run_id, i, label + ".log")),
                                    v.aorta_path, label),
                        hosts[i]};
-        codes[i] = exit_code_from_status(results[i].result->output);
+        codes[i] = exit_code_from_status(r->output);
       }
-      // A failed read is transient (a busy node): keep the last code seen. A node
-      // that cannot be reached at all for kLostAfter is lost, and waiting longer
-      // only delays the report.
-      if (!results[i].result.ok() && codes[i] < 0 &&
-          std::chrono::steady_clock::now() - last_contact[i] >= kLostAfter)
-        return Error{ErrorCode::kCommandFailed,
-                     fmt::format("lost contact with node {} for {}s while waiting for {} ({}). Check that the node "
-                                 "is up and its {} answers; its {} processes may still be running there",
-                                 hosts[i], kLostAfter.count(), label, results[i].result.error().message,
-                                 exec.transport().name() == "agent" ? "agent" : "sshd", label),
-                     hosts[i]};
       if (codes[i] >= 0) ++done;
       if (codes[i] > 0 && !warned[i]) {
         warned[i] = true;
@@ -226,8 +215,11 @@ Status wait_for_phase(NodeExec& exec, RunState& state, const std::string& label,
       last_done = done;
       last_report = now;
     }
+    for (const auto& line : contact.lines(now, begin + timeout, timeout)) progress(line);
     if (elapsed >= timeout.count())
-      return Error{ErrorCode::kTimeout, fmt::format("Aorta did not complete within {}s", timeout.count()), ""};
+      return Error{ErrorCode::kTimeout,
+                   fmt::format("Aorta did not complete within {}s{}", timeout.count(), contact.at_timeout(now)),
+                   contact.first_silent()};
     auto pause = std::min<std::chrono::seconds>(
         interval, std::chrono::seconds(std::max<long>(1, timeout.count() - static_cast<long>(elapsed))));
     if (!sleep_unless_interrupted(pause))

@@ -37,7 +37,10 @@ Status start_phase(NodeExec& exec, RunState& state, const std::string& label,
                    const config::Variant* variant = nullptr);
 
 // Polls until every node printed its exit marker (1 s at first, backing off to every
-// 10 s) or the timeout passes. kTimeout: "Aorta did not complete within <N>s";
+// 10 s) or the timeout passes. A node that does not answer is polled on until the
+// timeout, said on the console while silent (job/node_contact.h); only a poll error no
+// later poll can mend (ends_the_wait) fails it at once: "lost contact with node ...".
+// kTimeout: "Aorta did not complete within <N>s", then each silent node and for how long;
 // kCommandFailed: "Aorta command failed on nodes: {host: code, ...}", or at the
 // first poll that finds a node's phase log gone (aorta_path deleted or moved).
 // head_output, when set, gets node 0's <label>.log line by line as it grows (read in

@@ -1,5 +1,6 @@
 // Phases with real bash on this machine: the private script, a deleted aorta_path
-// noticed at once, and the process group stopped even then (issue 14).
+// noticed at once, and the process group stopped even then (issue 14); a node out of
+// contact polled until the timeout, and what it says (issue 43, 2).
 #include "job/phase.h"
 
 #include <sys/stat.h>
@@ -8,10 +9,12 @@
 #include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <regex>
 
 #include <gtest/gtest.h>
 
 #include "cluster/local_transport.h"
+#include "job/node_contact.h"
 #include "tests/temp_dir.h"
 
 namespace aorta::job {
@@ -195,6 +198,132 @@ TEST(Phase, DeletedAortaPathFailsWithinSecondsNamingTheNode) {
   ASSERT_TRUE(stop_phase(exec, state, "benchmark"));
   for (int i = 0; i < 50 && alive(pid); ++i) usleep(20000);
   EXPECT_FALSE(alive(pid));
+}
+
+// Issue 43, 2: the console's lines about a silent node, on a clock of our own: said
+// once it has been silent 20 s, again every 30 s, and once when it answers again.
+TEST(PhaseContact, ASilentNodeIsSaidWithHowLongAndTheTimeLeft) {
+  const auto t0 = ContactClock::time_point{} + std::chrono::hours(1);
+  const auto deadline = t0 + std::chrono::seconds(300);
+  const std::chrono::seconds timeout{300};
+  using std::chrono::seconds;
+  NodeContact contact({"node1", "node2"}, "benchmark", "sshd", t0);
+  const std::string refused = "cannot connect to port 22: Connection refused (is sshd running on the node?)";
+  EXPECT_FALSE(contact.answered(0, t0 + seconds(10)));
+  contact.silent(1, refused);
+  EXPECT_TRUE(contact.lines(t0 + seconds(19), deadline, timeout).empty());
+  EXPECT_EQ(contact.lines(t0 + seconds(20), deadline, timeout),
+            std::vector<std::string>{"[benchmark] node2 has not answered for 0:00:20 (" + refused +
+                                     "); polling on, 0:04:40 left before the 300s timeout"});
+  EXPECT_TRUE(contact.lines(t0 + seconds(49), deadline, timeout).empty());
+  EXPECT_EQ(contact.lines(t0 + seconds(50), deadline, timeout),
+            std::vector<std::string>{"[benchmark] node2 has not answered for 0:00:50 (" + refused +
+                                     "); polling on, 0:04:10 left before the 300s timeout"});
+  EXPECT_EQ(contact.answered(1, t0 + seconds(65)),
+            std::optional<std::string>("[benchmark] node2 answers again, after 0:01:05 without an answer"));
+  EXPECT_FALSE(contact.answered(1, t0 + seconds(70)));  // said once
+  // Silent again from its last answer (70 s), said 20 s later, not at once.
+  contact.silent(1, "no TCP answer on port 22 within 30s: is the node up and reachable?");
+  EXPECT_TRUE(contact.lines(t0 + seconds(89), deadline, timeout).empty());
+  EXPECT_EQ(contact.lines(t0 + seconds(90), deadline, timeout).size(), 1u);
+  EXPECT_EQ(contact.first_silent(), "node2");
+}
+
+// At the timeout the error names each node whose last poll failed, how long it has
+// been silent and what to do; CVS's words stay first.
+TEST(PhaseContact, TheTimeoutNamesTheSilentNode) {
+  const auto t0 = ContactClock::time_point{} + std::chrono::hours(1);
+  NodeContact contact({"node1", "node2"}, "benchmark", "agent", t0);
+  EXPECT_EQ(contact.at_timeout(t0 + std::chrono::seconds(5)), "");
+  contact.answered(1, t0 + std::chrono::seconds(100));
+  contact.silent(1, "agent at 10.0.0.2:4000: no answer within the deadline");
+  EXPECT_EQ(contact.at_timeout(t0 + std::chrono::seconds(3700)),
+            "; node2 has not answered for 1:00:00 (last: agent at 10.0.0.2:4000: no answer within the deadline): check "
+            "that the node is up and its agent answers; its benchmark processes may still be running there");
+  EXPECT_EQ(contact.first_silent(), "node2");
+}
+
+// The local transport, except that one host's polls (the commands that say when the
+// log is gone) fail with `error`: the first `failures` of them, or all when negative;
+// `gone` is what proves_gone answers.
+struct ScriptedPolls : cluster::Transport {
+  cluster::LocalTransport local;
+  std::string host;
+  Error error;
+  int failures = -1;
+  bool gone = false;
+  int polls = 0;
+  Result<cluster::CommandResult> run(const std::string& h, const std::string& command, std::chrono::seconds t) override {
+    if (h == host && command.find("CVS_AORTA_LOG_GONE") != std::string::npos && ++polls && failures != 0) {
+      if (failures > 0) --failures;
+      return error;
+    }
+    return local.run(h, command, t);
+  }
+  Status download(const std::string& h, const std::string& from, const fs::path& to, uint64_t max) override {
+    return local.download(h, from, to, max);
+  }
+  bool proves_gone(const Error&) const override { return gone; }
+  std::string name() const override { return "scripted"; }
+};
+
+// Two nodes on this machine, node "second" polled through `polls`.
+struct TwoNodes : OneNode {
+  ScriptedPolls polls;
+  config::Cluster two = [this] {
+    auto c2 = c;
+    c2.nodes.push_back({"second", "", ""});
+    return c2;
+  }();
+  NodeExec scripted{polls, v, two};
+  explicit TwoNodes(Error error) {
+    polls.host = "second";
+    polls.error = std::move(error);
+  }
+};
+
+// Polls that fail are waited through: the phase passes once the node answers again
+// (before issue 43 a silence of 30 s failed the run; this one is short, the decision the same).
+TEST(PhaseContact, ANodeThatStopsAnsweringIsPolledOn) {
+  TwoNodes two(Error{ErrorCode::kNotFound, "cannot connect to port 22: Connection refused", "second"});
+  two.polls.failures = 2;
+  ASSERT_TRUE(start_phase(two.scripted, two.state, "benchmark", {"sleep 1", "sleep 1"}, Rendezvous{}));
+  Status s = wait_for_phase(two.scripted, two.state, "benchmark", std::chrono::seconds(30), [](const std::string&) {});
+  ASSERT_TRUE(s) << s.error().describe();
+  EXPECT_GE(two.polls.polls, 3);
+}
+
+TEST(PhaseContact, ANodeSilentUntilTheTimeoutIsNamed) {
+  TwoNodes two(Error{ErrorCode::kTimeout, "no TCP answer on port 22 within 30s: is the node up and reachable?", "second"});
+  ASSERT_TRUE(start_phase(two.scripted, two.state, "benchmark", {"true", "true"}, Rendezvous{}));
+  Status s = wait_for_phase(two.scripted, two.state, "benchmark", std::chrono::seconds(3), [](const std::string&) {});
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().code, ErrorCode::kTimeout);
+  EXPECT_EQ(s.error().context, "second");
+  EXPECT_TRUE(std::regex_match(s.error().message, std::regex("Aorta did not complete within 3s; second has not answered for 0:00:0[3-5] \\(last: "
+                                      "no TCP answer on port 22 within 30s: is the node up and reachable\\?\\): check "
+                                      "that the node is up and its sshd answers; its benchmark processes may still be "
+                                      "running there")))
+      << s.error().message;
+}
+
+// What no later poll can mend ends the wait at the first poll: a refused login, and
+// a node the transport proves gone (an agent whose port refuses connections).
+TEST(PhaseContact, ARefusedLoginOrAProvenEndFailsAtOnce) {
+  for (bool gone : {false, true}) {
+    TwoNodes two(gone ? Error{ErrorCode::kNotFound, "agent at 10.0.0.2:4000: cannot connect: Connection refused", "second"}
+                      : Error{ErrorCode::kInvalidInput, "authentication as root with key /k failed: denied", "second"});
+    two.polls.gone = gone;
+    ASSERT_TRUE(start_phase(two.scripted, two.state, "benchmark", {"sleep 20", "sleep 20"}, Rendezvous{}));
+    auto begin = std::chrono::steady_clock::now();
+    Status s = wait_for_phase(two.scripted, two.state, "benchmark", std::chrono::seconds(20), [](const std::string&) {});
+    EXPECT_LT(std::chrono::steady_clock::now() - begin, std::chrono::seconds(2));
+    ASSERT_FALSE(s);
+    EXPECT_EQ(s.error().context, "second");
+    EXPECT_EQ(s.error().message, "lost contact with node second while waiting for benchmark: " + two.polls.error.message +
+                                     ". No later poll can mend this; its benchmark processes may still be running there");
+    EXPECT_TRUE(stop_phase(two.scripted, two.state, "benchmark"));
+  }
 }
 
 }  // namespace

@@ -9,9 +9,12 @@ Usage: faults_e2e.py AORTA_SUITE CASE      (CASE: see CASES below)
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -43,6 +46,15 @@ def expect_failed_then_gated(stages, first, must_mention, output):
             continue  # these recover after a failure (the original's rule; the fixture's retry of a removal)
         expect(stages[later][0] == "skipped" and stages[later][1].strip().endswith(PRIOR),
                f"{later} after {first}: {stages[later]}")
+
+
+def clean_lost_node(host, checkout):
+    """Ends what a node that lost contact kept: its containers, and the holder of its
+    checkout's lock (the workload may still run there), so no later test finds them."""
+    on_node(host, "docker rm -f $(docker ps -aq) > /dev/null 2>&1; true")
+    on_node(host, f"f={checkout}/.cvs-aorta/lock/owner; "
+                  "p=$(sed -n 's/^lock holder pid \\([0-9]*\\) on node .*/\\1/p' \"$f\"); "
+                  f"[ -n \"$p\" ] && kill -- -\"$p\"; rm -rf {checkout}/.cvs-aorta/lock; true")
 
 
 def run_dir(work):
@@ -128,9 +140,11 @@ with tempfile.TemporaryDirectory() as work:
         expect_clean(hosts)
 
     elif case == "sshd_killed":
+        # A node that never answers again is polled until timeout_seconds (as in CVS),
+        # said on the console, and named by the timeout with how long it was silent.
         def hang(v):
             v["training_overrides"]["faults.hang"] = True
-            v["timeout_seconds"] = 300
+            v["timeout_seconds"] = 30
         hosts = write_inputs(work, 2, hang)
         killed = []
 
@@ -146,17 +160,16 @@ with tempfile.TemporaryDirectory() as work:
         # running until someone looks, and teardown says so by name. (All nodes share
         # one PID space here, so processes are checked once node 2 is cleaned.)
         left = on_node(hosts[0], "docker ps -aq")
-        # Node 2 is cleaned before any check, so a failed check never leaves its run
-        # (and its aorta_path lock) to the tests after this one.
-        on_node(hosts[1], "docker rm -f $(docker ps -aq) > /dev/null 2>&1; true")
-        # Its aorta_path lock is kept as well (the workload may still run there): end
-        # the holder that a later run's refusal would name.
-        on_node(hosts[1], "f=/var/lib/aorta-node/aorta/.cvs-aorta/lock/owner; "
-                          "p=$(sed -n 's/^lock holder pid \\([0-9]*\\) on node .*/\\1/p' \"$f\"); "
-                          "[ -n \"$p\" ] && kill -- -\"$p\"; rm -rf /var/lib/aorta-node/aorta/.cvs-aorta/lock; true")
+        clean_lost_node(hosts[1], "/var/lib/aorta-node/aorta")
         expect(killed, "the benchmark never started")
         expect(rc == 1, f"exit {rc}")
-        expect_failed_then_gated(stages, "test_run_benchmark", ["lost contact with node " + hosts[1]], out)
+        silent = re.escape(hosts[1]) + r" has not answered for 0:00:[0-3]\d \(last: [^)]*port 22"
+        expect_failed_then_gated(stages, "test_run_benchmark", ["Aorta did not complete within 30s; "], out)
+        expect(re.search(silent + r".*\): check that the node is up and its sshd answers",
+                         stages["test_run_benchmark"][1]), stages["test_run_benchmark"][1])
+        expect(re.search(r"\[benchmark\] " + re.escape(hosts[1]) + r" has not answered for 0:00:[23]\d \(cannot connect "
+                         r"to port 22[^\n]*\); polling on, 0:00:\d\d left before the 30s timeout", out),
+               "the console never said the node was silent:\n" + out[-3000:])
         expect(left.returncode == 0 and left.stdout.strip() == "", f"{hosts[0]} still has {left.stdout}")
         expect(stages["test_teardown"][0] == "failed" and hosts[1] in stages["test_teardown"][1],
                f"teardown should name {hosts[1]}: {stages['test_teardown']}")
@@ -165,6 +178,54 @@ with tempfile.TemporaryDirectory() as work:
         retry = stages.get("fixture_teardown", ("missing", ""))
         expect(retry[0] == "failed" and hosts[1] in retry[1], f"the fixture's retry should name {hosts[1]}: {retry}")
         expect_clean(hosts)
+
+    elif case == "sshd_restarted":
+        # Issue 43, 2: node 2's sshd gone for 45 s while the benchmark runs, then back:
+        # the run passes, and the console said the node was silent, for how long, and
+        # that it answers again. The training is held until the sshd is back (a file
+        # the test makes in each node's checkout, seen in the container as /mnt).
+        checkout = f"aorta-{MARKER}"
+        release = f"release-{MARKER}"
+
+        def held(v):
+            v["aorta_path"] = "{paths.shared_fs}/" + checkout  # a fresh clone: the workload's hold hook
+            v["container"]["runtime"]["args"]["volumes"] = [v["aorta_path"] + ":/mnt"]
+            v["training_overrides"]["faults.hold_until"] = "/mnt/" + release
+        hosts = write_inputs(work, 2, held)
+        blip, rc = [], None
+
+        def stop_sshd_for_45s():
+            subprocess.run(["bash", TESTCLUSTER, "kill-sshd", "2"], check=True)
+            time.sleep(45)  # the fault itself lasts 45 s; nothing is waited for here
+            subprocess.run(["bash", TESTCLUSTER, "restart-sshd", "2"], check=True)
+            for i in (1, 2):
+                open(os.path.join(BASE, f"node{i}", "local", checkout, release), "w").close()
+
+        def on_benchmark(line, proc):
+            if line.startswith("[benchmark] 0/2 nodes done") and not blip:
+                blip.append(threading.Thread(target=stop_sshd_for_45s))
+                blip[0].start()
+        try:
+            rc, out, stages, _ = launch(binary, work, on_benchmark)
+        finally:
+            if blip:
+                blip[0].join()
+            subprocess.run(["bash", TESTCLUSTER, "restart-sshd", "2"], check=True)
+            if rc != 0:  # a run that lost node 2 left its container and lock holder there
+                clean_lost_node(hosts[1], "/var/lib/aorta-node/" + checkout)
+            for i in (1, 2):
+                shutil.rmtree(os.path.join(BASE, f"node{i}", "local", checkout), ignore_errors=True)
+        expect(blip, "the benchmark never started")
+        expect(rc == 0, f"exit {rc}: {stages}\n{out[-3000:]}")
+        node = re.escape(hosts[1])
+        expect(re.search(r"\[benchmark\] " + node + r" has not answered for 0:00:[2-5]\d \([^\n]*\); polling on, "
+                         r"\d:\d\d:\d\d left before the 600s timeout", out),
+               "the console never said the node was silent:\n" + out[-3000:])
+        expect(re.search(r"\[benchmark\] " + node + r" answers again, after 0:0[01]:\d\d without an answer", out),
+               "the console never said the node answers again:\n" + out[-3000:])
+        expect(stages["test_run_benchmark"][0] == "passed", str(stages["test_run_benchmark"]))
+        expect_clean(hosts)
+        print("\n".join(line for line in out.splitlines() if line.startswith("[benchmark] " + hosts[1])))
 
     elif case == "hostile_values":
         # Values that a shell would run if any of them reached one unquoted; the

@@ -10,6 +10,8 @@ Usage: slurm_agents_e2e.py AORTA_SUITE MODE
     workspace's cvs_runs/ folder are named after the job id
   agent_lost: node3's agent killed while the benchmark runs: the run names node3, the
     survivors' traces are still collected and their containers removed
+  agent_paused: node2's agent stopped (SIGSTOP) for 45 s while the benchmark runs, then
+    continued: the run passes
   rank0_killed: rank 0 killed (SIGKILL) while the benchmark runs: every agent ends,
     runs its node's last will, and nothing of the run is left on any node
   bare_metal: CVS_SCHEDULER=bare_metal inside a step is an SSH run of the cluster file
@@ -33,7 +35,7 @@ from test_cluster import write_inputs  # noqa: E402
 
 CHECKER = os.path.join(HERE, "..", "..", "tools", "independent_metrics.py")
 binary, mode = os.path.abspath(sys.argv[1]), sys.argv[2]
-nodes = {"distributed": 3, "agent_lost": 3, "rank0_killed": 2, "interrupted": 2}.get(mode, 1)
+nodes = {"distributed": 3, "agent_lost": 3, "agent_paused": 2, "rank0_killed": 2, "interrupted": 2}.get(mode, 1)
 suite = "aorta_single" if nodes == 1 else "aorta_distributed"
 env = slurm_env()
 HOSTS = [f"10.211.0.{10 + i}" for i in range(1, 4)]
@@ -52,6 +54,15 @@ def suite_processes():
         if cmd and os.path.basename(cmd[0].decode(errors="replace")) == "aorta_suite" and WORK in line:
             found[int(pid)] = line
     return found
+
+
+def traced_ranks(root):
+    """The ranks with a trace file somewhere below root (torch_profiler/rank<r>/)."""
+    ranks = set()
+    for d, _, files in os.walk(root):
+        if os.path.basename(d).startswith("rank") and any(f.endswith(".pt.trace.json") for f in files):
+            ranks.add(int(os.path.basename(d)[4:]))
+    return ranks
 
 
 def wait_for(what, check, seconds):
@@ -95,10 +106,20 @@ with tempfile.TemporaryDirectory(dir="/tmp") as work:
     def agent_pid(rank):
         return json.load(open(os.path.join(agents_dir, f"agent.{rank}")))["pid"]
 
-    if mode in ("agent_lost", "rank0_killed", "interrupted"):
+    if mode in ("agent_lost", "rank0_killed", "interrupted", "agent_paused"):
         # Once the training runs on every node, break one part of the run for real.
         wait_for("training on every node", lambda: "[benchmark] 0/" in output(), 300)
-        if mode == "agent_lost":
+        if mode == "agent_paused":
+            # Node 2's agent silent for 45 s (stopped: it neither answers nor hears rank 0's
+            # heartbeat), then on again: the run goes on.
+            paused = agent_pid(1)
+            os.kill(paused, signal.SIGSTOP)
+            time.sleep(45)  # the fault itself lasts 45 s; nothing is waited for here
+            os.kill(paused, signal.SIGCONT)
+        elif mode == "agent_lost":
+            # Once the survivors' traces are written: an ended agent fails the benchmark at
+            # the next poll, which stops their training too.
+            wait_for("the traces of ranks 0-3", lambda: {0, 1, 2, 3} <= traced_ranks(shared), 300)
             os.kill(agent_pid(2), signal.SIGKILL)
         elif mode == "interrupted":
             sent = subprocess.run(["scancel", "--signal=TERM", f"{job_id}.0"], env=env, capture_output=True, text=True)
@@ -128,7 +149,11 @@ with tempfile.TemporaryDirectory(dir="/tmp") as work:
         sys.exit(0)
     if mode == "agent_lost":
         expect("SUITE_EXIT=0" not in text, "a run that lost node3 passed")
-        expect("node3" in stages["test_run_benchmark"][1], f"node3 not named: {stages['test_run_benchmark']}")
+        # An ended agent proves its node gone (its port refuses connections): the wait ends
+        # at the next poll, not at timeout_seconds as for a node that is only silent.
+        expect("lost contact with node node3 while waiting for benchmark" in stages["test_run_benchmark"][1]
+               and "Connection refused. No later poll can mend this" in stages["test_run_benchmark"][1],
+               f"node3 not named as gone: {stages['test_run_benchmark']}")
         collected = os.listdir(os.path.join(work, "out"))
         traces = subprocess.run(["find", os.path.join(work, "out"), "-name", "*.json*", "-path", "*node*"],
                                 capture_output=True, text=True).stdout
