@@ -104,6 +104,7 @@ constexpr const char* kEscapeNotUtf8 = "holds text that is not UTF-8 once yaml-c
 struct Walk {
   ConfigErrors& errors;
   std::size_t values = 0;
+  std::size_t text_bytes = 0;
 
   static std::string where(const YAML::Node& node) {
     const YAML::Mark m = node.Mark();
@@ -125,6 +126,9 @@ struct Walk {
 
   bool scalar(const YAML::Node& node, const std::string& key, json& out) {
     const std::string& text = node.Scalar();
+    if ((text_bytes += text.size()) > kMaxYamlTextBytes)
+      return fail(key, "the document's text expands to more than " + std::to_string(kMaxYamlTextBytes >> 20) +
+                           " MiB (a long value repeated by aliases?)", node);
     if (!is_valid_utf8(text)) return fail(key, kEscapeNotUtf8, node);
     if (node.Tag() == "!" || node.Tag() == "tag:yaml.org,2002:str") {
       out = text;

@@ -23,6 +23,9 @@ namespace aorta::config {
 // The most values one document may expand to once aliases are followed: real configs
 // hold a few dozen; a billion-laughs file reaches this within a few levels.
 inline constexpr std::size_t kMaxYamlValues = 100000;
+// The most text its scalars may add up to once aliases are followed: one long scalar
+// aliased many times stays under the value count yet would copy it each time.
+inline constexpr std::size_t kMaxYamlTextBytes = 4 << 20;
 
 // The file's top-level mapping as JSON, or nullopt with every reason in errors.
 std::optional<json> read_yaml_file(const std::filesystem::path& file, ConfigErrors& errors);

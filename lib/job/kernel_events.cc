@@ -93,6 +93,17 @@ struct Events {
     return skip.count(line) || ignore.ignores(window[line], match, message);
   }
 
+  // A search that gave up (PCRE2's match limit) at `line`: the line cannot be judged
+  // clean, so it is an event of its own, saying which pattern could not be searched.
+  void gave_up(size_t line, const std::string& message) {
+    const std::string what = "Kernel-log scan incomplete: the pattern '" + message +
+                             "' gave up on this line (PCRE2's match limit); check the line by hand";
+    auto [it, fresh] = by_content.emplace(what + '\n' + window[line], list.size());
+    if (!fresh) return;
+    list.push_back({"", "UNKNOWN", window[line], false, what, window[line], 1, {}});
+    cvs_categories.push_back("");
+  }
+
   // The event's lines are first..last; the first is the one reported.
   void add(size_t line, size_t last, std::string content, const Active& p) {
     for (size_t i = line; i <= last; ++i) named_lines.insert(i);
@@ -125,7 +136,16 @@ void find_pattern(const Active& p, const std::string& text, const std::vector<si
   };
   auto each = [&](std::string_view subject, size_t base) {
     size_t from = 0;
-    while (auto m = p.re->search(subject, from)) {
+    while (true) {
+      auto m = p.re->search(subject, from);
+      if (!m && p.re->limit_hit()) {  // never a silent pass: the line is named, the search goes on after it
+        events.gave_up(line_at(base + from), p.message);
+        const size_t next = subject.find('\n', from);
+        if (next == std::string_view::npos) break;
+        from = next + 1;
+        continue;
+      }
+      if (!m) break;
       const size_t first = line_at(base + m->start);
       if (events.passed_over(first, subject.substr(m->start, m->end - m->start), p.message)) {
         from = m->start + 1;

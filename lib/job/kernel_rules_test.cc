@@ -57,6 +57,22 @@ TEST(KernelRules, ConfigPatternsComeFirst) {
             (std::vector<std::string>{"Out of memory error", "Unknown dmesg error", "Unknown dmesg error"}));
 }
 
+// Review of issue 43: a search that gives up (PCRE2's match limit, here a config pattern
+// that backtracks exponentially) never passes the rest of the window silently: the line
+// is an event naming the pattern, and the lines after it are still searched.
+TEST(KernelRules, ASearchThatGivesUpIsAnEventNotASilentPass) {
+  auto rules = known_only();
+  rules.error_regex = {{R"((x+x+)+\d)", "Backtracking pattern", "UNKNOWN", "ERROR"}};
+  const std::vector<std::string> window = {x("err   ", at(1), std::string(3000, 'x')),
+                                           x("err   ", at(2), "oom_kill_process")};
+  auto events = scan(window, rules);
+  ASSERT_EQ(events.size(), 2u) << ::testing::PrintToString(messages(events));
+  EXPECT_EQ(events[0].message, "Kernel-log scan incomplete: the pattern 'Backtracking pattern' gave up on this line "
+                               "(PCRE2's match limit); check the line by hand");
+  EXPECT_EQ(events[0].line, window[0]);
+  EXPECT_EQ(events[1].message, "Out of memory error");
+}
+
 // test_custom_regex_with_event_collapsing: the config's pattern collapses as the table's
 // do (num_timestamps 2); test_custom_regex_with_multiline_pattern: one event per line
 // matched, and like node-scraper's a config pattern is searched over the window's text,

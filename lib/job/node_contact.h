@@ -26,8 +26,8 @@ inline constexpr std::chrono::seconds kSilentSaidEvery{30};
 // "H:MM:SS", the house's progress form.
 std::string clock_text(double seconds);
 
-// Whether a failed poll is final: waiting cannot mend a refused login or host key
-// (kInvalidInput), nor a node the transport proves gone.
+// Whether a failed poll is final: only a node the transport proves gone (an ended
+// agent). Anything else, a refused login included, may be a blip and is polled on.
 bool ends_the_wait(const cluster::Transport& transport, const Error& error);
 
 class NodeContact {

@@ -50,6 +50,7 @@ PcrePattern& PcrePattern::operator=(PcrePattern&&) noexcept = default;
 PcrePattern::~PcrePattern() = default;
 
 std::optional<PatternMatch> PcrePattern::search(std::string_view subject, size_t from) const {
+  limit_hit_ = false;
   if (from > subject.size()) return std::nullopt;
   pcre2_match_data* data = pcre2_match_data_create_from_pattern(impl_->code, nullptr);
   const int rc = pcre2_match(impl_->code, reinterpret_cast<PCRE2_SPTR>(subject.data()), subject.size(), from, 0, data,

@@ -26,7 +26,7 @@ class PcrePattern {
   ~PcrePattern();
 
   // The first match at or after `from`; nothing when none or when the search ran past
-  // its match limit (then limit_hit() says so).
+  // its match limit (then limit_hit() says so, until the next search).
   std::optional<PatternMatch> search(std::string_view subject, size_t from = 0) const;
   bool matches(std::string_view subject) const { return search(subject).has_value(); }
   bool limit_hit() const { return limit_hit_; }

@@ -181,9 +181,10 @@ Status wait_for_phase(NodeExec& exec, RunState& state, const std::string& label,
       const auto& r = results[i].result;
       // A node that does not answer is polled on until the timeout, as in CVS (an
       // sshd restart, a blip); only what no later poll can mend ends the wait here.
-      if (!r.ok() && codes[i] < 0 && ends_the_wait(exec.transport(), r.error()))
-        return contact.final_error(i, r.error());
-      if (!r.ok()) contact.silent(i, r.error().message);
+      // A node that has finished is never silent: only the running ones are waited for.
+      const bool running = codes[i] < 0;
+      if (!r.ok() && running && ends_the_wait(exec.transport(), r.error())) return contact.final_error(i, r.error());
+      if (!r.ok() && running) contact.silent(i, r.error().message);
       else if (auto back = contact.answered(i, polled)) progress(*back);
       if (r.ok() && r->exit_code == 0) {
         if (codes[i] < 0 && r->output.find(kLogGone) != std::string::npos)

@@ -1,10 +1,13 @@
 #include "slurm/run_folder.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <set>
+#include <utility>
 
 #include "common/output_path.h"
 
@@ -38,14 +41,19 @@ Result<std::string> claim_job_run_folder(const std::string& job_id, const std::v
   if (job_id.empty() || job_id.find('/') != std::string::npos || job_id.front() == '.')
     return Error{ErrorCode::kInvalidInput, "the job id '" + job_id + "' cannot name a folder", "SLURM_JOB_ID"};
   std::vector<FolderHandle> handles;
+  std::vector<fs::path> distinct;  // one parent given twice (output_dir = <workspace>/cvs_runs) is claimed once
+  std::set<std::pair<dev_t, ino_t>> seen;
   for (const auto& parent : parents) {
     auto handle = open_output_folder(parent, true);
     if (!handle) return handle.error();
+    struct stat st {};
+    if (::fstat(handle->fd(), &st) == 0 && !seen.insert({st.st_dev, st.st_ino}).second) continue;
     handles.push_back(std::move(*handle));
+    distinct.push_back(parent);
   }
   for (int run = 1; run <= kMaxRunsPerJob; ++run) {
     const std::string name = run == 1 ? job_id : job_id + "-" + std::to_string(run);
-    auto made = make_in_all(handles, parents, name);
+    auto made = make_in_all(handles, distinct, name);
     if (!made) return made.error();
     if (*made) return name;
   }

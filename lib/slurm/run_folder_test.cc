@@ -35,6 +35,16 @@ TEST(RunFolder, ANameTakenInAnyParentIsPassedOver) {
   EXPECT_TRUE(fs::is_directory(runs / "77-2"));
 }
 
+// Review of issue 43: the output_dir may be the workspace's cvs_runs itself (the same
+// folder given twice, by another spelling too): it is claimed once, not refused 1000 times.
+TEST(RunFolder, OneFolderGivenTwiceIsClaimedOnce) {
+  testing::TempDir tmp;
+  const fs::path runs = tmp.path() / "ws" / "cvs_runs";
+  EXPECT_EQ(claim_job_run_folder("91", {runs, tmp.path() / "ws" / "." / "cvs_runs"}).value(), "91");
+  EXPECT_EQ(claim_job_run_folder("91", {runs, runs}).value(), "91-2");
+  EXPECT_TRUE(fs::is_directory(runs / "91"));
+}
+
 // Runs started at once in one job (threads here: mkdir is as atomic between
 // processes) each get a folder of their own.
 TEST(RunFolder, RunsAtOnceInOneJobNeverShareAFolder) {

@@ -19,6 +19,7 @@ import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "suite"))
+import suite_run  # noqa: E402
 from suite_run import expect  # noqa: E402
 from test_cluster import BASE, expect_clean, launch, on_node, write_inputs  # noqa: E402
 
@@ -298,8 +299,9 @@ with tempfile.TemporaryDirectory() as work:
             subprocess.run(["umount", out_dir])
         expect(rc == 1, f"exit {rc}")
         collect = stages.get("test_collect_traces", ("missing", ""))
-        # The stage names the node; the node's sub-test says why (issue 31: said once).
-        why = " ".join(collect[2]) if len(collect) > 2 else ""
+        # The stage names the node; the node's sub-test says why (issue 31: said once), in
+        # its own testcase (the stage's cvs_aorta_subtest values are CVS's "<label>: failed").
+        why = " ".join(t[1] for name, t in suite_run.run.last_subtests.items() if name.startswith("test_collect_traces/"))
         expect(collect[0] == "failed" and hosts[0] in collect[1] and ("disk full" in why or "No space" in why),
                f"collect: {collect}\n{out[-3000:]}")
         expect(stages["test_teardown"][0] == "passed", str(stages["test_teardown"]))

@@ -42,6 +42,10 @@ def results(workdir):
             outcome = "failed" if failure is not None else "skipped" if skipped is not None else "passed"
             text = (skipped.get("message") if skipped is not None else
                     failure.get("message") if failure is not None else "")
+            # A failed stage's message is CVS's one line, its failures as Python's list repr
+            # (quotes escaped); the failures as written are the <failure>'s text: both are read.
+            if failure is not None and (failure.text or "") not in ("", text):
+                text = (text or "") + "\n" + failure.text
             props = [p.get("value") for p in case.iter("property") if p.get("name") == "cvs_aorta_subtest"]
             entry = (outcome, text or "", props, len(case.findall("failure")))
             # A sub-test is testcase <suffix> of class <suite>.<stage>: it goes to
