@@ -5,7 +5,7 @@
 #include <cctype>
 #include <stdexcept>
 
-#include "job/pcre_pattern.h"
+#include "common/pcre_pattern.h"
 
 namespace aorta::config {
 namespace {
@@ -22,7 +22,7 @@ void check_regex(const json& obj, const char* key, const std::string& prefix, st
   read_string(obj, key, prefix, text, errors);
   if (!obj.at(key).is_string()) return;
   try {
-    job::PcrePattern compiled(text);
+    PcrePattern compiled(text);
     out = text;
   } catch (const std::invalid_argument& e) {
     errors.add(join_key(prefix, key), std::string(e.what()) + "; write it in PCRE2 (Perl) syntax");

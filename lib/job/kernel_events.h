@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "job/kernel_log.h"
-#include "job/pcre_pattern.h"
+#include "common/pcre_pattern.h"
 
 namespace aorta::job {
 

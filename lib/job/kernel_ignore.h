@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "config/kernel_log_rules.h"
-#include "job/pcre_pattern.h"
+#include "common/pcre_pattern.h"
 
 namespace aorta::job {
 

@@ -6,7 +6,7 @@
 
 #include "job/kernel_events.h"
 #include "job/kernel_patterns.h"
-#include "job/pcre_pattern.h"
+#include "common/pcre_pattern.h"
 
 namespace aorta::job {
 namespace {

@@ -3,7 +3,7 @@
 #include <charconv>
 #include <optional>
 
-#include "job/pcre_pattern.h"
+#include "common/pcre_pattern.h"
 
 namespace aorta::job {
 namespace {

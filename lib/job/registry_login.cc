@@ -10,10 +10,18 @@ namespace {
 
 std::string server_name(const config::Registry& r) { return r.server.empty() ? "the default registry (Docker Hub)" : r.server; }
 
+// The file as the node's shell names it: "~/x" is the SSH user's home, as CVS's
+// unquoted `cat FILE` reads it; every other character stays quoted.
+std::string password_file_word(const std::string& file) {
+  if (file == "~") return "\"$HOME\"";
+  if (file.rfind("~/", 0) == 0) return "\"$HOME\"/" + shell_quote(file.substr(2));
+  return shell_quote(file);
+}
+
 }  // namespace
 
 std::string registry_login_command(const config::Registry& r, const std::string& docker) {
-  const std::string file = shell_quote(r.password_file);
+  const std::string file = password_file_word(r.password_file);
   std::string login = docker + " login --username " + shell_quote(r.username) + " --password-stdin";
   if (!r.server.empty()) login += " " + shell_quote(r.server);
   return "{ { test -r " + file + " || { echo \"cannot read password_file \"" + file + "\" on this node\" >&2; false; }; } && " +

@@ -1,11 +1,11 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
-#include "job/pcre_pattern.h"
+#include "common/pcre_pattern.h"
 
 #include <pcre2.h>
 
 #include <stdexcept>
 
-namespace aorta::job {
+namespace aorta {
 namespace {
 
 // Enough for any real kernel block; a pathological line stops here instead of stalling.
@@ -73,4 +73,4 @@ std::optional<PatternMatch> PcrePattern::search(std::string_view subject, size_t
   return found;
 }
 
-}  // namespace aorta::job
+}  // namespace aorta

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace aorta::job {
+namespace aorta {
 
 struct PatternMatch {
   size_t start = 0;
@@ -37,4 +37,4 @@ class PcrePattern {
   mutable bool limit_hit_ = false;
 };
 
-}  // namespace aorta::job
+}  // namespace aorta
