@@ -104,7 +104,8 @@ with tempfile.TemporaryDirectory() as work:
     p = subprocess.run([binary, "--no-such-flag"], capture_output=True, text=True)
     expect(p.returncode == 2 and "unknown argument: --no-such-flag" in p.stderr, "usage error", p)
     # The error and one line naming the help, not the whole help after it (issue 31).
-    expect(p.stderr.splitlines() == ["aorta_suite: unknown argument: --no-such-flag (see --help)",
+    expect(p.stderr.splitlines() == ["aorta_suite: unknown argument: --no-such-flag (see --help; of pytest's arguments, "
+                                     "-v, -q, -s, --capture, -x, --maxfail and -k are taken)",
                                      "Run 'aorta_suite run --help' for usage."], "usage error in two lines", p)
     p = subprocess.run([binary, "list", "no_such_suite"], capture_output=True, text=True)
     expect(p.returncode == 2 and p.stderr.splitlines()[-1] == "Run 'aorta_suite list --help' for usage."
