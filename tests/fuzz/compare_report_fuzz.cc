@@ -23,7 +23,7 @@ void check(const aorta::Result<aorta::metrics::RunFigures>& got, const std::stri
     if (std::find(compared.begin(), compared.end(), key) == compared.end()) __builtin_trap();
   const auto c = aorta::metrics::compare_runs(*got, *got, {{"", 5}});
   if (c.regressed) __builtin_trap();  // a run is never worse than itself
-  (void)aorta::report::json_text(aorta::report::comparison_json(c, *got, *got));
+  (void)aorta::result_json::json_text(aorta::report::comparison_json(c, *got, *got));
 }
 
 }  // namespace
