@@ -14,6 +14,7 @@
 
 #include "common/interrupt.h"
 #include "report/aorta_listener.h"
+#include "tests/temp_dir.h"
 
 namespace aorta::report {
 namespace {
@@ -75,14 +76,13 @@ std::string slurp(const fs::path& p) {
 // Row G23: <suite>_html/ holds a copy of the cluster file (as CVS's report folder does),
 // redacted: the nodes stay, a password does not travel with the report.
 TEST(ReportOutputs, TheClusterFileIsCopiedBesideTheReportRedacted) {
-  fs::path dir = fs::temp_directory_path() / ("aorta_cluster_copy_test_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir / "in");
-  std::ofstream(dir / "in" / "lab.json")
-      << R"({"username": "root", "password": "hunter2-cluster-secret", "node_dict": {"10.0.0.7": {}}})";
+  aorta::testing::TempDir tmp;
+  const fs::path dir = tmp.path();
   ReportContext context;
   context.report_dir = dir / "report";
-  context.input_files = {{"cluster", dir / "in" / "lab.json"}};
+  context.input_files = {
+      {"cluster", tmp.write("in/lab.json", R"({"username": "root", "password": "hunter2-cluster-secret", )"
+                                           R"("node_dict": {"10.0.0.7": {}}})")}};
   RunRecord run = test_run();
   auto listener = AortaListener::create(context, run, {"html"});
   ASSERT_TRUE(listener.ok()) << listener.error().message;
@@ -94,7 +94,6 @@ TEST(ReportOutputs, TheClusterFileIsCopiedBesideTheReportRedacted) {
   EXPECT_EQ(text.find("hunter2-cluster-secret"), std::string::npos) << text;
   EXPECT_NE(text.find("10.0.0.7"), std::string::npos) << text;
   EXPECT_NE(text.find("\"username\""), std::string::npos) << text;
-  fs::remove_all(dir);
 }
 
 TEST(ReportOutputs, NodeLogsAreCopiedBesideTheReportCutRedactedAndLinked) {
