@@ -8,8 +8,13 @@
 #   aorta_suite_add_test(NAME aorta_distributed
 #                        CONFIG ${CMAKE_SOURCE_DIR}/aorta_distributed.json
 #                        CLUSTER ${CMAKE_SOURCE_DIR}/cluster.json
-#                        [SUITE aorta_distributed] [OUTPUT_DIR dir] [ARGS ...])
+#                        [SUITE aorta_distributed] [OUTPUT_DIR dir] [TIMEOUT seconds] [ARGS ...])
 #
+# ctest must never kill a run mid-benchmark (no reports, a held lock): TIMEOUT defaults
+# to the longest a run of CONFIG may take, read from its timeout_seconds at configure
+# time. Runs that share a node must not overlap under `ctest -j` (the second would be
+# refused at the node's lock): each node of CLUSTER (localhost without one) and the
+# config's aorta_path are RESOURCE_LOCKs.
 # The test writes its JUnit file to ${CMAKE_CURRENT_BINARY_DIR}/<NAME>.xml and its
 # run folders under OUTPUT_DIR (default ${CMAKE_CURRENT_BINARY_DIR}/<NAME>-results).
 get_filename_component(_aorta_suite_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
@@ -24,8 +29,57 @@ if(NOT TARGET aorta_suite::aorta_suite)
   set_target_properties(aorta_suite::aorta_suite PROPERTIES IMPORTED_LOCATION "${_aorta_suite_prefix}/bin/aorta_suite")
 endif()
 
+# The longest a run of `config` may take, as its checkout lock's lifetime counts it
+# (lib/job/checkout_lock.cc): four commands of timeout_seconds (build, benchmark,
+# analysis, collection) and an hour for everything else. CVS's 3600 s when the config
+# does not say or cannot be read now.
+function(_aorta_suite_run_limit config out)
+  set(seconds 3600)
+  if(config AND EXISTS "${config}")
+    file(READ "${config}" text)
+    string(JSON value ERROR_VARIABLE missing GET "${text}" timeout_seconds)
+    if(NOT missing AND value MATCHES "^[1-9][0-9]*$")
+      set(seconds ${value})
+    endif()
+  elseif(config)
+    message(WARNING "aorta_suite_add_test: ${config} cannot be read now; TIMEOUT assumes timeout_seconds 3600 "
+                    "(give TIMEOUT to say otherwise)")
+  endif()
+  math(EXPR limit "4 * ${seconds} + 3600")
+  set(${out} ${limit} PARENT_SCOPE)
+endfunction()
+
+# What the run holds while it runs: every node of `cluster` (its node_dict keys;
+# localhost without a cluster file) and the config's aorta_path as written.
+function(_aorta_suite_locks config cluster out)
+  set(locks)
+  if(cluster AND EXISTS "${cluster}")
+    file(READ "${cluster}" text)
+    string(JSON count ERROR_VARIABLE bad LENGTH "${text}" node_dict)
+    if(NOT bad AND count GREATER 0)
+      math(EXPR last "${count} - 1")
+      foreach(i RANGE ${last})
+        string(JSON node MEMBER "${text}" node_dict ${i})
+        list(APPEND locks "aorta_suite_node:${node}")
+      endforeach()
+    endif()
+  elseif(cluster)
+    message(WARNING "aorta_suite_add_test: ${cluster} cannot be read now; ctest -j may overlap runs on its nodes")
+  else()
+    list(APPEND locks "aorta_suite_node:localhost")
+  endif()
+  if(config AND EXISTS "${config}")
+    file(READ "${config}" text)
+    string(JSON path ERROR_VARIABLE bad GET "${text}" aorta_path)
+    if(NOT bad)
+      list(APPEND locks "aorta_suite_path:${path}")
+    endif()
+  endif()
+  set(${out} ${locks} PARENT_SCOPE)
+endfunction()
+
 function(aorta_suite_add_test)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;CONFIG;CLUSTER;SUITE;OUTPUT_DIR" "ARGS")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;CONFIG;CLUSTER;SUITE;OUTPUT_DIR;TIMEOUT" "ARGS")
   if(NOT arg_NAME)
     message(FATAL_ERROR "aorta_suite_add_test: NAME is required")
   endif()
@@ -48,5 +102,15 @@ function(aorta_suite_add_test)
   list(APPEND command --output_dir ${arg_OUTPUT_DIR} --junitxml ${CMAKE_CURRENT_BINARY_DIR}/${arg_NAME}.xml ${arg_ARGS})
   add_test(NAME ${arg_NAME} COMMAND ${command})
   # 1 is a failed gate or stage, 2 a usage or configuration error: both fail the test.
-  set_tests_properties(${arg_NAME} PROPERTIES LABELS aorta_suite)
+  if(NOT arg_TIMEOUT)
+    _aorta_suite_run_limit("${arg_CONFIG}" arg_TIMEOUT)
+  endif()
+  _aorta_suite_locks("${arg_CONFIG}" "${arg_CLUSTER}" locks)
+  set_tests_properties(${arg_NAME} PROPERTIES LABELS aorta_suite TIMEOUT ${arg_TIMEOUT} RESOURCE_LOCK "${locks}")
+  # An edited config or cluster file re-reads both at the next build.
+  foreach(file IN ITEMS ${arg_CONFIG} ${arg_CLUSTER})
+    if(EXISTS "${file}")
+      set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${file}")
+    endif()
+  endforeach()
 endfunction()
