@@ -114,6 +114,9 @@ struct Variant {
   // How traces travel home and stay there: "auto" (zstd -1 where the node has it,
   // else gzip -1, else as they are), "zstd", "gzip", or "none" (plain copies).
   std::string trace_compression = "auto";
+  // How many runs' folders (<aorta_path>/.cvs-aorta/<run-id>) each node keeps, this
+  // run's included; 0: this run's too, once its traces are home (job/run_retention.h).
+  int keep_node_runs = 2;
   // The JUnit file's shape: "gtest", "cvs", or empty (gtest unless --junit-shape says).
   std::string junit_shape;
   Analysis analysis;

@@ -159,7 +159,7 @@ void read_variant_fields(const json& doc, Variant& v, json& raw_args, ConfigErro
                       {"schema_version", "threshold_json", "enforce_thresholds", "paths", "model", "container",
                        "aorta_path", "trust_aorta_path", "container_mount_path", "aorta_auto_clone", "aorta_clone_url", "base_config",
                        "build_script", "experiment_script", "rccl", "training_overrides", "gpus_per_node",
-                       "timeout_seconds", "skip_rccl_build", "output_dir", "trace_compression", "junit_shape", "analysis",
+                       "timeout_seconds", "skip_rccl_build", "output_dir", "trace_compression", "keep_node_runs", "junit_shape", "analysis",
                        "multi_node", "kernel_log"},
                       errors);
   for (const char* key : {"schema_version", "paths", "model", "aorta_path", "gpus_per_node"}) require(doc, key, "", errors);
@@ -206,6 +206,7 @@ void read_variant_fields(const json& doc, Variant& v, json& raw_args, ConfigErro
   if (v.trace_compression != "auto" && v.trace_compression != "zstd" && v.trace_compression != "gzip" &&
       v.trace_compression != "none")
     errors.add("trace_compression", "must be auto, zstd, gzip or none, got '" + v.trace_compression + "'");
+  read_int(doc, "keep_node_runs", "", v.keep_node_runs, errors);
   read_string(doc, "junit_shape", "", v.junit_shape, errors);
   if (!v.junit_shape.empty() && v.junit_shape != "gtest" && v.junit_shape != "cvs")
     errors.add("junit_shape", "must be gtest or cvs, got '" + v.junit_shape + "'");

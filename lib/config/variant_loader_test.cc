@@ -61,6 +61,16 @@ TEST(VariantLoader, TraceCompressionDefaultsToAutoAndIsChecked) {
                "trace_compression: must be auto, zstd, gzip or none, got 'lz4'");
 }
 
+TEST(VariantLoader, KeepNodeRunsDefaultsToTwoAndIsNeverNegative) {
+  EXPECT_EQ(load_with([](json&) {}).load.variant->keep_node_runs, 2);
+  auto none = load_with([](json& v) { v["keep_node_runs"] = 0; });
+  expect_ok(none);
+  EXPECT_EQ(none.load.variant->keep_node_runs, 0);
+  expect_error(load_with([](json& v) { v["keep_node_runs"] = -1; }),
+               "keep_node_runs: must be an integer >= 0 (0: keep no run's folder on the nodes)");
+  expect_error(load_with([](json& v) { v["keep_node_runs"] = "all"; }), "keep_node_runs");
+}
+
 TEST(VariantLoader, JunitShapeIsGtestOrCvs) {
   EXPECT_EQ(load_with([](json&) {}).load.variant->junit_shape, "");
   auto cvs = load_with([](json& v) { v["junit_shape"] = "cvs"; });

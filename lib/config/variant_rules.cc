@@ -152,6 +152,7 @@ void validate_variant(const Variant& v, const json& raw_args, ConfigErrors& erro
 
   if (v.gpus_per_node <= 0) errors.add("gpus_per_node", "must be an integer > 0");
   if (v.timeout_seconds <= 0) errors.add("timeout_seconds", "must be an integer > 0");
+  if (v.keep_node_runs < 0) errors.add("keep_node_runs", "must be an integer >= 0 (0: keep no run's folder on the nodes)");
   if (v.model_remote == 1)
     errors.add("model.remote",
                "model.remote=1 (remote model download) is not implemented in the PoC. Port from "

@@ -1,5 +1,6 @@
 // test_teardown: stops what still runs, copies the logs home, hands the repository
-// back to its owner, removes the containers and releases the node locks; every
+// back to its owner, removes the containers and earlier runs' folders beyond
+// keep_node_runs, and releases the node locks; every
 // error joined into one failure. It always runs, and runs at the suite's end when
 // its test did not.
 #include <fmt/format.h>
@@ -8,6 +9,7 @@
 #include "job/collect.h"
 #include "job/container.h"
 #include "job/checkout_lock.h"
+#include "job/run_retention.h"
 #include "stages/stage.h"
 
 namespace aorta::stages {
@@ -48,6 +50,10 @@ StageResult teardown(StageContext& ctx) {
   if (state.container_started)
     if (Status s = job::remove_containers(exec, {}, &state.container_removal_failed); !s)
       errors.push_back(s.error().message);
+  // Old runs' folders go while this run still holds the nodes' locks (no run uses them).
+  auto retention = job::apply_retention(exec, state);
+  for (auto& note : retention.notes) out.log.push_back("run folders on " + note);
+  errors.insert(errors.end(), retention.errors.begin(), retention.errors.end());
   if (Status s = job::release_workdir_locks(exec, state); !s) errors.push_back(s.error().message);
   if (!errors.empty()) out.failures.push_back(fmt::format("{}", fmt::join(errors, "; ")));
   return out;
