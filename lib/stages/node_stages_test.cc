@@ -4,7 +4,7 @@
 
 #include <fstream>
 
-#include "common/known_secrets.h"
+#include "redact/known_secrets.h"
 #include "common/shell_quote.h"
 #include "job/collect.h"
 #include "metrics/run_metrics.h"
@@ -228,8 +228,8 @@ TEST(StageBodies, CollectLogsKeepsOnlyRedactedCopies) {
   h.state.output_root = dir.path() / "out";
   h.state.launched_phases = {"benchmark"};
   const std::string work = "scratch/alice/aorta/.cvs-aorta/" + h.state.run_id;
-  forget_known_secrets();
-  ASSERT_TRUE(add_known_secret("wandb-Kn0wn-v4lue"));
+  redact::forget_known_secrets();
+  ASSERT_TRUE(redact::add_known_secret("wandb-Kn0wn-v4lue"));
   dir.write("n1fs/" + work + "/node_0/benchmark.log",
             "step 1\nexport HF_TOKEN=abc123 && train.py --password hunter2x\nlogin wandb-Kn0wn-v4lue ok\n");
   dir.write("n2fs/" + work + "/node_1/benchmark.log", "password: |\n  hunter2x\nstep 2\n");
@@ -237,7 +237,7 @@ TEST(StageBodies, CollectLogsKeepsOnlyRedactedCopies) {
   h.fake.serve_files("n2", dir.path() / "n2fs");
   NodeExec exec(h.fake, h.v, h.cluster);
   const std::vector<std::string> notes = collect_logs(exec, h.state);
-  forget_known_secrets();
+  redact::forget_known_secrets();
   EXPECT_TRUE(notes.empty()) << joined(notes);
   auto read = [](const std::filesystem::path& p) {
     std::ifstream in(p);

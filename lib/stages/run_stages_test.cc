@@ -4,7 +4,7 @@
 
 #include <fstream>
 
-#include "common/known_secrets.h"
+#include "redact/known_secrets.h"
 #include "common/shell_quote.h"
 #include "job/collect.h"
 #include "metrics/run_metrics.h"
