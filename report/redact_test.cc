@@ -5,6 +5,7 @@
 
 #include "redact/known_secrets.h"
 #include "redact/redact.h"
+#include "report/run_record.h"
 #include "config/secret_values.h"
 #include "metrics/trace_set.h"
 #include "result_json/benchmark_report.h"
