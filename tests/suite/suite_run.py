@@ -65,11 +65,18 @@ def results(workdir):
     return stages, report
 
 
+def listing(binary, *suite):
+    """`aorta_suite list`: the one table of suites, so no test restates it."""
+    return subprocess.run([binary, "list", *suite], capture_output=True, text=True, check=True).stdout.splitlines()
+
+
+def suite_names(binary):
+    return [line for line in listing(binary) if not line.startswith(" ")]
+
+
 def stage_names(binary, suite="aorta_single"):
-    """The suite's stages in run order, as `aorta_suite list` prints them from the one
-    table of suites, so no test restates the list."""
-    listing = subprocess.run([binary, "list", suite], capture_output=True, text=True, check=True).stdout
-    return [line.split(". ", 1)[1] for line in listing.splitlines() if line.startswith("  ")]
+    """The suite's stages in run order."""
+    return [line.split(". ", 1)[1] for line in listing(binary, suite) if line.startswith("  ")]
 
 
 def passing_stages(binary, suite="aorta_single"):
