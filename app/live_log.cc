@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "common/output_path.h"
-#include "report/redact.h"
+#include "redact/redact.h"
 
 namespace aorta::app {
 
@@ -39,7 +39,7 @@ job::ProgressFn live_log(const std::filesystem::path& path, const std::string& h
   };
   // One redactor for the whole log: a private key's or a YAML block's lines are known
   // as such only from the lines before them.
-  auto redactor = std::make_shared<StreamRedactor>();
+  auto redactor = std::make_shared<redact::StreamRedactor>();
   return [fd, path, header, put, redactor](const std::string& line) {
     if (*fd == -1) {
       auto opened = open_output_for_append(path);

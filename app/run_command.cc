@@ -23,7 +23,7 @@
 #include "app/transport_choice.h"
 #include "common/output_path.h"
 #include "common/interrupt.h"
-#include "common/known_secrets.h"
+#include "redact/known_secrets.h"
 #include "common/utf8.h"
 #include "config/cluster.h"
 #include "config/shipped.h"
@@ -37,7 +37,6 @@
 #include "report/console_printer.h"
 #include "report/junit_writer.h"
 #include "result_json/metrics_json.h"
-#include "report/redact.h"
 #include "report/run_figures.h"
 #include "report/run_deck.h"
 #include "slurm/job.h"
@@ -99,8 +98,8 @@ struct Plan {
 // in whatever form the training echoes it (issue 29, 6).
 void remember_secrets(const std::vector<std::string>& secrets) {
   for (const auto& s : secrets)
-    if (!add_known_secret(s)) {
-      std::cerr << "aorta_suite: warning: the config holds more than " << kMaxKnownSecretBytes / 1024
+    if (!redact::add_known_secret(s)) {
+      std::cerr << "aorta_suite: warning: the config holds more than " << redact::kMaxKnownSecretBytes / 1024
                 << " KiB of secret values; the rest are redacted only where a key name or shape gives them away\n";
       return;
     }

@@ -16,6 +16,7 @@
 #include "report/html_writer.h"
 #include "result_json/metrics_json.h"
 #include "report/redact.h"
+#include "redact/redact.h"
 #include "report/run_deck.h"
 #include "report/run_summary.h"
 #include "report/text_log_writer.h"
@@ -114,7 +115,7 @@ std::optional<std::string> node_log_text(const fs::path& file) {
     text.erase(0, std::min(text.size(), text.find('\n') + 1));  // from a whole line
     head = "[first " + std::to_string(size - text.size()) + " bytes left out; the whole log is " + file.string() + "]\n";
   }
-  return head + redact_text(valid_utf8(text));
+  return head + redact::redact_text(valid_utf8(text));
 }
 
 // The nodes' phase logs into <suite>_html/node_logs/, linked from the report.

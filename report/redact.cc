@@ -1,6 +1,7 @@
 #include "report/redact.h"
 
 #include "config/json_file.h"
+#include "redact/redact.h"
 
 namespace aorta::report {
 namespace {
@@ -10,15 +11,15 @@ using config::json;
 void redact_json(json& value, std::string_view key) {
   if (value.is_object()) {
     for (auto& [name, child] : value.items()) {
-      if (is_secret_key(name) && !child.is_null() && !child.is_boolean())
-        child = kRedacted;
+      if (redact::is_secret_key(name) && !child.is_null() && !child.is_boolean())
+        child = redact::kRedacted;
       else
         redact_json(child, name);
     }
   } else if (value.is_array()) {
     for (auto& child : value) redact_json(child, key);
   } else if (value.is_string()) {
-    value = redact_value(key, value.get_ref<const std::string&>());
+    value = redact::redact_value(key, value.get_ref<const std::string&>());
   }
 }
 

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "common/known_secrets.h"
+#include "redact/known_secrets.h"
+#include "redact/redact.h"
+#include "report/run_record.h"
 #include "config/secret_values.h"
 #include "metrics/trace_set.h"
 #include "result_json/benchmark_report.h"
@@ -15,12 +17,12 @@ namespace aorta::report {
 namespace {
 
 TEST(Redact, SecretKeysAtAnyDepthAndOnlyThem) {
-  EXPECT_TRUE(is_secret_key("password"));
-  EXPECT_TRUE(is_secret_key("HF_TOKEN"));
-  EXPECT_TRUE(is_secret_key("AWS_SECRET_ACCESS_KEY"));
-  EXPECT_TRUE(is_secret_key("wandb_api_key"));
-  EXPECT_FALSE(is_secret_key("username"));
-  EXPECT_FALSE(is_secret_key("priv_key_file"));  // a path, not the key itself
+  EXPECT_TRUE(redact::is_secret_key("password"));
+  EXPECT_TRUE(redact::is_secret_key("HF_TOKEN"));
+  EXPECT_TRUE(redact::is_secret_key("AWS_SECRET_ACCESS_KEY"));
+  EXPECT_TRUE(redact::is_secret_key("wandb_api_key"));
+  EXPECT_FALSE(redact::is_secret_key("username"));
+  EXPECT_FALSE(redact::is_secret_key("priv_key_file"));  // a path, not the key itself
   aorta::testing::TempDir dir;
   auto file = dir.write("c.json", R"({"username": "u", "password": "hunter2",
     "container": {"env": {"HF_TOKEN": "hf_abc", "OMP_NUM_THREADS": "1"}}, "list": [{"api_key": 7}]})");
@@ -107,12 +109,12 @@ TEST(Redact, BenchmarkReportTextCarriesNoSecret) {
 // the variable's name, so the bundle's copy of the config shows none of it, nor does a
 // trace file name carrying it in the JSON report; the settings stay readable.
 TEST(Redact, ConfigCopyAndTraceNamesCarryNoEnvironmentSecret) {
-  forget_known_secrets();
+  redact::forget_known_secrets();
   aorta::testing::TempDir dir;
   const std::string cfg = R"({"container": {"env": {"SSHPASS": "SSHPASSenvQ7w2", "REDISCLI_AUTH": "REDISenvZ3x8c1",
     "AZURE_STORAGE_CONNECTION_STRING": "DefaultEndpointsProtocol=https;AccountName=a;AccountKey=AZenvK9+Lm2==",
     "OMP_NUM_THREADS": "1", "NCCL_DEBUG": "VERSION"}}})";
-  for (const auto& s : config::secret_values(config::json::parse(cfg))) add_known_secret(s);
+  for (const auto& s : config::secret_values(config::json::parse(cfg))) redact::add_known_secret(s);
   auto text = redacted_json(dir.write("c.json", cfg));
   ASSERT_TRUE(text);
   auto env = nlohmann::json::parse(*text)["container"]["env"];
@@ -123,7 +125,7 @@ TEST(Redact, ConfigCopyAndTraceNamesCarryNoEnvironmentSecret) {
   metrics::RunMetrics run;
   run.per_rank.emplace_back().source = "/out/rank0/run-SSHPASSenvQ7w2.pt.trace.json";
   EXPECT_EQ(result_json::per_rank_json(run)[0]["source"], "/out/rank0/run-<redacted>.pt.trace.json");
-  forget_known_secrets();
+  redact::forget_known_secrets();
 }
 
 }  // namespace

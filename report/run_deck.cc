@@ -9,7 +9,7 @@
 #include "common/utf8.h"
 #include "metrics/metric_catalogue.h"
 #include "metrics/threshold_catalogue.h"
-#include "report/redact.h"
+#include "redact/redact.h"
 #include "report/run_deck_charts.h"
 #include "report/run_deck_cvs.h"
 #include "report/run_deck_diagnosis.h"
@@ -20,7 +20,7 @@ namespace {
 
 // A config value as a report may show it: valid UTF-8, secrets redacted (an image
 // reference or model id can carry a token: registry.example/x?token=...).
-std::string shown(const std::string& value) { return valid_utf8(redact_text(value)); }
+std::string shown(const std::string& value) { return valid_utf8(redact::redact_text(value)); }
 
 const StageResult* stage(const RunRecord& run, const std::string& name) {
   for (const auto& s : run.stages)

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "app/gtest_filter.h"
+#include "tests/stage_lists.h"
 
 namespace aorta::suites {
 namespace {
@@ -29,14 +30,15 @@ std::string message_for(const std::string& filter) {
   return missing ? missing_stages_message(single(), filter, *missing, cli::filter_matches) : "";
 }
 
-const std::vector<std::string> kBeforeThresholds = {"test_launch_container", "test_clone_aorta", "test_build_rccl",
-                                                    "test_run_benchmark",   "test_collect_traces", "test_analyze",
-                                                    "test_parse_results"};
+// Every stage the threshold stage needs: those before it.
+std::vector<std::string> before_thresholds() {
+  return aorta::testing::stage_names(single(), "test_validate_thresholds");
+}
 
 TEST(FilterSelection, AGateAloneNeedsItsStageAndEveryStageBefore) {
   auto missing = missing_for("*max_avg_iteration_ms");
   ASSERT_TRUE(missing);
-  std::vector<std::string> expected = kBeforeThresholds;
+  std::vector<std::string> expected = before_thresholds();
   expected.push_back("test_validate_thresholds");
   EXPECT_EQ(missing->stages, expected);
   EXPECT_EQ(missing->needed_by, "aorta_single.test_validate_thresholds/max_avg_iteration_ms");
@@ -58,7 +60,7 @@ TEST(FilterSelection, AGateAloneNeedsItsStageAndEveryStageBefore) {
 TEST(FilterSelection, AStageAloneNeedsEveryStageBefore) {
   auto missing = missing_for("*test_validate_thresholds");
   ASSERT_TRUE(missing);
-  EXPECT_EQ(missing->stages, kBeforeThresholds);
+  EXPECT_EQ(missing->stages, before_thresholds());
   EXPECT_EQ(missing->needed_by, "aorta_single.test_validate_thresholds");
   // The first stage needs nothing; teardown alone neither (it removes only what the run started).
   EXPECT_FALSE(missing_for("aorta_single.test_launch_container"));

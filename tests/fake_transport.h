@@ -1,9 +1,9 @@
 // FakeTransport: the one scripted stand-in for cluster::Transport, for unit tests of
-// stage bodies (lib/job/stage_bodies_test.cc). Real transports stay the default
-// everywhere else; this one runs nothing. A test scripts what each command returns
-// (by host and by a substring or regex of the command line), reads back every
-// command each host was sent, and serves download() (and the streams that name a
-// served file) from a local folder per host.
+// stage bodies (lib/stages/*_test.cc, through tests/stage_harness.h). Real transports
+// stay the default everywhere else; this one runs nothing. A test scripts what each
+// command returns (by host and by a substring or regex of the command line), reads
+// back every command each host was sent, and serves download() (and the streams that
+// name a served file) from a local folder per host.
 #pragma once
 
 #include <algorithm>

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "common/redact.h"
+#include "redact/redact.h"
 
 namespace aorta::testing {
 
@@ -15,7 +15,7 @@ struct RedactRow {
 };
 
 inline std::string redact_in_parts(std::string_view text, size_t part) {
-  StreamRedactor redactor;
+  redact::StreamRedactor redactor;
   std::string out;
   for (size_t at = 0; at < text.size(); at += part) out += redactor.feed(text.substr(at, part));
   return out + redactor.finish();

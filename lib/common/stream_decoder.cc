@@ -23,19 +23,19 @@ constexpr uint64_t kExpansionFloor = uint64_t{32} << 20;
 
 }  // namespace
 
-std::optional<Codec> codec_of(const unsigned char* m, size_t size) {
-  if (size >= 2 && m[0] == 0x1f && m[1] == 0x8b) return Codec::kGzip;
-  if (size < 4) return std::nullopt;
-  if (m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd) return Codec::kZstd;
-  if ((m[0] & 0xf0) == 0x50 && m[1] == 0x2a && m[2] == 0x4d && m[3] == 0x18) return Codec::kZstd;
-  return std::nullopt;
+Compression compression_of(const unsigned char* m, size_t size) {
+  if (size >= 2 && m[0] == 0x1f && m[1] == 0x8b) return Compression::kGzip;
+  if (size < 4) return Compression::kNone;
+  if (m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd) return Compression::kZstd;
+  if ((m[0] & 0xf0) == 0x50 && m[1] == 0x2a && m[2] == 0x4d && m[3] == 0x18) return Compression::kZstd;
+  return Compression::kNone;
 }
 
 // gzip through zlib's inflate (gzread would pass over bytes after the last member in
 // silence); zstd through libzstd's streaming decoder.
-StreamDecoder::StreamDecoder(int fd, Codec codec, bool refuse_bombs)
+StreamDecoder::StreamDecoder(int fd, Compression codec, bool refuse_bombs)
     : fd_(fd), codec_(codec), refuse_bombs_(refuse_bombs) {
-  if (codec == Codec::kGzip) {
+  if (codec == Compression::kGzip) {
     gzip_open_ = inflateInit2(&gzip_, 16 + MAX_WBITS) == Z_OK;  // the gzip wrapper only
   } else {
     zstd_ = ZSTD_createDCtx();
@@ -53,7 +53,7 @@ StreamDecoder::~StreamDecoder() {
 }
 
 Result<size_t> StreamDecoder::read(char* into, size_t size) {
-  return codec_ == Codec::kGzip ? gunzip(into, size) : unzstd(into, size);
+  return codec_ == Compression::kGzip ? gunzip(into, size) : unzstd(into, size);
 }
 
 Error StreamDecoder::fail(DecodeFault fault, std::string message, std::string detail) {

@@ -8,19 +8,17 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
+#include "common/compression.h"
 #include "common/result.h"
 
 namespace aorta {
 
-enum class Codec { kGzip, kZstd };
-
 // From a file's first bytes: gzip's magic (1f 8b), a zstd frame's or a skippable
-// frame's (magic 0x184D2A50 to 0x184D2A5F), little-endian; nullopt for anything else.
-std::optional<Codec> codec_of(const unsigned char* head, size_t size);
+// frame's (magic 0x184D2A50 to 0x184D2A5F), little-endian; kNone for anything else.
+Compression compression_of(const unsigned char* head, size_t size);
 
 // Which rule a stream broke, for a caller that words its failures its own way.
 enum class DecodeFault { kNone, kRead, kDamaged, kTruncated, kTrailingBytes, kExpansion };
@@ -31,10 +29,10 @@ enum class DecodeFault { kNone, kRead, kDamaged, kTruncated, kTrailingBytes, kEx
 // member or frame is truncated; each member's CRC32 and length and each frame's
 // checksum are checked by the libraries. With `refuse_bombs`, a stream that expands
 // more than 1024 times its compressed size (and 32 MiB, for small files) is refused
-// as a decompression bomb.
+// as a decompression bomb. `codec` is kGzip or kZstd.
 class StreamDecoder {
  public:
-  StreamDecoder(int fd, Codec codec, bool refuse_bombs);
+  StreamDecoder(int fd, Compression codec, bool refuse_bombs);
   ~StreamDecoder();
   StreamDecoder(const StreamDecoder&) = delete;
   StreamDecoder& operator=(const StreamDecoder&) = delete;
@@ -57,7 +55,7 @@ class StreamDecoder {
   Error fail(DecodeFault fault, std::string message, std::string detail = "");
 
   const int fd_;
-  const Codec codec_;
+  const Compression codec_;
   const bool refuse_bombs_;
   z_stream gzip_{};  // inflating fd_, when gzip_open_
   bool gzip_open_ = false;

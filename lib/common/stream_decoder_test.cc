@@ -18,7 +18,7 @@ using aorta::testing::gzip_compress;
 using aorta::testing::zstd_compress;
 
 // All of `bytes` decoded, or the error; `fault` is the decoder's.
-Result<std::string> decode(const std::string& bytes, Codec codec, bool refuse_bombs, DecodeFault& fault) {
+Result<std::string> decode(const std::string& bytes, Compression codec, bool refuse_bombs, DecodeFault& fault) {
   aorta::testing::TempDir dir;
   const auto file = dir.write("stream", bytes);
   const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
@@ -45,19 +45,19 @@ Result<std::string> decode(const std::string& bytes, Codec codec, bool refuse_bo
 
 TEST(StreamDecoder, CodecFromTheFirstBytes) {
   const unsigned char gz[] = {0x1f, 0x8b}, zst[] = {0x28, 0xb5, 0x2f, 0xfd}, skippable[] = {0x5a, 0x2a, 0x4d, 0x18};
-  EXPECT_EQ(codec_of(gz, 2), Codec::kGzip);
-  EXPECT_EQ(codec_of(zst, 4), Codec::kZstd);
-  EXPECT_EQ(codec_of(skippable, 4), Codec::kZstd);
-  EXPECT_EQ(codec_of(zst, 3), std::nullopt);
-  EXPECT_EQ(codec_of(reinterpret_cast<const unsigned char*>("{\"tr"), 4), std::nullopt);
+  EXPECT_EQ(compression_of(gz, 2), Compression::kGzip);
+  EXPECT_EQ(compression_of(zst, 4), Compression::kZstd);
+  EXPECT_EQ(compression_of(skippable, 4), Compression::kZstd);
+  EXPECT_EQ(compression_of(zst, 3), Compression::kNone);
+  EXPECT_EQ(compression_of(reinterpret_cast<const unsigned char*>("{\"tr"), 4), Compression::kNone);
 }
 
 TEST(StreamDecoder, MembersAndFramesOneAfterAnotherAreOneStream) {
   DecodeFault fault;
-  auto gz = decode(gzip_compress("abc") + gzip_compress("") + gzip_compress("def"), Codec::kGzip, true, fault);
+  auto gz = decode(gzip_compress("abc") + gzip_compress("") + gzip_compress("def"), Compression::kGzip, true, fault);
   ASSERT_TRUE(gz.ok()) << gz.error().message;
   EXPECT_EQ(*gz, "abcdef");
-  auto zst = decode(zstd_compress("abc") + zstd_compress("def"), Codec::kZstd, true, fault);
+  auto zst = decode(zstd_compress("abc") + zstd_compress("def"), Compression::kZstd, true, fault);
   ASSERT_TRUE(zst.ok()) << zst.error().message;
   EXPECT_EQ(*zst, "abcdef");
 }
@@ -65,18 +65,18 @@ TEST(StreamDecoder, MembersAndFramesOneAfterAnotherAreOneStream) {
 TEST(StreamDecoder, EachBrokenRuleIsNamed) {
   const std::string text(100000, 'x');
   DecodeFault fault;
-  auto trailing = decode(gzip_compress(text) + "garbage!", Codec::kGzip, true, fault);
+  auto trailing = decode(gzip_compress(text) + "garbage!", Compression::kGzip, true, fault);
   ASSERT_FALSE(trailing.ok());
   EXPECT_EQ(fault, DecodeFault::kTrailingBytes);
   const std::string gz = gzip_compress(text);
-  auto cut = decode(gz.substr(0, gz.size() - 3), Codec::kGzip, true, fault);
+  auto cut = decode(gz.substr(0, gz.size() - 3), Compression::kGzip, true, fault);
   ASSERT_FALSE(cut.ok());
   EXPECT_EQ(fault, DecodeFault::kTruncated);
   const std::string zst = zstd_compress(text);
-  auto cut_frame = decode(zst.substr(0, zst.size() - 3), Codec::kZstd, true, fault);
+  auto cut_frame = decode(zst.substr(0, zst.size() - 3), Compression::kZstd, true, fault);
   ASSERT_FALSE(cut_frame.ok());
   EXPECT_EQ(fault, DecodeFault::kTruncated);
-  auto not_a_frame = decode(zst + "garbage!", Codec::kZstd, true, fault);
+  auto not_a_frame = decode(zst + "garbage!", Compression::kZstd, true, fault);
   ASSERT_FALSE(not_a_frame.ok());
   EXPECT_EQ(fault, DecodeFault::kDamaged);
   EXPECT_NE(not_a_frame.error().message.find("zstd stream is damaged: "), std::string::npos);
@@ -87,11 +87,11 @@ TEST(StreamDecoder, EachBrokenRuleIsNamed) {
 TEST(StreamDecoder, BombLimitOnlyWhereAsked) {
   const std::string zeros = zstd_compress(std::string(64u << 20, '\0'));
   DecodeFault fault;
-  auto refused = decode(zeros, Codec::kZstd, true, fault);
+  auto refused = decode(zeros, Compression::kZstd, true, fault);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(fault, DecodeFault::kExpansion);
   EXPECT_NE(refused.error().message.find("the zstd stream expands more than 1024 times"), std::string::npos);
-  auto read = decode(zeros, Codec::kZstd, false, fault);
+  auto read = decode(zeros, Compression::kZstd, false, fault);
   ASSERT_TRUE(read.ok()) << read.error().message;
   EXPECT_EQ(read->size(), 64u << 20);
 }

@@ -6,7 +6,7 @@
 #include <set>
 #include <string_view>
 
-#include "common/redact.h"
+#include "redact/redact.h"
 #include "common/shell_quote.h"
 
 namespace aorta::config {
@@ -64,7 +64,7 @@ struct Collector {
   std::vector<std::string> out;
 
   void found_in(std::string_view text) {
-    for (auto& s : secrets_in_text(text)) out.push_back(std::move(s));
+    for (auto& s : redact::secrets_in_text(text)) out.push_back(std::move(s));
   }
 
   // A value the training gets in its environment is a secret unless it is plainly none:
@@ -81,7 +81,7 @@ struct Collector {
       const std::string text = value.is_string() ? value.get<std::string>() : value.dump();
       if (names_a_place(name) || text.empty()) continue;
       const bool plainly_none = is_plain_setting(text) || tunes_the_stack(name) || settings.count(text) > 0;
-      if (!iequals(last_word(name), "name") && (looks_like_secret_key(name) || !plainly_none))
+      if (!iequals(last_word(name), "name") && (redact::looks_like_secret_key(name) || !plainly_none))
         out.push_back(text);
       else
         found_in(text);
@@ -108,7 +108,7 @@ struct Collector {
       // A place (priv_key_file, hf_token_file) is no secret, however random its path
       // looks: searching for it would blank the key's path in every error naming it.
       if (text.empty() || names_a_place(key)) return;
-      if (is_secret_key(key) || (looks_like_secret_key(key) && is_high_entropy(text)))
+      if (redact::is_secret_key(key) || (redact::looks_like_secret_key(key) && redact::is_high_entropy(text)))
         out.push_back(text);
       else
         found_in(text);
@@ -124,7 +124,7 @@ void gather_settings(const json& value, std::string_view key, bool in_environmen
       gather_settings(child, name, in_environment || is_environment(name), settings);
   } else if (value.is_array()) {
     for (const auto& child : value) gather_settings(child, key, in_environment, settings);
-  } else if (value.is_string() && !in_environment && !looks_like_secret_key(key)) {
+  } else if (value.is_string() && !in_environment && !redact::looks_like_secret_key(key)) {
     settings.insert(value.get<std::string>());
   }
 }

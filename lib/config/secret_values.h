@@ -1,5 +1,5 @@
 // The secret values a config or cluster file holds, for the run to register as known
-// secrets (common/known_secrets.h): whatever form the training echoes them in, they
+// secrets (redact/known_secrets.h): whatever form the training echoes them in, they
 // are then redacted in every report and kept log.
 #pragma once
 

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/atomic_file.h"
-#include "common/redact_file.h"
+#include "redact/redact_file.h"
 #include "common/utf8.h"
 #include "job/collect_copy.h"
 #include "job/collect_node_commands.h"
@@ -312,7 +312,7 @@ std::vector<std::string> collect_logs(NodeExec& exec, RunState& state) {
     }
     // The copy stays in the run's folder and goes into the reports: redacted like any
     // report text, or not kept at all.
-    if (Status redacted = redact_file_in_place(jobs[j].local_path); !redacted) {
+    if (Status redacted = redact::redact_file_in_place(jobs[j].local_path); !redacted) {
       std::error_code ec;
       fs::remove(jobs[j].local_path, ec);
       warnings.push_back(fmt::format("Removed the {} log from {}: it could not be redacted: {}", phase, jobs[j].host,

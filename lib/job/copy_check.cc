@@ -59,25 +59,25 @@ Error too_big(const std::filesystem::path& file, uint64_t max_bytes) {
 }
 
 // The decoder's failure in the words of a copy check.
-Error copy_error(const StreamDecoder& decoder, const Error& error, Codec codec, const std::filesystem::path& file) {
+Error copy_error(const StreamDecoder& decoder, const Error& error, Compression codec, const std::filesystem::path& file) {
   switch (decoder.fault()) {
     case DecodeFault::kRead:
       return Error{ErrorCode::kIo, "cannot read " + file.string() + ": " + error.message, file.string()};
     case DecodeFault::kDamaged:
       return damaged(file, decoder.detail());
     case DecodeFault::kTruncated:
-      return damaged(file, codec == Codec::kZstd ? "the stream ends inside a frame (truncated)"
-                                                 : "the stream ends inside a member (truncated)");
+      return damaged(file, codec == Compression::kZstd ? "the stream ends inside a frame (truncated)"
+                                                       : "the stream ends inside a member (truncated)");
     default:
       return damaged(file, error.message);
   }
 }
 
 // Decodes the whole stream, stopping right past `max_bytes` (never decoding more).
-Result<uint64_t> decoded_size(int fd, Codec codec, const std::filesystem::path& file, uint64_t max_bytes) {
+Result<uint64_t> decoded_size(int fd, Compression codec, const std::filesystem::path& file, uint64_t max_bytes) {
   StreamDecoder decoder(fd, codec, false);  // the listed size bounds it, not a ratio
   if (!decoder.started())
-    return Error{ErrorCode::kIo, codec == Codec::kZstd ? "zstd could not start" : "zlib could not start", file.string()};
+    return Error{ErrorCode::kIo, codec == Compression::kZstd ? "zstd could not start" : "zlib could not start", file.string()};
   std::vector<char> buffer(kChunk);
   uint64_t total = 0;
   for (;;) {
@@ -111,7 +111,7 @@ Result<uint64_t> verified_size(const std::filesystem::path& file, Compression c,
   struct stat st{};
   Result<uint64_t> size = ::fstat(fd, &st) == 0 && st.st_size == 0
                               ? Result<uint64_t>(damaged(file, "it is empty"))
-                              : decoded_size(fd, c == Compression::kZstd ? Codec::kZstd : Codec::kGzip, file, max_bytes);
+                              : decoded_size(fd, c, file, max_bytes);
   ::close(fd);
   return size;
 }

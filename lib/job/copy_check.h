@@ -7,11 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "common/compression.h"
 #include "common/result.h"
 
 namespace aorta::job {
-
-enum class Compression { kNone, kGzip, kZstd };
 
 // "zstd", "gzip", "none".
 std::string compression_name(Compression c);

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/interrupt.h"
-#include "common/redact.h"
+#include "redact/redact.h"
 #include "common/shell_quote.h"
 #include "common/utf8.h"
 #include "job/node_contact.h"
@@ -253,7 +253,7 @@ std::vector<std::string> phase_log_tails(NodeExec& exec, const RunState& state, 
     notes.push_back(fmt::format("{} {}.log, last lines:", exec.hosts()[i], label));
     // Redacted whole, before it is cut into notes: a private key's or a YAML block's
     // lines are known as such only from the lines before them.
-    std::istringstream text(redact_text(r->output));
+    std::istringstream text(redact::redact_text(r->output));
     for (std::string line; std::getline(text, line);)
       notes.push_back("  " + printable(utf8_prefix(line, kTailLineBytes)) +
                       (line.size() > kTailLineBytes ? fmt::format(" [line cut: {} bytes]", line.size()) : ""));

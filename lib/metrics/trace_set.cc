@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "common/redact.h"
+#include "redact/redact.h"
 #include "common/run_both.h"
 #include "common/utf8.h"
 #include "trace/cpu_timeline.h"
@@ -220,7 +220,7 @@ std::vector<Slot> analyze_all(const std::vector<fs::path>& files, const AnalyzeO
       std::lock_guard<std::mutex> hold(progress_lock);
       try {
         options.progress(fmt::format("[parse] {}/{} traces: {} {:.1f} MB in {:.1f} s ({:.1f} MB/s){}; elapsed {:.1f} s",
-                                     ++done, files.size(), valid_utf8(redact_text(files[i].filename().string())), mb, took,
+                                     ++done, files.size(), valid_utf8(redact::redact_text(files[i].filename().string())), mb, took,
                                      took > 0 ? mb / took : 0.0, slots[i].result->ok() ? "" : ", failed",
                                      seconds_since(begin)));
       } catch (...) {

@@ -14,7 +14,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "common/known_secrets.h"
+#include "redact/known_secrets.h"
 #include "common/shell_quote.h"
 #include "tests/gunzip.h"
 #include "tests/temp_dir.h"
@@ -152,14 +152,14 @@ TEST(AnalyzeProgress, OneLinePerTraceWithItsSizeAndRate) {
 // the secret cut.
 TEST(AnalyzeProgress, FileNamesAreRedacted) {
   aorta::testing::TempDir dir;
-  forget_known_secrets();
-  ASSERT_TRUE(add_known_secret("Zq7Xw2Pl9Kd4"));
+  redact::forget_known_secrets();
+  ASSERT_TRUE(redact::add_known_secret("Zq7Xw2Pl9Kd4"));
   write_binary(dir.path() / "rank0" / "run-Zq7Xw2Pl9Kd4.pt.trace.json", "{\"traceEvents\": []}");
   AnalyzeOptions options;
   std::vector<std::string> lines;
   options.progress = [&](const std::string& line) { lines.push_back(line); };
   analyze_traces(dir.path(), options);
-  forget_known_secrets();
+  redact::forget_known_secrets();
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_TRUE(lines[0].starts_with("[parse] 1/1 traces: run-<redacted>.pt.trace.json ")) << lines[0];
 }

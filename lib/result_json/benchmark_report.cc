@@ -4,7 +4,7 @@
 #include "common/version.h"
 #include "job/launch.h"
 #include "result_json/diagnosis_json.h"
-#include "common/redact.h"
+#include "redact/redact.h"
 
 namespace aorta::result_json {
 
@@ -13,16 +13,16 @@ ordered_json benchmark_report(const job::RunState& state, const config::Variant&
   ordered_json r;
   r["status"] = job::run_status_name(state.status);
   r["validation_passed"] = validation_passed;
-  r["error_message"] = valid_utf8(redact_text(state.error_message));
+  r["error_message"] = valid_utf8(redact::redact_text(state.error_message));
   ordered_json errors = ordered_json::object();
-  for (const auto& [host, message] : state.collection_errors) errors[valid_utf8(host)] = valid_utf8(redact_text(message));
+  for (const auto& [host, message] : state.collection_errors) errors[valid_utf8(host)] = valid_utf8(redact::redact_text(message));
   r["collection_errors"] = errors;
   r["duration_seconds"] = state.duration_seconds();
   int gpus = variant.ranks_per_node();
   r["cluster"] = {{"nodes", cluster.nodes.size()}, {"gpus_per_node", gpus},
                   {"total_gpus", static_cast<int>(cluster.nodes.size()) * gpus}};
   r["configuration"] = {{"nccl_channels", job::nccl_channels(variant)}, {"compute_channels", nullptr},
-                        {"rccl_branch", valid_utf8(redact_value("rccl_branch", variant.rccl.branch))}};
+                        {"rccl_branch", valid_utf8(redact::redact_value("rccl_branch", variant.rccl.branch))}};
   if (state.result) {
     r["performance"] = performance_json(*state.result);
     r["per_rank_summary"] = per_rank_json(*state.result);

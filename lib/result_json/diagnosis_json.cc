@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "common/redact.h"
+#include "redact/redact.h"
 #include "common/utf8.h"
 
 namespace aorta::result_json {
@@ -15,7 +15,7 @@ ordered_json rank_json(const metrics::RankMetrics& r) {
   o["rank"] = r.rank ? ordered_json(*r.rank) : ordered_json(nullptr);
   o["node"] = optional_text(r.node);
   o["gpu"] = r.gpu ? ordered_json(*r.gpu) : ordered_json(nullptr);
-  o["source"] = valid_utf8(redact_text(r.source));
+  o["source"] = valid_utf8(redact::redact_text(r.source));
   const metrics::RankDiagnosis& d = *r.diagnosis;
   o["window_us"] = d.window_us;
   o["kernel_classes"] = kernel_classes_json(d.classes);
@@ -68,7 +68,7 @@ ordered_json diagnosis_json(const metrics::RunMetrics& run) {
     o["outliers"].push_back({{"rank", f.rank ? ordered_json(*f.rank) : ordered_json(nullptr)},
                              {"node", optional_text(f.node)},
                              {"gpu", f.gpu ? ordered_json(*f.gpu) : ordered_json(nullptr)},
-                             {"source", valid_utf8(redact_text(f.source))},
+                             {"source", valid_utf8(redact::redact_text(f.source))},
                              {"measure", valid_utf8(f.measure)},
                              {"unit", f.unit},
                              {"value", f.value},

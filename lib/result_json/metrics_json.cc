@@ -4,7 +4,7 @@
 #include <initializer_list>
 #include <variant>
 
-#include "common/redact.h"
+#include "redact/redact.h"
 #include "common/utf8.h"
 #include "result_json/diagnosis_json.h"
 #include "metrics/metric_catalogue.h"
@@ -117,7 +117,7 @@ ordered_json per_rank_json(const metrics::RunMetrics& run) {
     o["rank_source"] = valid_utf8(r.rank_source);
     o["node"] = r.node ? ordered_json(valid_utf8(*r.node)) : ordered_json(nullptr);
     o["gpu"] = r.gpu ? ordered_json(*r.gpu) : ordered_json(nullptr);
-    o["source"] = valid_utf8(redact_text(r.source));  // a trace file name: bytes, maybe a secret
+    o["source"] = valid_utf8(redact::redact_text(r.source));  // a trace file name: bytes, maybe a secret
     o["parser"] = metrics::parser_name(r.parser);
     put_numbers<RankMetrics>(o, r,
                              {{"total_time_us", &RankMetrics::total_time_us},

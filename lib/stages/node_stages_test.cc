@@ -1,18 +1,18 @@
 // The stages that prepare the nodes and clean them up (launch, RDMA, RCCL build,
-// teardown), driven through the shared harness (stage_harness.h).
+// teardown), driven through the shared harness (tests/stage_harness.h).
 #include <gtest/gtest.h>
 
 #include <fstream>
 
-#include "common/known_secrets.h"
+#include "redact/known_secrets.h"
 #include "common/shell_quote.h"
 #include "job/collect.h"
 #include "metrics/run_metrics.h"
-#include "stages/stage_harness.h"
+#include "tests/stage_harness.h"
 #include "tests/rank_fixture.h"
 #include "tests/temp_dir.h"
 
-namespace aorta::job {
+namespace aorta::stages {
 namespace {
 
 // --- launch_container -------------------------------------------------------
@@ -204,8 +204,8 @@ TEST(StageBodies, CollectLogsFetchesEveryNodesLogsAndNamesTheMissingOnes) {
   h.fake.serve_files("n1", dir.path() / "n1fs");
   h.fake.serve_files("n2", dir.path() / "n2fs");
   h.fake.on("n2", "node_1/benchmark.log", 65, "benchmark.log: No such file or directory (a link, or no longer there)");
-  NodeExec exec(h.fake, h.v, h.cluster);
-  const std::vector<std::string> notes = collect_logs(exec, h.state);
+  job::NodeExec exec(h.fake, h.v, h.cluster);
+  const std::vector<std::string> notes = job::collect_logs(exec, h.state);
   ASSERT_EQ(notes.size(), 1u) << joined(notes);
   EXPECT_TRUE(contains(notes[0], "Could not collect benchmark log from n2")) << notes[0];
   auto read = [](const std::filesystem::path& p) {
@@ -228,16 +228,16 @@ TEST(StageBodies, CollectLogsKeepsOnlyRedactedCopies) {
   h.state.output_root = dir.path() / "out";
   h.state.launched_phases = {"benchmark"};
   const std::string work = "scratch/alice/aorta/.cvs-aorta/" + h.state.run_id;
-  forget_known_secrets();
-  ASSERT_TRUE(add_known_secret("wandb-Kn0wn-v4lue"));
+  redact::forget_known_secrets();
+  ASSERT_TRUE(redact::add_known_secret("wandb-Kn0wn-v4lue"));
   dir.write("n1fs/" + work + "/node_0/benchmark.log",
             "step 1\nexport HF_TOKEN=abc123 && train.py --password hunter2x\nlogin wandb-Kn0wn-v4lue ok\n");
   dir.write("n2fs/" + work + "/node_1/benchmark.log", "password: |\n  hunter2x\nstep 2\n");
   h.fake.serve_files("n1", dir.path() / "n1fs");
   h.fake.serve_files("n2", dir.path() / "n2fs");
-  NodeExec exec(h.fake, h.v, h.cluster);
-  const std::vector<std::string> notes = collect_logs(exec, h.state);
-  forget_known_secrets();
+  job::NodeExec exec(h.fake, h.v, h.cluster);
+  const std::vector<std::string> notes = job::collect_logs(exec, h.state);
+  redact::forget_known_secrets();
   EXPECT_TRUE(notes.empty()) << joined(notes);
   auto read = [](const std::filesystem::path& p) {
     std::ifstream in(p);
@@ -253,4 +253,4 @@ TEST(StageBodies, CollectLogsKeepsOnlyRedactedCopies) {
 }
 
 }  // namespace
-}  // namespace aorta::job
+}  // namespace aorta::stages

@@ -1,19 +1,19 @@
 // The stages that run and judge the training (benchmark, trace collection,
-// analysis, parsing, thresholds), driven through the shared harness (stage_harness.h).
+// analysis, parsing, thresholds), driven through the shared harness (tests/stage_harness.h).
 #include <gtest/gtest.h>
 
 #include <fstream>
 
-#include "common/known_secrets.h"
+#include "redact/known_secrets.h"
 #include "common/shell_quote.h"
 #include "job/collect.h"
 #include "metrics/run_metrics.h"
-#include "stages/stage_harness.h"
+#include "tests/stage_harness.h"
 #include "tests/rank_fixture.h"
 #include "tests/temp_dir.h"
 #include "test_paths.h"  // AORTA_TEST_DATA_DIR, AORTA_SOURCE_DIR, AORTA_SUITE_BINARY
 
-namespace aorta::job {
+namespace aorta::stages {
 namespace {
 
 // --- run_benchmark ----------------------------------------------------------
@@ -34,7 +34,7 @@ TEST(StageBodies, BenchmarkUsesTheHeadsPortAndScansEveryNode) {
   h.fake.on("n1", "dmesg --time-format iso", 0, "2023-11-14T22:13:20,500000+00:00 amdgpu: GPU reset begin!\n");
   h.fake.on("n2", "dmesg --time-format iso", 1, "sudo: a password is required");
   StageResult out = h.run(stages::kRunBenchmark);
-  EXPECT_EQ(h.state.status, RunStatus::kCompleted);
+  EXPECT_EQ(h.state.status, job::RunStatus::kCompleted);
   EXPECT_EQ(h.state.trace_floor, (std::map<std::string, double>{{"n1", 1699999940.25}, {"n2", 1699999940.25}}));
   for (const char* host : {"n1", "n2"}) {
     auto scripts = h.fake.commands_with(host, "--master_port=");
@@ -81,7 +81,7 @@ TEST(StageBodies, LegacyKernelScanUsesTheMinuteWindowAndTheOriginalsMessage) {
   Harness h;
   h.v.container.runtime = config::RuntimeKind::kNone;
   h.v.multi_node.master_port = 0;
-  h.state.kernel_log_backend = KernelLogBackend::kLegacy;
+  h.state.kernel_log_backend = job::KernelLogBackend::kLegacy;
   h.fake.on("n1", "import socket", 0, "29512\n");
   h.fake.on(kAny, "date +%s.%N", 0, "1700000000.25\n");
   h.fake.on(kAny, "date +'%a %b %e %H:%M:%S'", 0, "Wed Sep 23 12:00:05\n");
@@ -135,7 +135,7 @@ TEST(StageBodies, BenchmarkRendezvousFallsBackToTheHeadsName) {
   h.fake.on(kAny, "CVS_AORTA_PID=", 0, "CVS_AORTA_PID=555\n");
   h.fake.on(kAny, "2>/dev/null; true; else", 0, "0\n");  // the exit file
   StageResult out = h.run(stages::kRunBenchmark);
-  EXPECT_EQ(h.state.status, RunStatus::kCompleted) << joined(out.failures);
+  EXPECT_EQ(h.state.status, job::RunStatus::kCompleted) << joined(out.failures);
   for (const char* host : {"node-a", "node-b"}) {
     auto scripts = h.fake.commands_with(host, "--master_addr=");
     ASSERT_EQ(scripts.size(), 1u) << host;
@@ -273,12 +273,12 @@ TEST(StageBodies, AnalysisFailureOnlyWarns) {
 // Audit R1: a run that did not succeed is still parsed, with a warning naming why.
 TEST(StageBodies, ParseWarnsWhenTheRunFailed) {
   Harness h;
-  h.state.status = RunStatus::kFailed;
+  h.state.status = job::RunStatus::kFailed;
   h.state.error_message = "Aorta command failed on nodes: {n2: 1}";
   StageResult out = h.run(stages::kParseResults);
   EXPECT_EQ(out.log, std::vector<std::string>{"Run did not succeed: Aorta command failed on nodes: {n2: 1}"});
   EXPECT_EQ(out.failures, std::vector<std::string>{"No torch_traces artifact; cannot parse benchmark metrics"});
-  h.state.status = RunStatus::kCompleted;
+  h.state.status = job::RunStatus::kCompleted;
   EXPECT_TRUE(h.run(stages::kParseResults).log.empty());  // audit R3
 }
 
@@ -289,7 +289,7 @@ TEST(StageBodies, ParseWithoutUsableTracesFailsWithoutAResult) {
   Harness h;
   aorta::testing::TempDir dir;
   dir.write("traces/torch_profiler/rank0/trace.json", R"({"traceEvents": [{"ph":"X","ts":)");
-  h.state.status = RunStatus::kCompleted;
+  h.state.status = job::RunStatus::kCompleted;
   h.state.artifacts["torch_traces"] = dir.path() / "traces";
   StageResult out = h.run(stages::kParseResults);
   ASSERT_EQ(out.failures.size(), 1u) << joined(out.log);
@@ -308,7 +308,7 @@ TEST(StageBodies, ParseFailsWhenAnExpectedRankIsMissing) {
   std::filesystem::copy_file(std::string(AORTA_TEST_DATA_DIR) + "/h200-torch2.11-kineto-nccl_rank0.json.gz",
                              dir.path() / "traces" / "rank0" / "t.json.gz");
   dir.write("traces/rank1/t.json", R"({"traceEvents": [{"ph":"X","ts":)");  // cut short
-  h.state.status = RunStatus::kCompleted;
+  h.state.status = job::RunStatus::kCompleted;
   h.state.artifacts["torch_traces"] = dir.path() / "traces";
   StageResult out = h.run(stages::kParseResults);
   ASSERT_EQ(out.failures.size(), 1u) << joined(out.log);
@@ -335,7 +335,7 @@ TEST(StageBodies, ParseNamesEachRanksNodeFromItsCollectionFolder) {
                                folder / "torch_profiler" / ("rank" + std::to_string(i)) / "t.json.gz");
     h.state.trace_folders[folder] = "gpu-node-" + std::to_string(7 + i);
   }
-  h.state.status = RunStatus::kCompleted;
+  h.state.status = job::RunStatus::kCompleted;
   h.state.artifacts["torch_traces"] = dir.path() / "combined_traces";
   StageResult out = h.run(stages::kParseResults);
   ASSERT_TRUE(out.failures.empty()) << joined(out.failures);
@@ -362,7 +362,7 @@ TEST(StageBodies, ThresholdsRecordOnlyWhenNotEnforced) {
   EXPECT_FALSE(out.failed());
   // Recorded: the threshold keeps its value and limit, skipped rather than failed.
   ASSERT_EQ(out.subtests.size(), 1u);
-  EXPECT_EQ(out.subtests[0].outcome, Outcome::kSkipped);
+  EXPECT_EQ(out.subtests[0].outcome, job::Outcome::kSkipped);
   EXPECT_DOUBLE_EQ(*out.subtests[0].actual, 11.0);
 
   h.v.enforce_thresholds = true;
@@ -377,4 +377,4 @@ TEST(StageBodies, ThresholdsRecordOnlyWhenNotEnforced) {
 }
 
 }  // namespace
-}  // namespace aorta::job
+}  // namespace aorta::stages

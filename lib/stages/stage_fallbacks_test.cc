@@ -1,25 +1,25 @@
 // What the parse and benchmark stages do when a step gives nothing or fails: the
 // TraceLens reports fall back to the raw traces, an aggregation that gives no result
 // fails the parse, and a failed benchmark poll still stops the training and scans the
-// kernel logs. Driven through the shared harness (stage_harness.h).
+// kernel logs. Driven through the shared harness (tests/stage_harness.h).
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
 
 #include "metrics/run_metrics.h"
-#include "stages/stage_harness.h"
+#include "tests/stage_harness.h"
 #include "tests/temp_dir.h"
 #include "tests/workbook_fixture.h"
 #include "test_paths.h"  // AORTA_TEST_DATA_DIR, AORTA_SOURCE_DIR, AORTA_SUITE_BINARY
 
-namespace aorta::job {
+namespace aorta::stages {
 namespace {
 
 namespace fs = std::filesystem;
 using metrics::ParserPath;
 
 // The parser of each rank of the run's result, in rank order.
-std::vector<ParserPath> result_parsers(const RunState& state) {
+std::vector<ParserPath> result_parsers(const job::RunState& state) {
   std::vector<ParserPath> parsers;
   for (const auto& r : state.result->per_rank) parsers.push_back(r.parser);
   return parsers;
@@ -43,7 +43,7 @@ TEST(StageBodies, ParseFallsBackToTheTracesWhenNoTraceLensReportCanBeRead) {
     fs::copy_file(fs::path(AORTA_TEST_DATA_DIR) / fmt::format("h200-aorta-overlap_{}.pt.trace.json.gz", rank),
                   dir.path() / "traces" / rank / "t.pt.trace.json.gz");
   }
-  h.state.status = RunStatus::kCompleted;
+  h.state.status = job::RunStatus::kCompleted;
   h.state.artifacts["torch_traces"] = dir.path() / "traces";
   h.state.artifacts["tracelens_analysis"] = dir.path() / "tracelens_analysis";
   const std::vector<ParserPath> from_traces = {ParserPath::kGpuTimeline, ParserPath::kGpuTimeline};
@@ -89,7 +89,7 @@ TEST(StageBodies, ParseFailsWithoutAResultWhenAggregationGivesNone) {
   fs::create_directories(report.parent_path());
   aorta::testing::write_gpu_timeline_report(
       report, {{"total_time", 10}, {"computation_time", 20}, {"exposed_comm_time", 0}, {"total_comm_time", 0}});
-  h.state.status = RunStatus::kCompleted;
+  h.state.status = job::RunStatus::kCompleted;
   h.state.artifacts["tracelens_analysis"] = dir.path() / "tracelens_analysis";
   StageResult out = h.run(stages::kParseResults);
   EXPECT_EQ(out.failures,
@@ -156,7 +156,7 @@ TEST(StageBodies, BenchmarkPollFailureStillStopsTheTrainingAndScansTheKernelLogs
   h.fake.on("n1", "2>/dev/null; true; else", 0, "0\n");  // the exit files
   h.fake.on("n2", "2>/dev/null; true; else", 0, "1\n");
   StageResult out = h.run(stages::kRunBenchmark);
-  EXPECT_EQ(h.state.status, RunStatus::kFailed);
+  EXPECT_EQ(h.state.status, job::RunStatus::kFailed);
   EXPECT_EQ(h.state.error_message, "Aorta command failed on nodes: {n2: 1}");
   EXPECT_EQ(out.failures, (std::vector<std::string>{"Aorta command failed on nodes: {n2: 1}", kKernelError}));
   expect_stopped_then_scanned(h);
@@ -168,10 +168,10 @@ TEST(StageBodies, BenchmarkTimeoutStillStopsTheTrainingAndScansTheKernelLogs) {
   script_a_started_run(h);
   h.v.timeout_seconds = 1;
   StageResult out = h.run(stages::kRunBenchmark);
-  EXPECT_EQ(h.state.status, RunStatus::kTimeout);
+  EXPECT_EQ(h.state.status, job::RunStatus::kTimeout);
   EXPECT_EQ(out.failures, (std::vector<std::string>{"Aorta did not complete within 1s", kKernelError}));
   expect_stopped_then_scanned(h);
 }
 
 }  // namespace
-}  // namespace aorta::job
+}  // namespace aorta::stages

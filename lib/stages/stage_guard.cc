@@ -3,7 +3,7 @@
 #include <exception>
 
 #include "common/utf8.h"
-#include "common/redact.h"
+#include "redact/redact.h"
 
 namespace aorta::stages {
 
@@ -15,7 +15,7 @@ namespace {
 std::string clean(const std::string& text) {
   // Redacted a little past the cut, so that a token across it is still whole.
   const std::string_view head = utf8_prefix(text, kShownTextBytes + 4096);
-  const std::string redacted = redact_text(head);
+  const std::string redacted = redact::redact_text(head);
   if (head.size() == text.size()) return printable_text(redacted, kShownTextBytes);
   return printable_text(utf8_prefix(redacted, kShownTextBytes), kShownTextBytes) + " [cut: " +
          std::to_string(text.size()) + " bytes in all]";

@@ -7,8 +7,7 @@
 #include "tests/rank_fixture.h"
 #include "tests/temp_dir.h"
 
-namespace aorta::job {
-using stages::StageResult;
+namespace aorta::stages {
 namespace {
 
 // master_launch_mode "script" on two nodes once indexed past its one command.
@@ -21,8 +20,8 @@ TEST(Stages, ScriptModeOnTwoNodesIsAFailedStage) {
   v.multi_node.master_launch_mode = "script";
   config::Cluster c = config::local_cluster("tester");
   c.nodes.push_back({"second", "", ""});
-  NodeExec exec(local, v, c);
-  RunState state;
+  job::NodeExec exec(local, v, c);
+  job::RunState state;
   state.run_id = "abc";
   stages::StageContext ctx{exec, state, [](const std::string&) {}};
   StageResult out = stages::kRunBenchmark.body(ctx);
@@ -40,32 +39,32 @@ TEST(Stages, ThresholdsAreTypedSubTestsAndRecordedWhenNotEnforced) {
   config::Variant v;
   v.thresholds = {{"max_avg_iteration_ms", 5.0}, {"min_compute_ratio", 0.5}, {"min_overlap_ratio", std::nullopt}};
   config::Cluster c = config::local_cluster("tester");
-  NodeExec exec(local, v, c);
-  RunState state;
+  job::NodeExec exec(local, v, c);
+  job::RunState state;
   // 12 ms per iteration on one rank, compute 9/12 = 0.75.
   state.result = metrics::aggregate({aorta::testing::rank_metrics(0, 12000, 9000, 3000)}).value();
   stages::StageContext ctx{exec, state, [](const std::string&) {}};
   StageResult out = stages::kValidateThresholds.body(ctx);
   ASSERT_EQ(out.subtests.size(), 2u);  // the null threshold is not checked
-  const SubTest& time = out.subtests[0];
-  EXPECT_EQ(time.outcome, Outcome::kFailed);
-  EXPECT_EQ(time.gate, Gate::kMax);
+  const job::SubTest& time = out.subtests[0];
+  EXPECT_EQ(time.outcome, job::Outcome::kFailed);
+  EXPECT_EQ(time.gate, job::Gate::kMax);
   EXPECT_EQ(time.unit, "ms");
   EXPECT_DOUBLE_EQ(*time.actual, 12.0);
   EXPECT_EQ(time.measured(), "actual 12 ms, max 5 ms");
-  EXPECT_EQ(out.subtests[1].outcome, Outcome::kPassed);
+  EXPECT_EQ(out.subtests[1].outcome, job::Outcome::kPassed);
   EXPECT_EQ(out.subtests[1].measured(), "actual 0.75, min 0.5");
-  EXPECT_EQ(out.verdict(), Outcome::kFailed);
+  EXPECT_EQ(out.verdict(), job::Outcome::kFailed);
   ASSERT_EQ(out.failures.size(), 1u);
 
   v.enforce_thresholds = false;
-  NodeExec record_only(local, v, c);
+  job::NodeExec record_only(local, v, c);
   stages::StageContext ctx2{record_only, state, [](const std::string&) {}};
   out = stages::kValidateThresholds.body(ctx2);
-  EXPECT_EQ(out.verdict(), Outcome::kSkipped);
+  EXPECT_EQ(out.verdict(), job::Outcome::kSkipped);
   EXPECT_EQ(out.skip_reason, "enforce_thresholds=false; metrics are recorded without threshold assertions");
   ASSERT_EQ(out.subtests.size(), 2u);
-  EXPECT_EQ(out.subtests[0].outcome, Outcome::kSkipped);
+  EXPECT_EQ(out.subtests[0].outcome, job::Outcome::kSkipped);
   EXPECT_DOUBLE_EQ(*out.subtests[0].actual, 12.0);
   EXPECT_NE(out.subtests[0].message.find("would fail"), std::string::npos) << out.subtests[0].message;
   EXPECT_EQ(out.subtests[0].summary().rfind("[threshold] (metric=max_avg_iteration_ms): recorded (actual 12 ms, max 5 ms)", 0), 0u)
@@ -83,4 +82,4 @@ TEST(Stages, FollowingFailuresLineIsCvssWithPythonsListRepr) {
 }
 
 }  // namespace
-}  // namespace aorta::job
+}  // namespace aorta::stages

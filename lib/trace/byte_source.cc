@@ -23,20 +23,18 @@ int open_regular(const std::filesystem::path& file) {
   return fd;
 }
 
-TraceEncoding encoding_of(int fd) {
+Compression encoding_of(int fd) {
   unsigned char magic[4] = {0, 0, 0, 0};
   const ssize_t n = ::pread(fd, magic, 4, 0);
-  const std::optional<Codec> codec = codec_of(magic, n > 0 ? static_cast<size_t>(n) : 0);
-  if (!codec) return TraceEncoding::kPlain;
-  return *codec == Codec::kGzip ? TraceEncoding::kGzip : TraceEncoding::kZstd;
+  return compression_of(magic, n > 0 ? static_cast<size_t>(n) : 0);
 }
 
 }  // namespace
 
-TraceEncoding detect_encoding(const std::filesystem::path& file) {
+Compression detect_encoding(const std::filesystem::path& file) {
   const int fd = open_regular(file);
-  if (fd < 0) return TraceEncoding::kPlain;
-  const TraceEncoding e = encoding_of(fd);
+  if (fd < 0) return Compression::kNone;
+  const Compression e = encoding_of(fd);
   ::close(fd);
   return e;
 }
@@ -45,8 +43,8 @@ TraceEncoding detect_encoding(const std::filesystem::path& file) {
 ByteSource::ByteSource(const std::filesystem::path& file, size_t chunk, uint64_t begin, uint64_t end)
     : fd_(open_regular(file)), chunk_(chunk) {
   if (fd_ < 0) return;
-  const TraceEncoding encoding = encoding_of(fd_);
-  if (encoding == TraceEncoding::kPlain) {
+  const Compression encoding = encoding_of(fd_);
+  if (encoding == Compression::kNone) {
     if (begin > 0 && ::lseek(fd_, static_cast<off_t>(begin), SEEK_SET) < 0) {
       ::close(fd_);
       fd_ = -1;
@@ -57,7 +55,7 @@ ByteSource::ByteSource(const std::filesystem::path& file, size_t chunk, uint64_t
                     POSIX_FADV_SEQUENTIAL);
     return;
   }
-  decoder_.emplace(fd_, encoding == TraceEncoding::kGzip ? Codec::kGzip : Codec::kZstd, true);
+  decoder_.emplace(fd_, encoding, true);
   if (!decoder_->started()) {
     decoder_.reset();
     ::close(fd_);

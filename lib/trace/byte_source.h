@@ -19,11 +19,9 @@
 
 namespace aorta::trace {
 
-enum class TraceEncoding { kPlain, kGzip, kZstd };
-
 // From the first bytes of the file (gzip 1f 8b, a zstd frame or skippable frame);
-// kPlain for anything else, including a file that cannot be read.
-TraceEncoding detect_encoding(const std::filesystem::path& file);
+// kNone for anything else, including a file that cannot be read.
+Compression detect_encoding(const std::filesystem::path& file);
 
 class ByteSource {
  public:

@@ -39,11 +39,11 @@ std::filesystem::path write_binary(const aorta::testing::TempDir& dir, const std
 
 TEST(ZstdTrace, EncodingIsDetectedFromTheContent) {
   aorta::testing::TempDir dir;
-  EXPECT_EQ(detect_encoding(write_binary(dir, "a.json", "{}")), TraceEncoding::kPlain);
-  EXPECT_EQ(detect_encoding(kData / "h200-torch2.11-kineto-nccl_rank0.json.gz"), TraceEncoding::kGzip);
-  EXPECT_EQ(detect_encoding(write_binary(dir, "b.json.zst", zstd_compress("{}"))), TraceEncoding::kZstd);
+  EXPECT_EQ(detect_encoding(write_binary(dir, "a.json", "{}")), Compression::kNone);
+  EXPECT_EQ(detect_encoding(kData / "h200-torch2.11-kineto-nccl_rank0.json.gz"), Compression::kGzip);
+  EXPECT_EQ(detect_encoding(write_binary(dir, "b.json.zst", zstd_compress("{}"))), Compression::kZstd);
   // The name does not decide: zstd bytes under a .json name are still zstd.
-  EXPECT_EQ(detect_encoding(write_binary(dir, "c.json", zstd_compress("{}"))), TraceEncoding::kZstd);
+  EXPECT_EQ(detect_encoding(write_binary(dir, "c.json", zstd_compress("{}"))), Compression::kZstd);
 }
 
 TEST(ZstdTrace, EveryShippedTraceReadsAsItsGzipTwin) {
@@ -246,7 +246,7 @@ TEST(GzipTrace, ConcatenatedMembersAreReadAndTrailingBytesAreAnError) {
   };
   for (const Case& c : cases) {
     auto file = write_binary(dir, "t.json.gz", c.bytes);
-    ASSERT_EQ(detect_encoding(file), TraceEncoding::kGzip);
+    ASSERT_EQ(detect_encoding(file), Compression::kGzip);
     auto data = read_trace(file);
     if (std::string(c.error).empty()) {
       ASSERT_TRUE(data.ok()) << c.what << ": " << data.error().describe();
@@ -276,7 +276,7 @@ TEST(ByteSource, AFifoIsRefusedWithoutWaitingForAWriter) {
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::alarm(10);
-    const bool refused = !ByteSource(fifo, 4096).open() && detect_encoding(fifo) == TraceEncoding::kPlain;
+    const bool refused = !ByteSource(fifo, 4096).open() && detect_encoding(fifo) == Compression::kNone;
     auto data = read_trace(fifo);
     ::_exit(refused && !data.ok() && data.error().context == fifo.string() ? 0 : 1);
   }

@@ -163,7 +163,7 @@ PartState merge_parts(Parts& parts, std::optional<bool> decided, unsigned thread
 std::vector<ScanPart> plan_parts(const std::filesystem::path& file, const TraceSplit& split) {
   std::error_code ec;
   const uint64_t size = std::filesystem::file_size(file, ec);
-  if (ec || split.threads < 2 || detect_encoding(file) != TraceEncoding::kPlain) return {};
+  if (ec || split.threads < 2 || detect_encoding(file) != Compression::kNone) return {};
   const uint64_t parts = std::min<uint64_t>(split.threads, size / std::max<uint64_t>(1, split.min_part_bytes));
   if (parts < 2) return {};
   const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);

@@ -39,7 +39,7 @@ with tempfile.TemporaryDirectory() as work:
     p, stages, report = run(binary, work, "--cluster_file", os.path.join(work, "cluster.json"), "--config_file",
                             os.path.join(work, "cpu_docker.json"), f"--gtest_filter={suite}.*")
     outcomes = {k: v[0] for k, v in stages.items()}
-    expected = passing_stages(distributed=mode != "single")
+    expected = passing_stages(binary, distributed=mode != "single")
     if mode == "failing_thresholds":
         expected["test_validate_thresholds"] = "failed"
     expect(outcomes == expected, f"stages {outcomes}", p)

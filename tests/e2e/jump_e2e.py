@@ -42,7 +42,7 @@ with tempfile.TemporaryDirectory() as work:
     p, stages, report = run(binary, work, "--cluster_file", os.path.join(work, "cluster.json"), "--config_file",
                             os.path.join(work, "cpu_docker.json"), "--gtest_filter=aorta_distributed.*")
     outcomes = {k: v[0] for k, v in stages.items()}
-    expect(outcomes == passing_stages(distributed=True), f"stages {outcomes}", p)
+    expect(outcomes == passing_stages(binary, distributed=True), f"stages {outcomes}", p)
     expect(p.returncode == 0, f"exit status {p.returncode}", p)
     expect(report is not None and [r["rank"] for r in report["per_rank_summary"]] == [0, 1, 2, 3],
            f"ranks {report and [r['rank'] for r in report['per_rank_summary']]}", p)

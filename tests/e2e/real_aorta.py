@@ -36,7 +36,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "tests", "suite"))
-from suite_run import command, expect, results  # noqa: E402
+from suite_run import command, expect, passing_stages, results  # noqa: E402
 from test_cluster import expect_clean  # noqa: E402
 
 AORTA = os.path.normpath(os.path.join(ROOT, "..", "shared", "aorta"))
@@ -110,14 +110,9 @@ def run_suite(binary, work, args, suite, env):
     return Run(out, stages, report, work), proc.returncode, fake
 
 
-def check_passed(run, rc, p, suite, ranks):
+def check_passed(binary, run, rc, p, suite, ranks):
     outcomes = {k: v[0] for k, v in run.stages.items()}
-    expected = {"test_launch_container": "passed", "test_clone_aorta": "passed", "test_build_rccl": "skipped",
-                "test_run_benchmark": "passed", "test_collect_traces": "passed", "test_analyze": "skipped",
-                "test_parse_results": "passed", "test_validate_thresholds": "passed", "test_generate_report": "passed",
-                "test_teardown": "passed"}
-    if suite == "aorta_distributed":
-        expected["test_setup_rdma"] = "passed"
+    expected = passing_stages(binary, suite)
     expect(outcomes == expected, f"stages {outcomes}", p)
     expect(rc == 0, f"exit status {rc}", p)
     report = run.report
@@ -191,7 +186,7 @@ def case_local_launch_rocm(binary):
         checkout, traces, env = local_setup(work)
         args = write_inputs(work, local_variant(work, traces))
         first, rc, p = run_suite(binary, work, args, "aorta_single", env)
-        check_passed(first, rc, p, "aorta_single", 2)
+        check_passed(binary, first, rc, p, "aorta_single", 2)
         argv, _ = train_py_arguments(first)
         # launch_rocm.sh passes the YAML alone (and its own flag): the suite's overrides are dropped.
         expect(argv == ["--config", os.path.join(checkout, "config", "profile_overlap_2gpu.yaml"),
@@ -207,7 +202,7 @@ def case_local_launch_rocm(binary):
         # Again in the same checkout: the first run's traces are still there, fresh
         # within the minute of clock skew, and are never taken.
         second, rc, p = run_suite(binary, work, args, "aorta_single", env)
-        check_passed(second, rc, p, "aorta_single", 2)
+        check_passed(binary, second, rc, p, "aorta_single", 2)
         again = collected(second, "traces/**/*.json*")
         expect(len(again) == 2 and not set(os.path.basename(f) for f in again) & set(os.path.basename(f) for f in files),
                f"second run collected {again}, first {files}")
@@ -232,7 +227,7 @@ def case_local_launch_cuda(binary):
             v["base_config"] = "config/contract_absolute.yaml"
             v["multi_node"]["master_launch_mode"] = "script"
         run, rc, p = run_suite(binary, work, write_inputs(work, local_variant(work, traces, cuda)), "aorta_single", env)
-        check_passed(run, rc, p, "aorta_single", 2)
+        check_passed(binary, run, rc, p, "aorta_single", 2)
         argv, _ = train_py_arguments(run)
         expect(argv == ["--config", os.path.join(checkout, "config", "contract_absolute.yaml")], f"train.py got {argv}")
         # active 4 > 1: export_chrome_trace's trace_step<N>.json, N the YAML's max_steps (12).
@@ -249,7 +244,7 @@ def case_local_torchrun(binary):
         def torchrun(v):
             v["multi_node"]["master_launch_mode"] = "torchrun"
         run, rc, p = run_suite(binary, work, write_inputs(work, local_variant(work, traces, torchrun)), "aorta_single", env)
-        check_passed(run, rc, p, "aorta_single", 2)
+        check_passed(binary, run, rc, p, "aorta_single", 2)
         argv, log = train_py_arguments(run)
         expect(argv[:2] == ["--config", os.path.join(checkout, "config", "profile_overlap_2gpu.yaml")] and
                argv[2] == "--override" and "training.max_steps=15" in argv and "profiling.active=6" in argv,
@@ -290,7 +285,7 @@ def case_local_lock(binary):
             open(hold, "w").close()
         out, stages, report = finish(first, first_work)
         fake = type("P", (), {"stdout": out, "stderr": ""})
-        check_passed(Run(out, stages, report, first_work), first.returncode, fake, "aorta_single", 2)
+        check_passed(binary, Run(out, stages, report, first_work), first.returncode, fake, "aorta_single", 2)
         print("PASS local_lock: the second run refused, the first one unharmed")
 
 
@@ -339,7 +334,7 @@ def case_local_crash(binary):
             run, rc, p = run_suite(binary, work, args, "aorta_single", env)
             expect(f"took over the aorta_path lock of run {run_id}: its suite (pid {crashed.pid} on this head node) "
                    "is no longer running" in run.out, f"{sig.name}: the takeover is said", p)
-            check_passed(run, rc, p, "aorta_single", 2)
+            check_passed(binary, run, rc, p, "aorta_single", 2)
             deadline = time.monotonic() + 10
             while processes_naming(f"run {run_id},") and time.monotonic() < deadline:
                 time.sleep(0.1)
@@ -389,7 +384,7 @@ def cluster_case(binary, distributed, edit, expect_argv, combined, tree):
     with tempfile.TemporaryDirectory() as work:
         args = write_inputs(work, cluster_variant(distributed, edit), cluster)
         run, rc, p = run_suite(binary, work, args, suite, dict(os.environ))
-        check_passed(run, rc, p, suite, 2 * nodes)
+        check_passed(binary, run, rc, p, suite, 2 * nodes)
         for i in range(nodes):
             argv, _ = train_py_arguments(run, i)
             expect_argv(argv)

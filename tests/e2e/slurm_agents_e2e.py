@@ -168,7 +168,7 @@ with tempfile.TemporaryDirectory(dir="/tmp") as work:
     else:
         expect(f"a task of Slurm (`scontrol version` answers) job {job_id} step 0" in text, text[-3000:])
         expect(f"inside Slurm job {job_id} on {nodes} node(s); commands go through agents" in text, text[-3000:])
-    expect(outcomes == passing_stages(distributed=nodes > 1), f"stages {outcomes}\n{text[-3000:]}")
+    expect(outcomes == passing_stages(binary, distributed=nodes > 1), f"stages {outcomes}\n{text[-3000:]}")
     if mode == "single":  # named as CVS names it: <workspace>/cvs_runs/<job id>
         for parent in ("out", "ws/cvs_runs"):
             folders = os.listdir(os.path.join(work, parent))

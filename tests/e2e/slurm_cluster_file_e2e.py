@@ -74,7 +74,7 @@ with tempfile.TemporaryDirectory(dir="/tmp") as work:
         nodes_by_folder[folder] = report["cluster"]["nodes"]
         expect(report["cluster"]["nodes"] == len(hosts), f"run {run}: {report['cluster']}")
         got = outcomes(os.path.join(work, f"{run}.xml"))
-        expect(got == passing_stages(distributed=len(hosts) > 1), f"run {run} stages {got}\n{logs[run][-3000:]}")
+        expect(got == passing_stages(binary, distributed=len(hosts) > 1), f"run {run} stages {got}\n{logs[run][-3000:]}")
     expect(len(nodes_by_folder) == 2, f"both runs wrote into one folder: {nodes_by_folder}")
     expect_clean(RUNS["a"][1] + RUNS["b"][1])
     print(f"PASS slurm cluster_file: job {job_id} ran two suites over SSH at once, folders {folders}")

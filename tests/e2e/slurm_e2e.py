@@ -93,7 +93,7 @@ with tempfile.TemporaryDirectory(dir="/tmp") as work:
     expect("requested no GPUs through GRES, so GPUs per node cannot be checked" in output, "no GRES note")
     stages, report = results(work)
     outcomes = {k: v[0] for k, v in stages.items()}
-    expected = passing_stages(distributed=mode != "single")
+    expected = passing_stages(binary, distributed=mode != "single")
     expect(outcomes == expected, f"stages {outcomes}\n{output[-3000:]}")
     ranks = report["per_rank_summary"]
     expect(sorted(r["rank"] for r in ranks) == list(range(2 * nodes)), f"ranks {[r['rank'] for r in ranks]}")

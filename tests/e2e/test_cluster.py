@@ -6,6 +6,7 @@ import os
 import subprocess
 import time
 
+import suite_run
 from suite_run import command, expect, results
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -49,15 +50,9 @@ def expect_clean(hosts):
         expect(left.returncode == 0 and left.stdout.strip() == "", f"{h} still has: {left.stdout}{left.stderr}")
 
 
-def passing_stages(distributed):
+def passing_stages(binary, distributed):
     """Every stage's outcome in a good run of the test configuration."""
-    stages = {"test_launch_container": "passed", "test_clone_aorta": "passed", "test_build_rccl": "skipped",
-              "test_run_benchmark": "passed", "test_collect_traces": "passed", "test_analyze": "skipped",
-              "test_parse_results": "passed", "test_validate_thresholds": "passed",
-              "test_generate_report": "passed", "test_teardown": "passed"}
-    if distributed:
-        stages["test_setup_rdma"] = "passed"
-    return stages
+    return suite_run.passing_stages(binary, "aorta_distributed" if distributed else "aorta_single")
 
 
 def launch(binary, work, on_line=None):

@@ -1,10 +1,10 @@
-#include "common/redact.h"
+#include "redact/redact.h"
 
 #include <gtest/gtest.h>
 
 #include "tests/redact_rows.h"
 
-namespace aorta {
+namespace aorta::redact {
 namespace {
 
 // Realistic shapes (random characters of each provider's alphabet and length); none
@@ -76,9 +76,9 @@ TEST(Redact, SecretFlagsAndHeaders) {
 }
 
 }  // namespace
-}  // namespace aorta
+}  // namespace aorta::redact
 
-namespace aorta {
+namespace aorta::redact {
 namespace {
 
 struct Row {
@@ -226,9 +226,9 @@ TEST(Redact, MegabyteLinesStayLinear) {
 }
 
 }  // namespace
-}  // namespace aorta
+}  // namespace aorta::redact
 
-namespace aorta {
+namespace aorta::redact {
 namespace {
 
 using aorta::testing::redact_in_parts;
@@ -286,4 +286,4 @@ TEST(StreamRedactor, LongLineGoesOutInPiecesAndKeepsSecretsWhole) {
 }
 
 }  // namespace
-}  // namespace aorta
+}  // namespace aorta::redact

@@ -4,9 +4,9 @@
 #include <array>
 #include <utility>
 
-#include "common/redact_scan.h"
+#include "redact/redact_scan.h"
 
-namespace aorta::redact_detail {
+namespace aorta::redact::detail {
 namespace {
 
 // A program's flag that takes a password: written on it (-pSECRET) and/or as the next
@@ -83,4 +83,4 @@ std::optional<Span> password_of_word(std::string_view text, size_t begin, size_t
   return std::nullopt;
 }
 
-}  // namespace aorta::redact_detail
+}  // namespace aorta::redact::detail

@@ -1,17 +1,17 @@
-#include "common/redact.h"
+#include "redact/redact.h"
 
 #include <algorithm>
 #include <array>
 #include <optional>
 #include <utility>
 
-#include "common/known_secrets.h"
-#include "common/redact_scan.h"
+#include "redact/known_secrets.h"
+#include "redact/redact_scan.h"
 
 // The entry points: key names, the text scan line by line (known values, shapes from
 // redact_line.cc, YAML blocks under a secret key), and the streaming redactor.
-namespace aorta {
-using namespace redact_detail;
+namespace aorta::redact {
+using namespace detail;
 namespace {
 
 // The words of a key name, lower case, as snake_case, kebab-case, dotted and camelCase
@@ -288,4 +288,4 @@ std::string StreamRedactor::redact_pending(size_t stop, bool whole) {
   return out;
 }
 
-}  // namespace aorta
+}  // namespace aorta::redact

@@ -1,10 +1,10 @@
-#include "common/known_secrets.h"
+#include "redact/known_secrets.h"
 
 #include <gtest/gtest.h>
 
-#include "common/redact.h"
+#include "redact/redact.h"
 
-namespace aorta {
+namespace aorta::redact {
 namespace {
 
 // The set is the process's: each test starts and ends with it empty.
@@ -85,4 +85,4 @@ TEST_F(KnownSecrets, MegabyteLineOfNearMatches) {
 }
 
 }  // namespace
-}  // namespace aorta
+}  // namespace aorta::redact

@@ -1,4 +1,4 @@
-#include "common/known_secrets.h"
+#include "redact/known_secrets.h"
 
 #include <algorithm>
 #include <array>
@@ -11,7 +11,7 @@
 
 #include "common/shell_quote.h"
 
-namespace aorta {
+namespace aorta::redact {
 namespace {
 
 // Base64 needles shorter than this would turn up by chance in unrelated base64.
@@ -290,4 +290,4 @@ std::vector<std::pair<size_t, size_t>> known_secret_spans(std::string_view text)
   return matcher ? matcher->spans(text) : std::vector<std::pair<size_t, size_t>>{};
 }
 
-}  // namespace aorta
+}  // namespace aorta::redact

@@ -2,9 +2,9 @@
 // puts escape sequences inside and around key names: \e[1mDB_PASSWORD\e[0m=value reads
 // as a key "0m" to a rule that looks at the characters before the '='. The rules read
 // the line without its escapes as well; what they find is mapped back to the line.
-#include "common/redact_scan.h"
+#include "redact/redact_scan.h"
 
-namespace aorta::redact_detail {
+namespace aorta::redact::detail {
 namespace {
 
 // form (lower case) at line[pos], in any case: \x1B is \x1b.
@@ -94,4 +94,4 @@ std::optional<EscapeFree> escape_free(std::string_view line) {
 
 Span EscapeFree::in_line(Span s) const { return {origin[s.first], origin[s.second - 1] + 1}; }
 
-}  // namespace aorta::redact_detail
+}  // namespace aorta::redact::detail

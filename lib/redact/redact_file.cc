@@ -1,4 +1,4 @@
-#include "common/redact_file.h"
+#include "redact/redact_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -11,9 +11,9 @@
 
 #include "common/atomic_file.h"
 #include "common/output_path.h"
-#include "common/redact.h"
+#include "redact/redact.h"
 
-namespace aorta {
+namespace aorta::redact {
 
 Status redact_file_in_place(const std::filesystem::path& file) {
   auto failed = [&](const char* what) {  // reads errno: call right after the failed call
@@ -55,4 +55,4 @@ Status redact_file_in_place(const std::filesystem::path& file) {
   return written;
 }
 
-}  // namespace aorta
+}  // namespace aorta::redact

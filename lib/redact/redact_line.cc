@@ -4,10 +4,10 @@
 #include <array>
 #include <optional>
 
-#include "common/redact.h"
-#include "common/redact_scan.h"
+#include "redact/redact.h"
+#include "redact/redact_scan.h"
 
-namespace aorta::redact_detail {
+namespace aorta::redact::detail {
 namespace {
 
 // Characters of one token as providers write them (base64url, hex, dots of a JWT).
@@ -270,4 +270,4 @@ void shape_spans(std::string_view line, size_t offset, std::vector<Span>& out) {
   }
 }
 
-}  // namespace aorta::redact_detail
+}  // namespace aorta::redact::detail

@@ -1,6 +1,6 @@
 // The pieces redact.cc's scan is built from, shared by its files: character classes,
 // a secret's span, the token shapes (redact_shapes.cc) and the line matchers
-// (redact_line.cc). Internal to the redaction: callers use common/redact.h.
+// (redact_line.cc). Internal to the redaction: callers use redact/redact.h.
 #pragma once
 
 #include <algorithm>
@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-namespace aorta::redact_detail {
+namespace aorta::redact::detail {
 
 using Span = std::pair<size_t, size_t>;  // [begin, end) of a secret in the text
 
@@ -101,4 +101,4 @@ std::optional<std::string> private_key_opens(std::string_view line);
 enum class KeyLine { kBody, kKeep, kEnd };
 KeyLine private_key_line(std::string_view line, std::string_view prefix, Span& body);
 
-}  // namespace aorta::redact_detail
+}  // namespace aorta::redact::detail

@@ -2,7 +2,7 @@
 // answer is scripted, so a test can make one node of two fail and check that the
 // stage names it, and read back what every node was asked to run. Only the public
 // result (failures, skip_reason, subtests, log) and RunState are checked. The
-// harness the stage-body tests share.
+// harness the stage-body tests (lib/stages/*_test.cc) share.
 #pragma once
 
 #include <string>
@@ -11,18 +11,16 @@
 #include "stages/specs.h"
 #include "tests/fake_transport.h"
 
-namespace aorta::job {
-using stages::StageResult;
-using aorta::testing::FakeTransport;
+namespace aorta::stages {
 
 inline constexpr const char* kAny = "*";
 
 // Two docker nodes, an existing checkout (no clone), RCCL build skipped.
 struct Harness {
-  FakeTransport fake;
+  aorta::testing::FakeTransport fake;
   config::Variant v;
   config::Cluster cluster;
-  RunState state;
+  job::RunState state;
   std::vector<std::string> progress;
 
   Harness() {
@@ -43,9 +41,9 @@ struct Harness {
     state.run_id = "0123456789abcdef0123456789abcdef";
   }
 
-  StageResult run(const stages::StageSpec& spec) {
-    NodeExec exec(fake, v, cluster);
-    stages::StageContext ctx{exec, state, [this](const std::string& line) { progress.push_back(line); }};
+  StageResult run(const StageSpec& spec) {
+    job::NodeExec exec(fake, v, cluster);
+    StageContext ctx{exec, state, [this](const std::string& line) { progress.push_back(line); }};
     return spec.body(ctx);
   }
 };
@@ -58,4 +56,4 @@ inline std::string joined(const std::vector<std::string>& lines) {
 
 inline bool contains(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
 
-}  // namespace aorta::job
+}  // namespace aorta::stages

@@ -4,7 +4,7 @@
 
 #include "tests/redact_rows.h"
 
-namespace aorta {
+namespace aorta::redact {
 namespace {
 
 using Row = aorta::testing::RedactRow;
@@ -49,4 +49,4 @@ TEST(RedactPrivateKey, BlockCarriesAcrossParts) {
 }
 
 }  // namespace
-}  // namespace aorta
+}  // namespace aorta::redact

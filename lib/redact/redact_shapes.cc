@@ -3,11 +3,11 @@
 #include <array>
 #include <cmath>
 
-#include "common/redact.h"
-#include "common/redact_scan.h"
+#include "redact/redact.h"
+#include "redact/redact_scan.h"
 
-namespace aorta {
-namespace redact_detail {
+namespace aorta::redact {
+namespace detail {
 namespace {
 
 // A longer value is no key anyone types or pastes: is_high_entropy says no at once.
@@ -79,14 +79,14 @@ bool is_token_shape(std::string_view w) {
   return false;
 }
 
-}  // namespace redact_detail
+}  // namespace detail
 
 bool is_high_entropy(std::string_view value) {
-  if (value.size() < 16 || value.size() > redact_detail::kMaxSecretLooking) return false;
+  if (value.size() < 16 || value.size() > detail::kMaxSecretLooking) return false;
   bool letter = false, digit = false;
   std::array<int, 256> counts{};
   for (unsigned char c : value) {
-    if (!(redact_detail::is_alnum(c) || c == '_' || c == '-' || c == '+' || c == '/' || c == '=')) return false;
+    if (!(detail::is_alnum(c) || c == '_' || c == '-' || c == '+' || c == '/' || c == '=')) return false;
     letter |= std::isalpha(c) != 0;
     digit |= std::isdigit(c) != 0;
     ++counts[c];
@@ -100,4 +100,4 @@ bool is_high_entropy(std::string_view value) {
   return bits >= 3.3;
 }
 
-}  // namespace aorta
+}  // namespace aorta::redact

@@ -1,12 +1,12 @@
 // A file the run keeps that holds node output (a node's phase log in the run's
-// folder) is redacted where it lies, as the reports are (common/redact.h).
+// folder) is redacted where it lies, as the reports are (redact/redact.h).
 #pragma once
 
 #include <filesystem>
 
 #include "common/result.h"
 
-namespace aorta {
+namespace aorta::redact {
 
 // Reads file block by block through StreamRedactor into a new file that replaces it
 // (write_file_atomically): memory stays bounded whatever the file's size or the length
@@ -14,4 +14,4 @@ namespace aorta {
 // file is left as it was and the error names it and the reason.
 Status redact_file_in_place(const std::filesystem::path& file);
 
-}  // namespace aorta
+}  // namespace aorta::redact

@@ -1,4 +1,4 @@
-#include "common/redact_file.h"
+#include "redact/redact_file.h"
 
 #include <sys/stat.h>
 
@@ -8,10 +8,10 @@
 
 #include <gtest/gtest.h>
 
-#include "common/known_secrets.h"
+#include "redact/known_secrets.h"
 #include "tests/temp_dir.h"
 
-namespace aorta {
+namespace aorta::redact {
 namespace {
 
 std::string read_all(const std::filesystem::path& p) {
@@ -60,4 +60,4 @@ TEST(RedactFile, RefusesWhatIsNotARegularFile) {
 }
 
 }  // namespace
-}  // namespace aorta
+}  // namespace aorta::redact

@@ -4,7 +4,7 @@
 
 #include "tests/redact_rows.h"
 
-namespace aorta {
+namespace aorta::redact {
 namespace {
 
 struct Row {
@@ -70,4 +70,4 @@ TEST(RedactEscapes, StreamAndYamlBlocksReadThroughColour) {
 }
 
 }  // namespace
-}  // namespace aorta
+}  // namespace aorta::redact

@@ -5,7 +5,7 @@
 // encodings a log may carry it in: JSON-escaped (once or twice), percent-encoded,
 // shell-quoted, hex (xxd -p, bytes.hex(); lower or upper case), base64 (alone or
 // inside user:value basic auth). redact_text
-// (common/redact.h) consults the set.
+// (redact/redact.h) consults the set.
 #pragma once
 
 #include <cstddef>
@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-namespace aorta {
+namespace aorta::redact {
 
 // Shorter values are not searched for: "a" or "admin" would blank every word that
 // contains them, and such a value is no secret worth the damage.
@@ -38,4 +38,4 @@ void forget_known_secrets();
 // over text whatever the number of values.
 std::vector<std::pair<size_t, size_t>> known_secret_spans(std::string_view text);
 
-}  // namespace aorta
+}  // namespace aorta::redact

@@ -4,7 +4,7 @@
 
 #include "tests/redact_rows.h"
 
-namespace aorta {
+namespace aorta::redact {
 namespace {
 
 using Row = aorta::testing::RedactRow;
@@ -75,4 +75,4 @@ TEST(RedactCommands, ConnectionStringsAndEverySpellingOfASecretKey) {
 }
 
 }  // namespace
-}  // namespace aorta
+}  // namespace aorta::redact

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-namespace aorta {
+namespace aorta::redact {
 
 inline constexpr std::string_view kRedacted = "<redacted>";
 
@@ -98,4 +98,4 @@ class StreamRedactor {
   LineState state_;
 };
 
-}  // namespace aorta
+}  // namespace aorta::redact

@@ -1,9 +1,9 @@
 // Private keys as PEM writes them (OpenSSH, PKCS#1/#8, EC, PGP): a debugging script
 // that cats a key file, or a JSON string with the key's lines joined by \n. The markers
 // stay readable; the key's lines go.
-#include "common/redact_scan.h"
+#include "redact/redact_scan.h"
 
-namespace aorta::redact_detail {
+namespace aorta::redact::detail {
 namespace {
 
 constexpr std::string_view kBegin = "-----BEGIN ", kEnd = "-----END ", kDashes = "-----";
@@ -65,4 +65,4 @@ KeyLine private_key_line(std::string_view line, std::string_view prefix, Span& b
   return KeyLine::kBody;
 }
 
-}  // namespace aorta::redact_detail
+}  // namespace aorta::redact::detail
