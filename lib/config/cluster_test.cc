@@ -2,8 +2,11 @@
 
 #include <stdlib.h>
 
+#include <fstream>
+
 #include <gtest/gtest.h>
 
+#include "test_paths.h"  // AORTA_SOURCE_DIR
 #include "tests/temp_dir.h"
 
 namespace aorta::config {
@@ -132,6 +135,30 @@ TEST(ClusterFile, UnknownTopLevelKeysWarn) {
   ASSERT_TRUE(c.cluster) << all(c);
   ASSERT_EQ(c.warnings.size(), 1u);
   EXPECT_EQ(c.warnings[0].describe(), (dir.path() / "c.json").string() + ": nodes_dict: unknown cluster file key, ignored");
+}
+
+// The shipped example (`config copy cluster_example.json`): refused while a <changeme>
+// is left, naming each; with names and addresses filled in, a cluster of two nodes.
+TEST(ClusterFile, TheShippedExampleLoadsOnceItsChangemesAreFilledIn) {
+  const std::filesystem::path example = std::filesystem::path(AORTA_SOURCE_DIR) / "configs" / "cluster_example.json";
+  auto untouched = load_cluster(example, "alice");
+  EXPECT_FALSE(untouched.cluster);
+  EXPECT_NE(all(untouched).find("node_dict.<changeme>.vpc_ip"), std::string::npos) << all(untouched);
+  std::ifstream in(example);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {R"("<changeme>": {"vpc_ip": "<changeme>"})", R"("gpu-01": {"vpc_ip": "10.0.0.1"})"},
+           {R"("<changeme>-2": {"vpc_ip": "<changeme>"})", R"("gpu-02": {"vpc_ip": "10.0.0.2"})"}}) {
+    ASSERT_NE(text.find(from), std::string::npos) << from;
+    text.replace(text.find(from), from.size(), to);
+  }
+  aorta::testing::TempDir dir;
+  auto filled = load_cluster(dir.write("cluster.json", text), "alice");
+  ASSERT_TRUE(filled.cluster) << all(filled);
+  EXPECT_EQ(filled.cluster->username, "alice");
+  ASSERT_EQ(filled.cluster->nodes.size(), 2u);
+  EXPECT_EQ(filled.cluster->head().name, "gpu-01");
+  EXPECT_TRUE(filled.cluster->ssh.strict_host_key_checking);
 }
 
 }  // namespace
