@@ -75,6 +75,7 @@ report::AortaListener* install_reports(fixtures::Session& session, const cli::Op
   deck.cluster_file = o.cluster_file;
   deck.config_file = v.file.string();
   deck.baseline = baseline;
+  deck.lifecycle = suites::lifecycle();
   auto listener = report::AortaListener::create(std::move(context), session.record(), request.outputs);
   if (!listener) std::exit(usage_error(listener.error().describe()));
   auto& listeners = ::testing::UnitTest::GetInstance()->listeners();

@@ -15,6 +15,7 @@
 #include "report/junit_writer.h"
 #include "report/run_deck.h"
 #include "report/text_log_writer.h"
+#include "suites/suites.h"
 #include "tests/diagnosis_fixture.h"
 #include "tests/rank_fixture.h"
 #include "test_paths.h"  // AORTA_TEST_DATA_DIR, AORTA_SOURCE_DIR, AORTA_SUITE_BINARY
@@ -158,6 +159,7 @@ TEST(ReportGolden, RunDeckJsonAndHtml) {
   ASSERT_TRUE(result.ok());
   DeckInput in{&run, &variant, 1, 2, 112, &*result, "../aorta_single.html", "../aorta_single.log", "", "local_cpu_single.json",
                "2026-12-01T10:00:30"};
+  in.lifecycle = suites::lifecycle();
   auto deck = run_deck_json(in);
   expect_golden("run_deck.json", result_json::json_text(deck));
   std::ostringstream html;
