@@ -34,8 +34,10 @@ struct DeckFixture {
   // stage records for this variant and result (none without a result).
   report::DeckInput input(bool with_result = true) {
     for (auto& stage : run.stages)
-      if (stage.name == stages::kValidateThresholds.test_name) stage.subtests = with_result ? gates() : decltype(gates()){};
-    report::DeckInput in{&run, &variant, 1, 2, 112, with_result ? &result : nullptr, "../r.html", "../r.log", "", "v.json"};
+      if (stage.name == stages::kValidateThresholds.test_name)
+        stage.subtests = with_result ? gates() : std::vector<job::SubTest>{};
+    report::DeckInput in{&run,        &variant,    1,  2, 112, with_result ? &result : nullptr,
+                         "../r.html", "../r.log", "", "v.json"};
     in.lifecycle = suites::lifecycle();
     return in;
   }
