@@ -95,15 +95,15 @@ ReportRequest report_request(const cli::Options& o, const GtestFlags& flags, con
   return r;
 }
 
-report::ReportContext report_context(const ReportRequest& request, const std::string& suite, const std::string& name,
-                                     const fs::path& run_folder) {
-  report::ReportContext context;
-  context.report_dir = request.report_dir(name, run_folder);
-  context.html_file = request.html_file;
-  context.log_file = request.log_file;
-  context.extra_junit_paths = request.junit_paths(suite);
-  context.junit = report::junit_options_from_environment(request.junit_shape).value();  // checked before the run starts
-  return context;
+report::ReportSetup report_setup(const ReportRequest& request, const std::string& suite, const std::string& name,
+                                 const fs::path& run_folder) {
+  report::ReportSetup setup;
+  setup.report_dir = request.report_dir(name, run_folder);
+  setup.html_file = request.html_file;
+  setup.log_file = request.log_file;
+  setup.extra_junit_paths = request.junit_paths(suite);
+  setup.junit = report::junit_options_from_environment(request.junit_shape).value();  // checked before the run starts
+  return setup;
 }
 
 std::optional<std::string> report_path_problem(const ReportRequest& request, const std::string& suite) {
@@ -139,14 +139,14 @@ Result<RunnerFilesWritten> claim_report_paths(const ReportRequest& request, cons
 bool write_problem_reports(const ReportRequest& request, const std::string& suite,
                            const std::vector<std::string>& problems) {
   const std::string run_id = fixtures::new_run_id();
-  report::ReportContext context = report_context(request, suite, run_id, fs::path());
+  report::ReportSetup setup = report_setup(request, suite, run_id, fs::path());
   std::vector<std::string> outputs;
   if (request.workspace.empty()) {
     // No report folder: only the files asked for by path.
-    if (context.extra_junit_paths.empty() && request.html_file.empty() && request.log_file.empty()) return true;
-    if (!context.extra_junit_paths.empty()) {
-      context.junit_file = context.extra_junit_paths.front();
-      context.extra_junit_paths.erase(context.extra_junit_paths.begin());
+    if (setup.extra_junit_paths.empty() && request.html_file.empty() && request.log_file.empty()) return true;
+    if (!setup.extra_junit_paths.empty()) {
+      setup.junit_file = setup.extra_junit_paths.front();
+      setup.extra_junit_paths.erase(setup.extra_junit_paths.begin());
       outputs.push_back("junit");
     }
     if (!request.log_file.empty()) outputs.push_back("log");
@@ -154,14 +154,14 @@ bool write_problem_reports(const ReportRequest& request, const std::string& suit
     // Beside the first file asked for: the HTML's folder and zip go there.
     const fs::path& first = !request.html_file.empty() ? request.html_file
                             : !request.log_file.empty() ? request.log_file
-                                                        : context.junit_file;
-    context.report_dir = first.parent_path();
+                                                        : setup.junit_file;
+    setup.report_dir = first.parent_path();
   } else {
     for (const auto& name : request.outputs)
       if (name != "deck" && name != "summary") outputs.push_back(name);  // no config, no metrics: no deck or summary
   }
   outputs.erase(std::remove_if(outputs.begin(), outputs.end(), [&](const auto& n) { return !request.wants(n); }), outputs.end());
-  return report::write_problem_reports(suite, run_id, problems, context, outputs);
+  return report::write_problem_reports(suite, run_id, problems, setup, outputs);
 }
 
 std::optional<std::pair<std::string, std::string>> output_folder_problem(const fs::path& output_root,

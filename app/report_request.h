@@ -38,7 +38,7 @@ struct ReportRequest {
 // the runner files' variables, which are then unset in this process (runner_files.h).
 ReportRequest report_request(const cli::Options& o, const GtestFlags& flags, const char* (*getenv)(const char*));
 
-// The context of a run's reports, whose folder is run_folder unless a workspace is given
+// The setup of a run's reports, whose folder is run_folder unless a workspace is given
 // (then its cvs_runs/<name>: see report_dir).
 // The run's folder, and the workspace's report folder when it is another, each made
 // and probed before any node is touched (an existing file, a read-only or full disk is
@@ -47,8 +47,8 @@ ReportRequest report_request(const cli::Options& o, const GtestFlags& flags, con
 std::optional<std::pair<std::string, std::string>> output_folder_problem(const std::filesystem::path& output_root,
                                                                          const std::filesystem::path& report_dir);
 
-report::ReportContext report_context(const ReportRequest& request, const std::string& suite, const std::string& name,
-                                     const std::filesystem::path& run_folder);
+report::ReportSetup report_setup(const ReportRequest& request, const std::string& suite, const std::string& name,
+                                 const std::filesystem::path& run_folder);
 
 // Every report file asked for by path (--junitxml, --gtest_output or the variable
 // that gave it, --html and the HTML's folder when something is there, --log-file) and

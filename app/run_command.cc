@@ -57,24 +57,26 @@ std::vector<std::string> host_names(const config::Cluster& cluster) {
 // gets a JUnit file: ours. Returns the listener (gtest owns it).
 report::AortaListener* install_reports(fixtures::Session& session, const cli::Options& o, const ReportRequest& request,
                                        const std::string& suite, const metrics::RunFigures* baseline) {
-  report::ReportContext context =
-      report_context(request, suite, session.state().output_root.filename().string(), session.state().output_root);
-  context.artifacts = &session.state().artifacts;
-  context.json_report = &session.state().report_file;
-  if (!o.cluster_file.empty()) context.input_files.emplace_back("cluster", o.cluster_file);
+  report::ReportSetup setup =
+      report_setup(request, suite, session.state().output_root.filename().string(), session.state().output_root);
+  if (!o.cluster_file.empty()) setup.input_files.emplace_back("cluster", o.cluster_file);
   const auto& v = session.variant();
-  context.input_files.emplace_back("config", v.file);
-  context.input_files.emplace_back("config", v.threshold_file);
-  context.result = &session.state().result;
-  report::DeckInput& deck = context.deck;  // the deck output adds the run, its result and links
-  deck.variant = &v;
+  setup.input_files.emplace_back("config", v.file);
+  setup.input_files.emplace_back("config", v.threshold_file);
+  report::DeckSetup& deck = setup.deck;
+  deck.variant = v;
   deck.nodes = session.cluster().nodes.size();
   deck.gpus_per_node = v.ranks_per_node();
   deck.nccl_channels = job::nccl_channels(v);
   deck.cluster_file = o.cluster_file;
   deck.config_file = v.file.string();
-  deck.baseline = baseline;
-  auto listener = report::AortaListener::create(std::move(context), session.record(), request.outputs);
+  if (baseline) deck.baseline = *baseline;
+  deck.lifecycle = suites::lifecycle();
+  // What the run made, read once when the reports are written.
+  auto products = [&state = session.state()] {
+    return report::RunProducts{state.result, state.artifacts, state.report_file};
+  };
+  auto listener = report::AortaListener::create(std::move(setup), session.record(), request.outputs, products);
   if (!listener) std::exit(usage_error(listener.error().describe()));
   auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
   delete listeners.Release(listeners.default_xml_generator());

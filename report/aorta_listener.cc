@@ -5,23 +5,31 @@
 
 #include "common/interrupt.h"
 #include "common/utf8.h"
-#include "stages/stage.h"
 #include "stages/stage_guard.h"
 
 namespace aorta::report {
-namespace fs = std::filesystem;
 
-Result<std::unique_ptr<AortaListener>> AortaListener::create(ReportContext context, RunRecord& record,
-                                                             const std::vector<std::string>& outputs) {
+Result<std::unique_ptr<AortaListener>> AortaListener::create(ReportSetup setup, RunRecord& record,
+                                                             const std::vector<std::string>& outputs,
+                                                             std::function<RunProducts()> products) {
   auto made = create_outputs(outputs);
   if (!made) return made.error();
-  return std::unique_ptr<AortaListener>(new AortaListener(std::move(context), record, std::move(*made)));
+  return std::unique_ptr<AortaListener>(
+      new AortaListener(std::move(setup), record, outputs, std::move(*made), std::move(products)));
 }
 
-AortaListener::AortaListener(ReportContext context, RunRecord& record, std::vector<std::unique_ptr<Output>> outputs)
-    : context_(std::move(context)), outputs_(std::move(outputs)), record_(record), files_(context_.report_dir) {}
+AortaListener::AortaListener(ReportSetup setup, RunRecord& record, std::vector<std::string> names,
+                             std::vector<Output> outputs, std::function<RunProducts()> products)
+    : setup_(std::move(setup)),
+      names_(std::move(names)),
+      outputs_(std::move(outputs)),
+      products_(std::move(products)),
+      record_(record),
+      files_(setup_.report_dir) {}
 
 void AortaListener::OnTestProgramStart(const ::testing::UnitTest&) { stamp_record(record_); }
+
+void AortaListener::OnTestStart(const ::testing::TestInfo&) { interrupt_.test_started(interrupt_signal() != 0); }
 
 namespace {
 
@@ -45,6 +53,9 @@ void AortaListener::OnTestEnd(const ::testing::TestInfo& info) {
         result.Failed() ? job::Outcome::kFailed : result.Skipped() ? job::Outcome::kSkipped : job::Outcome::kPassed;
     auto written = std::find_if(record_.stages.rbegin(), record_.stages.rend(),
                                 [&](const StageResult& r) { return r.name == info.name(); });
+    // A test the fixture never wrote is recorded as a stage below.
+    if (written == record_.stages.rend() || !written->is_subtest())
+      interrupt_.stage_ended(interrupt_signal() != 0, verdict);
     // One clock for every test, gtest's, as its console shows it.
     if (written != record_.stages.rend()) written->seconds = result.elapsed_time() / 1000.0;
     if (written != record_.stages.rend() && written->outcome == verdict) return;
@@ -101,27 +112,18 @@ void AortaListener::OnTestProgramEnd(const ::testing::UnitTest& unit_test) {
 }
 
 bool AortaListener::record_late_interruption() {
-  if (!interrupt_signal() || interruption_recorded_) return false;
-  interruption_recorded_ = true;
+  if (!interrupt_signal()) return false;
   record_.interrupted = interrupt_name();
-  const std::string named = "interrupted by " + interrupt_name();
-  for (const auto& stage : record_.stages)
-    for (const auto& f : stage.failures)
-      if (f.find(named) != std::string::npos) return false;
-  int not_started = 0;  // stages skipped because the signal came between stages
-  for (const auto& stage : record_.stages)
-    if (stage.skip_reason == stages::kNotStartedByInterrupt + interrupt_name()) ++not_started;
-  StageResult late;
-  late.name = late.stage = "run_interrupted";
-  late.outcome = job::Outcome::kFailed;
-  late.failures.push_back(not_started ? "the run was " + named + " between its stages: " + std::to_string(not_started) +
-                                            " not started; its exit status is 1"
-                                      : "the run was " + named + " after its stages had run (while its reports were "
-                                            "written); its exit status is 1");
-  record_.stages.push_back(std::move(late));
+  auto late = interrupt_.late_record(interrupt_name());
+  if (!late) return false;
+  record_.stages.push_back(std::move(*late));
   return true;
 }
 
-void AortaListener::write_reports() { write_outputs(record_, context_, outputs_, files_); }
+void AortaListener::write_reports() {
+  // The products are read once, now, and every output sees the same frozen record.
+  const ReportContext context = report_context(record_, setup_, products_ ? products_() : RunProducts{}, names_);
+  write_outputs(record_, context, outputs_, files_);
+}
 
 }  // namespace aorta::report

@@ -1,12 +1,13 @@
 // The gtest listener behind every report file: the stage fixture writes each test's
 // StageResult into the run's RunRecord; as tests end the listener holds each to
 // gtest's verdict (adding a record for a test the fixture never reached), and when
-// the program ends drives the outputs named at construction (report/outputs.h), in
-// that order, into ReportFiles. It never throws
-// and never raises gtest failures; write_failed() lets main change the exit status.
+// the program ends computes the report context once (report/report_context.h) and
+// drives the outputs named at construction (report/outputs.h), in that order, over
+// the finished record into ReportFiles. It never throws and never raises gtest
+// failures; write_failed() lets main change the exit status.
 #pragma once
 
-#include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,20 +15,25 @@
 #include <gtest/gtest.h>
 
 #include "common/result.h"
+#include "report/interrupt_watch.h"
 #include "report/outputs.h"
+#include "report/report_context.h"
 #include "report/run_record.h"
 
 namespace aorta::report {
 
 class AortaListener final : public ::testing::EmptyTestEventListener {
  public:
-  // Reports go to context.report_dir, written from `record` (its suite and run id
-  // set; it must outlive the listener); outputs are names of report/outputs.h, and
-  // an unknown one is refused here, before anything runs.
-  static Result<std::unique_ptr<AortaListener>> create(ReportContext context, RunRecord& record,
-                                                       const std::vector<std::string>& outputs = default_outputs());
+  // Reports go to setup.report_dir, written from `record` (its suite and run id set; it
+  // must outlive the listener) and what `products` returns when they are written (unset:
+  // nothing); outputs are names of report/outputs.h, and an unknown one is refused here,
+  // before anything runs.
+  static Result<std::unique_ptr<AortaListener>> create(ReportSetup setup, RunRecord& record,
+                                                       const std::vector<std::string>& outputs = default_outputs(),
+                                                       std::function<RunProducts()> products = {});
 
   void OnTestProgramStart(const ::testing::UnitTest& unit_test) override;
+  void OnTestStart(const ::testing::TestInfo& test_info) override;
   void OnTestEnd(const ::testing::TestInfo& test_info) override;
   void OnTestProgramEnd(const ::testing::UnitTest& unit_test) override;
 
@@ -37,17 +43,21 @@ class AortaListener final : public ::testing::EmptyTestEventListener {
   void write_reports();
 
  private:
-  AortaListener(ReportContext context, RunRecord& record, std::vector<std::unique_ptr<Output>> outputs);
-  // A SIGINT/SIGTERM/SIGHUP that no stage names (it came after the last one, or while
-  // the reports were written) gets a failed record of its own, run_interrupted, so the
-  // reports agree with the exit status 1. True when that record was added now.
+  AortaListener(ReportSetup setup, RunRecord& record, std::vector<std::string> names, std::vector<Output> outputs,
+                std::function<RunProducts()> products);
+  // A SIGINT/SIGTERM/SIGHUP that no stage's failure stands for (it came between
+  // stages, after the last one, or while the reports were written) gets a failed record
+  // of its own, run_interrupted, so the reports agree with the exit status 1. True when
+  // that record was added now.
   bool record_late_interruption();
-  bool interruption_recorded_ = false;
 
-  ReportContext context_;
-  std::vector<std::unique_ptr<Output>> outputs_;
+  ReportSetup setup_;
+  std::vector<std::string> names_;
+  std::vector<Output> outputs_;
+  std::function<RunProducts()> products_;
   RunRecord& record_;
   ReportFiles files_;
+  InterruptWatch interrupt_;
 };
 
 }  // namespace aorta::report

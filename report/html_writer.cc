@@ -211,11 +211,11 @@ void HtmlWriter::write(const RunRecord& run, std::ostream& out) const {
   if (!extras_.json_report_link.empty())
     out << "<p><a id=\"json-report\" href=\"" << link_href(extras_.json_report_link)
         << "\">aorta_benchmark_report.json</a></p>\n";
-  if (!run.deck_link.empty())
-    out << "<p><a id=\"run-deck\" href=\"" << link_href(run.deck_link) << "\">Aorta Run Deck</a></p>\n";
-  if (!run.node_log_links.empty()) {
+  if (!extras_.deck_link.empty())
+    out << "<p><a id=\"run-deck\" href=\"" << link_href(extras_.deck_link) << "\">Aorta Run Deck</a></p>\n";
+  if (!extras_.node_log_links.empty()) {
     out << "<p id=\"node-logs\">Node logs:";
-    for (const auto& link : run.node_log_links)
+    for (const auto& link : extras_.node_log_links)
       out << " <a href=\"" << link_href(link) << "\">" << escape_xml(link.substr(link.rfind('/') + 1)) << "</a>";
     out << "</p>\n";
   }

@@ -29,6 +29,8 @@ struct HtmlExtras {
   std::vector<std::pair<std::string, std::string>> environment;   // (what, value) rows
   std::string json_report_link;                                   // relative link to aorta_benchmark_report.json
   std::string report_name;  // the report's file name, for the pages' way back (default <suite>.html)
+  std::string deck_link;                    // relative link to the Run Deck (empty: none written)
+  std::vector<std::string> node_log_links;  // relative links to the nodes' phase logs copied beside the report
 };
 
 class HtmlWriter final : public ReportWriter {

@@ -34,69 +34,41 @@ std::string render(const ReportWriter& writer, const RunRecord& run) {
   return out.str();
 }
 
-class JunitOutput final : public Output {
- public:
-  void write(RunRecord& run, const ReportContext& context, OutputSink& sink) const override {
-    JunitWriter writer(context.junit);
-    const std::string xml = render(writer, run);
-    sink.file(context.junit_file.empty() ? context.report_dir / writer.file_name(run.suite) : context.junit_file, xml,
-              true);
-    for (const auto& extra : context.extra_junit_paths) sink.file(extra, xml, true);
-  }
-};
-
-const metrics::RunMetrics* parsed_result(const ReportContext& context) {
-  return context.result && *context.result ? &**context.result : nullptr;
+void write_junit(const RunRecord& run, const ReportContext& context, ReportFiles& files) {
+  const std::string xml = render(JunitWriter(context.setup.junit), run);
+  files.file(context.junit_file, xml, true);
+  for (const auto& extra : context.setup.extra_junit_paths) files.file(extra, xml, true);
 }
 
 // GitLab's metrics report and the Jenkins Plot plugin's CSV, in the report folder.
-class CiMetricsOutput final : public Output {
- public:
-  void write(RunRecord& run, const ReportContext& context, OutputSink& sink) const override {
-    sink.file(kOpenMetricsFile, openmetrics_text(run, parsed_result(context)));
-    sink.file(kPlotCsvFile, plot_csv(run, parsed_result(context)));
-  }
-};
-
-class LogOutput final : public Output {
- public:
-  void write(RunRecord& run, const ReportContext& context, OutputSink& sink) const override {
-    sink.file(log_file(run, context), render(TextLogWriter(parsed_result(context)), run), true);
-  }
-};
-
-// The run summary on standard output, after gtest's own summary.
-class SummaryOutput final : public Output {
- public:
-  void write(RunRecord& run, const ReportContext& context, OutputSink&) const override {
-    std::cout << "\n" << run_summary(run, parsed_result(context)) << std::flush;
-  }
-};
-
-// A link from a file in folder `from` to `to`, both made absolute first.
-std::string link(const fs::path& from, const fs::path& to) {
-  return fs::absolute(to).lexically_normal().lexically_relative(fs::absolute(from).lexically_normal()).generic_string();
+void write_ci_metrics(const RunRecord& run, const ReportContext& context, ReportFiles& files) {
+  files.file(kOpenMetricsFile, openmetrics_text(run, context.result()));
+  files.file(kPlotCsvFile, plot_csv(run, context.result()));
 }
 
-class DeckOutput final : public Output {
- public:
-  void write(RunRecord& run, const ReportContext& context, OutputSink& sink) const override {
-    if (!context.deck.variant) return;
-    const std::string folder = run.suite + "_html";
-    const fs::path report = html_file(run, context), deck_dir = report.parent_path() / folder;
-    DeckInput in = context.deck;
-    in.run = &run;
-    in.result = parsed_result(context);
-    in.pytest_html = link(deck_dir, report);
-    in.log_file = link(deck_dir, log_file(run, context));
-    auto json = run_deck_json(in);
-    std::ostringstream html;
-    write_run_deck_html(json, html);
-    sink.file(deck_dir / "aorta_run_deck.json", result_json::json_text(json));
-    sink.file(deck_dir / "aorta_run_deck.css", run_deck_stylesheet());
-    if (sink.file(deck_dir / "aorta_run_deck.html", html.str())) run.deck_link = folder + "/aorta_run_deck.html";
-  }
-};
+void write_log(const RunRecord& run, const ReportContext& context, ReportFiles& files) {
+  files.file(context.log_file, render(TextLogWriter(context.result()), run), true);
+}
+
+// The run summary on standard output, after gtest's own summary.
+void write_summary(const RunRecord& run, const ReportContext& context, ReportFiles&) {
+  std::cout << "\n" << run_summary(run, context.result()) << std::flush;
+}
+
+void write_deck(const RunRecord& run, const ReportContext& context, ReportFiles& files) {
+  const DeckSetup& d = context.setup.deck;
+  if (!d.variant) return;
+  DeckInput in{&run, &*d.variant, d.nodes, d.gpus_per_node, d.nccl_channels, context.result(), context.deck_to_html,
+               context.deck_to_log, d.cluster_file, d.config_file};
+  in.baseline = d.baseline ? &*d.baseline : nullptr;
+  in.lifecycle = d.lifecycle;
+  auto json = run_deck_json(in);
+  std::ostringstream html;
+  write_run_deck_html(json, html);
+  files.file(context.deck_dir / "aorta_run_deck.json", result_json::json_text(json));
+  files.file(context.deck_dir / "aorta_run_deck.css", run_deck_stylesheet());
+  files.file(context.deck_dir / "aorta_run_deck.html", html.str());
+}
 
 // A node log kept in the report: its last kNodeLogBytes, redacted (a log can be
 // gigabytes; the end is what a person reads). The full log stays in the run's folder.
@@ -118,117 +90,103 @@ std::optional<std::string> node_log_text(const fs::path& file) {
   return head + redact::redact_text(valid_utf8(text));
 }
 
-// The nodes' phase logs into <suite>_html/node_logs/, linked from the report.
-void copy_node_logs(RunRecord& run, const ReportContext& context, const fs::path& dir, OutputSink& sink) {
-  if (!context.artifacts) return;
-  for (const auto& [key, file] : *context.artifacts) {
-    if (key.find("_log_node_") == std::string::npos) continue;
-    auto text = node_log_text(file);
-    if (!text) continue;
-    // Named as in the bundle (portable_name_part): the link inside the zip leads somewhere.
-    const std::string link = run.suite + "_html/node_logs/" + portable_name_part(valid_utf8(file.filename().string()));
-    if (sink.file(dir / link, *text)) run.node_log_links.push_back(link);
-  }
+// The nodes' phase logs into <suite>_html/node_logs/: the links of those copied.
+std::vector<std::string> copy_node_logs(const ReportContext& context, ReportFiles& files) {
+  std::vector<std::string> links;
+  for (const auto& log : context.node_logs)
+    if (auto text = node_log_text(log.source); text && files.file(context.html_file.parent_path() / log.link, *text))
+      links.push_back(log.link);
+  return links;
 }
 
-HtmlExtras html_extras(const RunRecord& run, const ReportContext& context, const fs::path& report) {
+HtmlExtras html_extras(const RunRecord& run, const ReportContext& context) {
   HtmlExtras extras;
-  extras.result = parsed_result(context);
-  extras.report_name = report.filename().string();
-  const DeckInput& d = context.deck;
+  extras.result = context.result();
+  extras.report_name = context.html_file.filename().string();
+  const DeckSetup& d = context.setup.deck;
   extras.environment = {{"aorta_suite", run.version + " (" + run.commit + ")"}, {"head node", run.hostname}};
   if (!d.config_file.empty()) extras.environment.emplace_back("config", valid_utf8(d.config_file));
   extras.environment.emplace_back("cluster", d.cluster_file.empty() ? "this machine (no SSH)" : valid_utf8(d.cluster_file));
   if (d.nodes)
     extras.environment.emplace_back("nodes", fmt::format("{} node(s), {} rank(s) per node", d.nodes, d.gpus_per_node));
-  if (context.json_report && *context.json_report)
-    extras.json_report_link = link(report.parent_path(), **context.json_report);
+  extras.json_report_link = context.json_report_link;
+  extras.deck_link = context.deck_link;
   return extras;
 }
 
 // <suite>.html with its stylesheet, the Full Log page of each test, the redacted input
 // copies and node logs.
-class HtmlOutput final : public Output {
- public:
-  void write(RunRecord& run, const ReportContext& context, OutputSink& sink) const override {
-    const fs::path report = html_file(run, context), dir = report.parent_path();
-    copy_node_logs(run, context, dir, sink);
-    sink.file(dir / stylesheet_path(run), report_stylesheet());
-    sink.file(report, render(HtmlWriter(html_extras(run, context, report)), run), true);
-    for (const auto& stage : run.stages) {
-      std::ostringstream page;
-      write_stage_log_page(run, stage, page, report.filename().string());
-      sink.file(dir / stage_log_path(run, stage), page.str());
-    }
-    for (const auto& [prefix, file] : context.input_files) {
-      // Redacted: a cluster file's password or an env token must not travel with the report.
-      auto text = redacted_json(file);
-      if (!text) continue;  // not JSON: it cannot be redacted, so it is not copied
-      const std::string name = portable_name_part(prefix + "_" + valid_utf8(file.filename().string()));
-      sink.file(dir / (run.suite + "_html") / name, *text);
-    }
+void write_html(const RunRecord& run, const ReportContext& context, ReportFiles& files) {
+  const fs::path& report = context.html_file;
+  const fs::path dir = report.parent_path();
+  HtmlExtras extras = html_extras(run, context);
+  extras.node_log_links = copy_node_logs(context, files);
+  files.file(dir / stylesheet_path(run), report_stylesheet());
+  files.file(report, render(HtmlWriter(extras), run), true);
+  for (const auto& stage : run.stages) {
+    std::ostringstream page;
+    write_stage_log_page(run, stage, page, report.filename().string());
+    files.file(dir / stage_log_path(run, stage), page.str());
   }
-};
+  for (const auto& [prefix, file] : context.setup.input_files) {
+    // Redacted: a cluster file's password or an env token must not travel with the report.
+    auto text = redacted_json(file);
+    if (!text) continue;  // not JSON: it cannot be redacted, so it is not copied
+    const std::string name = portable_name_part(prefix + "_" + valid_utf8(file.filename().string()));
+    files.file(dir / (run.suite + "_html") / name, *text);
+  }
+}
 
 // <suite>_<timestamp>.zip beside the HTML report: the report at the root and every
 // file under <suite>_html/.
-class BundleOutput final : public Output {
- public:
-  void write(RunRecord& run, const ReportContext& context, OutputSink& sink) const override {
-    const fs::path report = html_file(run, context), dir = report.parent_path();
-    const std::string folder = run.suite + "_html";
-    // Only what this run wrote: a reused folder may hold an earlier run's files, or
-    // files someone else put there.
-    const fs::path own = (dir / folder).lexically_normal();
-    std::vector<std::pair<std::string, fs::path>> entries;
-    std::vector<fs::path> files;
-    // Beside the report, what its pages link: the text log (the deck's link), the JUnit
-    // file, the CI metrics and the JSON report, so no link inside the zip leads nowhere
-    // (issue 31, 9). Only files of this run; never the traces.
-    std::vector<fs::path> beside;
-    for (const auto& path : sink.written()) {
-      if (path == report.lexically_normal()) entries.emplace_back(report.filename().string(), path);
-      else if (path.parent_path() == dir.lexically_normal()) beside.push_back(path);
-      auto [end, at] = std::mismatch(own.begin(), own.end(), path.begin(), path.end());
-      if (end == own.end() && at != path.end()) files.push_back(path.lexically_relative(own));
-    }
-    if (entries.empty()) {
-      sink.fail("no bundle: the HTML report " + report.string() + " was not written");
-      return;
-    }
-    if (context.json_report && *context.json_report &&
-        (*context.json_report)->lexically_normal().parent_path() == dir.lexically_normal())
-      beside.push_back((*context.json_report)->lexically_normal());
-    std::sort(beside.begin(), beside.end());
-    beside.erase(std::unique(beside.begin(), beside.end()), beside.end());
-    for (const auto& f : beside) entries.emplace_back(f.filename().string(), f);
-    std::sort(files.begin(), files.end());
-    files.erase(std::unique(files.begin(), files.end()), files.end());
-    for (const auto& f : files) entries.emplace_back(folder + "/" + f.generic_string(), own / f);
-    std::string stamp = run.timestamp;
-    stamp.erase(std::remove(stamp.begin(), stamp.end(), ':'), stamp.end());
-    fs::path zip = dir / (run.suite + "_" + stamp + ".zip");
-    if (Status s = write_zip(zip, entries); !s) {
-      sink.fail(s.error().describe());
-      return;
-    }
-    std::cout << "aorta_suite: wrote " << zip.string() << "\n";
+void write_bundle(const RunRecord& run, const ReportContext& context, ReportFiles& files) {
+  const fs::path& report = context.html_file;
+  const fs::path dir = report.parent_path();
+  const std::string folder = run.suite + "_html";
+  // Only what this run wrote: a reused folder may hold an earlier run's files, or
+  // files someone else put there.
+  const fs::path own = (dir / folder).lexically_normal();
+  std::vector<std::pair<std::string, fs::path>> entries;
+  std::vector<fs::path> inside;
+  // Beside the report, what its pages link: the text log (the deck's link), the JUnit
+  // file, the CI metrics and the JSON report, so no link inside the zip leads nowhere
+  // (issue 31, 9). Only files of this run; never the traces.
+  std::vector<fs::path> beside;
+  for (const auto& path : files.written()) {
+    if (path == report.lexically_normal()) entries.emplace_back(report.filename().string(), path);
+    else if (path.parent_path() == dir.lexically_normal()) beside.push_back(path);
+    auto [end, at] = std::mismatch(own.begin(), own.end(), path.begin(), path.end());
+    if (end == own.end() && at != path.end()) inside.push_back(path.lexically_relative(own));
   }
-};
+  if (entries.empty()) {
+    files.fail("no bundle: the HTML report " + report.string() + " was not written");
+    return;
+  }
+  const auto& json_report = context.products.json_report;
+  if (json_report && json_report->lexically_normal().parent_path() == dir.lexically_normal())
+    beside.push_back(json_report->lexically_normal());
+  std::sort(beside.begin(), beside.end());
+  beside.erase(std::unique(beside.begin(), beside.end()), beside.end());
+  for (const auto& f : beside) entries.emplace_back(f.filename().string(), f);
+  std::sort(inside.begin(), inside.end());
+  inside.erase(std::unique(inside.begin(), inside.end()), inside.end());
+  for (const auto& f : inside) entries.emplace_back(folder + "/" + f.generic_string(), own / f);
+  std::string stamp = run.timestamp;
+  stamp.erase(std::remove(stamp.begin(), stamp.end(), ':'), stamp.end());
+  fs::path zip = dir / (run.suite + "_" + stamp + ".zip");
+  if (Status s = write_zip(zip, entries); !s) {
+    files.fail(s.error().describe());
+    return;
+  }
+  std::cout << "aorta_suite: wrote " << zip.string() << "\n";
+}
+
+// Every output, in the order a run writes them.
+constexpr Output kOutputs[] = {{"summary", write_summary}, {"junit", write_junit}, {"ci_metrics", write_ci_metrics},
+                               {"log", write_log},         {"deck", write_deck},   {"html", write_html},
+                               {"bundle", write_bundle}};
 
 }  // namespace
-
-fs::path html_file(const RunRecord& run, const ReportContext& context) {
-  return context.html_file.empty() ? context.report_dir / HtmlWriter().file_name(run.suite) : context.html_file;
-}
-
-fs::path log_file(const RunRecord& run, const ReportContext& context) {
-  return text_log_path(context.report_dir, run.suite, context.log_file);
-}
-
-fs::path text_log_path(const fs::path& report_dir, const std::string& suite, const fs::path& chosen) {
-  return chosen.empty() ? report_dir / TextLogWriter().file_name(suite) : chosen;
-}
 
 bool ReportFiles::file(const fs::path& relative, const std::string& content, bool announce) {
   const fs::path path = report_dir_ / relative;  // an absolute path stays itself
@@ -262,16 +220,16 @@ void stamp_record(RunRecord& run) {
   run.hostname = host;
 }
 
-bool write_outputs(RunRecord& run, const ReportContext& context, const std::vector<std::unique_ptr<Output>>& outputs,
-                   OutputSink& sink) {
-  if (auto folder = open_output_folder(context.report_dir, true); !folder) sink.fail(folder.error().describe());
+bool write_outputs(const RunRecord& run, const ReportContext& context, const std::vector<Output>& outputs,
+                   ReportFiles& files) {
+  if (auto folder = open_output_folder(context.setup.report_dir, true); !folder) files.fail(folder.error().describe());
   bool ok = true;
   for (const auto& output : outputs) {
     // One output's failure (a bug, memory) must not cost the others their files.
     try {
-      output->write(run, context, sink);
+      output.write(run, context, files);
     } catch (const std::exception& e) {
-      sink.fail(std::string("could not write a report: ") + e.what());
+      files.fail(std::string("could not write a report: ") + e.what());
       ok = false;
     }
   }
@@ -279,7 +237,7 @@ bool write_outputs(RunRecord& run, const ReportContext& context, const std::vect
 }
 
 bool write_problem_reports(const std::string& suite, const std::string& run_id, const std::vector<std::string>& problems,
-                           const ReportContext& context, const std::vector<std::string>& outputs) {
+                           const ReportSetup& setup, const std::vector<std::string>& outputs) {
   auto made = create_outputs(outputs);
   if (!made) return false;
   RunRecord run;
@@ -292,30 +250,29 @@ bool write_problem_reports(const std::string& suite, const std::string& run_id, 
   stage.failures = problems;
   stages::clean_texts(stage);  // config problems name values: shown as a stage's texts are
   run.stages.push_back(std::move(stage));
-  ReportFiles files(context.report_dir);
-  return write_outputs(run, context, *made, files) && !files.failed();
+  ReportFiles files(setup.report_dir);
+  return write_outputs(run, report_context(run, setup, {}, outputs), *made, files) && !files.failed();
 }
 
 const std::vector<std::string>& default_outputs() {
-  static const std::vector<std::string> names = {"summary", "junit", "ci_metrics", "log", "deck", "html", "bundle"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all;
+    for (const auto& output : kOutputs) all.push_back(output.name);
+    return all;
+  }();
   return names;
 }
 
-Result<std::vector<std::unique_ptr<Output>>> create_outputs(const std::vector<std::string>& names) {
-  std::vector<std::unique_ptr<Output>> outputs;
+Result<std::vector<Output>> create_outputs(const std::vector<std::string>& names) {
+  std::vector<Output> outputs;
   for (const auto& name : names) {
-    if (name == "summary") outputs.push_back(std::make_unique<SummaryOutput>());
-    else if (name == "junit") outputs.push_back(std::make_unique<JunitOutput>());
-    else if (name == "ci_metrics") outputs.push_back(std::make_unique<CiMetricsOutput>());
-    else if (name == "log") outputs.push_back(std::make_unique<LogOutput>());
-    else if (name == "deck") outputs.push_back(std::make_unique<DeckOutput>());
-    else if (name == "html") outputs.push_back(std::make_unique<HtmlOutput>());
-    else if (name == "bundle") outputs.push_back(std::make_unique<BundleOutput>());
-    else {
-      std::string known;
-      for (const auto& k : default_outputs()) known += (known.empty() ? "" : ", ") + k;
-      return Error{ErrorCode::kInvalidInput, "unknown report output \"" + valid_utf8(name) + "\"; known: " + known, ""};
+    const auto known = std::find_if(std::begin(kOutputs), std::end(kOutputs), [&](const Output& o) { return name == o.name; });
+    if (known == std::end(kOutputs)) {
+      std::string listed;
+      for (const auto& k : default_outputs()) listed += (listed.empty() ? "" : ", ") + k;
+      return Error{ErrorCode::kInvalidInput, "unknown report output \"" + valid_utf8(name) + "\"; known: " + listed, ""};
     }
+    outputs.push_back(*known);
   }
   return outputs;
 }

@@ -32,7 +32,7 @@ TEST(ReportOutputs, AnUnknownNameIsRefusedNamingItAndTheKnownOnes) {
   auto made = create_outputs({"junit", "pdf"});
   ASSERT_FALSE(made.ok());
   EXPECT_EQ(made.error().message, "unknown report output \"pdf\"; known: summary, junit, ci_metrics, log, deck, html, bundle");
-  ReportContext context;
+  ReportSetup context;
   RunRecord run = test_run();
   auto listener = AortaListener::create(context, run, {"log", "xml"});
   ASSERT_FALSE(listener.ok());
@@ -43,7 +43,7 @@ TEST(ReportOutputs, AnUnknownNameIsRefusedNamingItAndTheKnownOnes) {
 TEST(ReportOutputs, TheListenerWritesTheNamedOutputsOnlyWithTheContextsJunitOptions) {
   fs::path dir = fs::temp_directory_path() / ("aorta_outputs_test_" + std::to_string(::getpid()));
   fs::remove_all(dir);
-  ReportContext context;
+  ReportSetup context;
   context.report_dir = dir;
   context.junit = {"rack7", JunitFamily::kLegacy};
   context.extra_junit_paths = {dir / "extra" / "copy.xml"};
@@ -78,7 +78,7 @@ std::string slurp(const fs::path& p) {
 TEST(ReportOutputs, TheClusterFileIsCopiedBesideTheReportRedacted) {
   aorta::testing::TempDir tmp;
   const fs::path dir = tmp.path();
-  ReportContext context;
+  ReportSetup context;
   context.report_dir = dir / "report";
   context.input_files = {
       {"cluster", tmp.write("in/lab.json", R"({"username": "root", "password": "hunter2-cluster-secret", )"
@@ -107,11 +107,10 @@ TEST(ReportOutputs, NodeLogsAreCopiedBesideTheReportCutRedactedAndLinked) {
   std::map<std::string, fs::path> artifacts = {{"benchmark_log_node_0", dir / "run" / "benchmark-node-0.log"},
                                                {"rccl_log_node_1", dir / "run" / "rccl-node-1.log"},
                                                {"torch_traces", dir / "run"}};
-  ReportContext context;
+  ReportSetup context;
   context.report_dir = dir / "report";
-  context.artifacts = &artifacts;
   RunRecord run = test_run();
-  auto listener = AortaListener::create(context, run, {"html"});
+  auto listener = AortaListener::create(context, run, {"html"}, [&] { return RunProducts{{}, artifacts, {}}; });
   ASSERT_TRUE(listener.ok()) << listener.error().message;
   (*listener)->write_reports();
   EXPECT_FALSE((*listener)->write_failed());
@@ -137,7 +136,7 @@ using ReportOutputsDeathTest = ::testing::Test;
 // The child's part: 7 when both reports name the signal.
 int late_signal_child(const fs::path& dir) {
   install_interrupt_handlers();
-  ReportContext context;
+  ReportSetup context;
   context.report_dir = dir;
   RunRecord run = test_run();
   auto listener = AortaListener::create(context, run, {"junit", "log"});
@@ -157,6 +156,30 @@ TEST_F(ReportOutputsDeathTest, ALateSignalIsNamedInTheReports) {
   fs::remove_all(dir);
   EXPECT_EXIT(std::exit(late_signal_child(dir)), ::testing::ExitedWithCode(7), "");
   fs::remove_all(dir);
+}
+
+// Issue 44, 4: a stage whose text merely says "interrupted by SIGTERM" (a node's output,
+// before any signal) is not the interruption: a later signal still gets its record.
+int named_text_child(const fs::path& dir) {
+  install_interrupt_handlers();
+  ReportSetup context;
+  context.report_dir = dir;
+  RunRecord run = test_run();
+  StageResult echoed;
+  echoed.name = echoed.stage = "test_run_benchmark";
+  echoed.outcome = job::Outcome::kFailed;
+  echoed.failures = {"node1: the training was interrupted by SIGTERM"};
+  run.stages.push_back(echoed);
+  auto listener = AortaListener::create(context, run, {"junit"});
+  if (!listener.ok()) return 2;
+  raise(SIGTERM);
+  (*listener)->OnTestProgramEnd(*::testing::UnitTest::GetInstance());
+  return slurp(dir / "aorta_single.xml").find("name=\"run_interrupted\"") != std::string::npos ? 7 : 1;
+}
+
+TEST_F(ReportOutputsDeathTest, AStageTextNamingTheSignalIsNotTheInterruption) {
+  aorta::testing::TempDir dir;
+  EXPECT_EXIT(std::exit(named_text_child(dir.path())), ::testing::ExitedWithCode(7), "");
 }
 
 }  // namespace

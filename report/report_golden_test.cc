@@ -15,6 +15,7 @@
 #include "report/junit_writer.h"
 #include "report/run_deck.h"
 #include "report/text_log_writer.h"
+#include "suites/suites.h"
 #include "tests/diagnosis_fixture.h"
 #include "tests/rank_fixture.h"
 #include "test_paths.h"  // AORTA_TEST_DATA_DIR, AORTA_SOURCE_DIR, AORTA_SUITE_BINARY
@@ -128,13 +129,12 @@ TEST(ReportGolden, TextLog) { expect_golden("text_log.log", render(TextLogWriter
 
 TEST(ReportGolden, HtmlReportAndFullLogPage) {
   RunRecord run = fixed_run();
-  run.deck_link = "aorta_single_html/aorta_run_deck.html";
-  run.node_log_links = {"aorta_single_html/node_logs/benchmark-node-0.log"};
   // Ranks of 10 and 12 ms: avg 11.000 ms (min 10.000, max 12.000); compute 0.8 and 0.75, avg 0.7750.
   auto result = metrics::aggregate({testing::rank_metrics(0, 10000, 8000, 3000), testing::rank_metrics(1, 12000, 9000, 4000)});
   ASSERT_TRUE(result.ok());
   HtmlExtras extras{&*result, {{"aorta_suite", "0.1.0 (abc)"}, {"config", "/cfg/<x>.json"}}, "../out/aorta_benchmark_report.json",
-                    "report.html"};
+                    "report.html", "aorta_single_html/aorta_run_deck.html",
+                    {"aorta_single_html/node_logs/benchmark-node-0.log"}};
   expect_golden("report.html", render(HtmlWriter(extras), run));
   std::ostringstream page;
   write_stage_log_page(run, run.stages[5], page, "report.html");
@@ -158,6 +158,7 @@ TEST(ReportGolden, RunDeckJsonAndHtml) {
   ASSERT_TRUE(result.ok());
   DeckInput in{&run, &variant, 1, 2, 112, &*result, "../aorta_single.html", "../aorta_single.log", "", "local_cpu_single.json",
                "2026-12-01T10:00:30"};
+  in.lifecycle = suites::lifecycle();
   auto deck = run_deck_json(in);
   expect_golden("run_deck.json", result_json::json_text(deck));
   std::ostringstream html;

@@ -78,16 +78,16 @@ TEST(ReportLinks, NoLinkCanStartWithASchemeAndEveryLinkLeadsToItsFile) {
   const std::optional<fs::path> json_report = json;
   std::map<std::string, fs::path> artifacts = {
       {"run_log_node_0", dir.write("logs/ javascript:n0#?.log", "step 1\n")}};
-  ReportContext context;
+  ReportSetup context;
   context.report_dir = report_dir;
   context.html_file = dir.path() / "report.html";
   context.log_file = dir.path() / (" " + hostile) / "x.log";
-  context.json_report = &json_report;
-  context.artifacts = &artifacts;
   context.input_files = {{"config", dir.write("in/a\\..\\..\\..\\pwned.json", "{}")},
                          {"config", dir.write("in/C:..\\evil .json", "{}")}};
-  context.deck = deck.input(false);
-  auto listener = AortaListener::create(context, deck.run, {"log", "deck", "html", "bundle"});
+  context.deck.variant = deck.variant;
+  context.deck.lifecycle = deck.input(false).lifecycle;
+  auto listener = AortaListener::create(context, deck.run, {"log", "deck", "html", "bundle"},
+                                        [&] { return RunProducts{{}, artifacts, json_report}; });
   ASSERT_TRUE(listener.ok()) << listener.error().describe();
   (*listener)->write_reports();
   ASSERT_FALSE((*listener)->write_failed());

@@ -22,12 +22,6 @@ namespace {
 // reference or model id can carry a token: registry.example/x?token=...).
 std::string shown(const std::string& value) { return valid_utf8(redact::redact_text(value)); }
 
-const StageResult* stage(const RunRecord& run, const std::string& name) {
-  for (const auto& s : run.stages)
-    if (s.name == name) return &s;
-  return nullptr;
-}
-
 nlohmann::ordered_json number_or_null(std::optional<double> v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr); }
 
 // How the numbers were made, by rank: the "Metrics algorithm" row beside CVS's
@@ -69,7 +63,8 @@ std::string generated_at(const DeckInput& in) {
   return stamp;
 }
 
-nlohmann::ordered_json report_json(const RunRecord& run) {
+nlohmann::ordered_json report_json(const DeckInput& in) {
+  const RunRecord& run = *in.run;
   nlohmann::ordered_json tiers = nlohmann::ordered_json::array();
   for (const auto& spec : metrics::threshold_catalogue()) tiers.push_back(spec.tier);
   tiers.push_back("record");
@@ -78,7 +73,7 @@ nlohmann::ordered_json report_json(const RunRecord& run) {
           {"footer", "aorta_suite · render-only · does not affect gates"},
           {"tier_order", tiers},
           {"headline_metric", "training.avg_iteration_time_ms"},
-          {"lifecycle_labels", session_lifecycle_labels()}};
+          {"lifecycle_labels", session_lifecycle_labels(in.lifecycle)}};
 }
 
 nlohmann::ordered_json lifecycle_json(const RunRecord& run) {
@@ -116,7 +111,7 @@ nlohmann::ordered_json gate_matrix_json(const DeckInput& in, const DeckFacts& fa
     } else {
       g["spec"] = {{"kind", kind_name(spec.kind)}, {"value", *t->value}};
       g["status"] = gate_status(facts, spec.key);
-      if (facts.state == "enforced") g["reason"] = facts.verdicts.at(spec.key).message;
+      if (facts.state == "enforced") g["reason"] = gate_message(facts, spec.key);
     }
     g["specs"] = specs.contains(metric) ? nlohmann::ordered_json{{metric, specs[metric]}} : nlohmann::ordered_json::object();
     gates[spec.tier] = g;
@@ -238,6 +233,15 @@ nlohmann::ordered_json comparison_section(const DeckInput& in) {
   return comparison_json(metrics::compare_runs(*in.baseline, self, {}), *in.baseline, self);
 }
 
+// The verdicts the thresholds stage recorded, by threshold key; none when it did not run.
+std::map<std::string, job::SubTest> recorded_verdicts(const DeckInput& in) {
+  std::map<std::string, job::SubTest> verdicts;
+  if (const StageResult* gate = threshold_stage(in))
+    for (const auto& t : gate->subtests)
+      if (t.kind == job::SubTestKind::kThreshold) verdicts.emplace(t.value, t);
+  return verdicts;
+}
+
 }  // namespace
 
 const config::Threshold* configured_threshold(const config::Variant& v, const std::string& key) {
@@ -246,9 +250,20 @@ const config::Threshold* configured_threshold(const config::Variant& v, const st
   return nullptr;
 }
 
+const StageResult* threshold_stage(const DeckInput& in) {
+  const auto gates = [](const stages::StageSpec* spec) {
+    return spec->subtests && spec->subtests->kind == job::SubTestKind::kThreshold;
+  };
+  const auto spec = std::find_if(in.lifecycle.begin(), in.lifecycle.end(), gates);
+  if (spec == in.lifecycle.end()) return nullptr;
+  for (const auto& s : in.run->stages)
+    if (!s.is_subtest() && s.name == (*spec)->test_name) return &s;
+  return nullptr;
+}
+
 std::string threshold_state(const DeckInput& in) {
   if (!in.variant->enforce_thresholds) return "record-only";
-  const StageResult* gate = stage(*in.run, "test_validate_thresholds");
+  const StageResult* gate = threshold_stage(in);
   bool ran = gate && gate->outcome != job::Outcome::kSkipped && in.result;
   return ran ? "enforced" : "not evaluated";
 }
@@ -256,15 +271,13 @@ std::string threshold_state(const DeckInput& in) {
 std::string overall_status(const DeckInput& in) {
   if (!in.result) return "na";
   if (threshold_state(in) != "enforced") return "record";
-  for (const auto& check : metrics::check_thresholds(*in.result, in.variant->thresholds))
-    if (!check.passed) return "fail";
+  for (const auto& [key, verdict] : recorded_verdicts(in))
+    if (!verdict.passed()) return "fail";
   return "pass";
 }
 
 nlohmann::ordered_json run_deck_json(const DeckInput& in) {
-  DeckFacts facts{threshold_state(in), {}, accelerator_run(in)};
-  if (in.result)
-    for (const auto& c : metrics::check_thresholds(*in.result, in.variant->thresholds)) facts.verdicts[c.key] = c;
+  const DeckFacts facts{threshold_state(in), recorded_verdicts(in), accelerator_run(in)};
   nlohmann::ordered_json deck;
   deck["schema_version"] = 1;
   deck["suite_id"] = "aorta";
@@ -272,7 +285,7 @@ nlohmann::ordered_json run_deck_json(const DeckInput& in) {
   deck["cvs_version"] = nullptr;  // CVS's own version: this deck was not written by CVS
   deck["overall_status"] = overall_status(in);
   deck["threshold_state"] = facts.state;
-  deck["report"] = report_json(*in.run);
+  deck["report"] = report_json(in);
   deck["lifecycle"] = lifecycle_json(*in.run);
   deck["lifecycle_skipped"] = lifecycle_skipped_json(*in.run);
   deck["threshold_specs"] = threshold_specs_json(in, facts);

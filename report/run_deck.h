@@ -14,6 +14,7 @@
 #include "metrics/run_metrics.h"
 #include "result_json/metrics_json.h"
 #include "report/run_record.h"
+#include "stages/stage.h"
 
 namespace aorta::report {
 
@@ -31,10 +32,18 @@ struct DeckInput {
   std::string generated_at{};  // empty: now (set by golden-file tests)
   // A run to compare this one with (--baseline): the deck gains a "comparison" section.
   const metrics::RunFigures* baseline = nullptr;
+  // The suites' stages in run order (suites::lifecycle()), given by the caller: their
+  // labels are the deck's lifecycle, and the one whose sub-tests are thresholds is the
+  // gate whose recorded verdicts the deck shows.
+  std::vector<const stages::StageSpec*> lifecycle{};
 };
 
 // The variant's threshold `key` when it is configured (non-null), else null.
 const config::Threshold* configured_threshold(const config::Variant& v, const std::string& key);
+
+// The record of the stage that gates on thresholds (its sub-test plan's kind), or
+// null when the run has none.
+const StageResult* threshold_stage(const DeckInput& in);
 
 // Threshold state: enforced | not evaluated | record-only.
 std::string threshold_state(const DeckInput& in);

@@ -5,7 +5,6 @@
 #include <tuple>
 
 #include "metrics/metric_catalogue.h"
-#include "stages/specs.h"
 
 namespace aorta::report {
 namespace {
@@ -54,8 +53,15 @@ nlohmann::ordered_json cvs_series(const nlohmann::ordered_json& series) {
 const char* kind_name(metrics::ThresholdKind kind) { return kind == metrics::ThresholdKind::kMax ? "max" : "min"; }
 
 std::string gate_status(const DeckFacts& facts, const std::string& key) {
-  if (facts.state == "enforced") return facts.verdicts.at(key).passed ? "pass" : "fail";
-  return facts.state == "record-only" ? "record" : "not evaluated";
+  if (facts.state == "record-only") return "record";
+  const auto verdict = facts.verdicts.find(key);
+  if (facts.state != "enforced" || verdict == facts.verdicts.end()) return "not evaluated";
+  return verdict->second.passed() ? "pass" : "fail";
+}
+
+std::string gate_message(const DeckFacts& facts, const std::string& key) {
+  const auto verdict = facts.verdicts.find(key);
+  return facts.state == "enforced" && verdict != facts.verdicts.end() ? verdict->second.message : "";
 }
 
 std::string cvs_metrics_source(const metrics::RunMetrics* result) {
@@ -68,13 +74,9 @@ std::string cvs_metrics_source(const metrics::RunMetrics* result) {
   return "TraceLens on raw traces (basic-scan fallback possible per rank)";
 }
 
-nlohmann::ordered_json session_lifecycle_labels() {
+nlohmann::ordered_json session_lifecycle_labels(const std::vector<const stages::StageSpec*>& stages) {
   nlohmann::ordered_json labels = nlohmann::ordered_json::array();
-  using namespace stages;
-  for (const StageSpec* spec : {&kLaunchContainer, &kCloneAorta, &kSetupRdma, &kBuildRccl, &kRunBenchmark,
-                                &kCollectTraces, &kAnalyze, &kParseResults, &kValidateThresholds, &kGenerateReport,
-                                &kTeardown})
-    labels.push_back(spec->label);
+  for (const stages::StageSpec* spec : stages) labels.push_back(spec->label);
   return labels;
 }
 
@@ -86,7 +88,7 @@ nlohmann::ordered_json threshold_specs_json(const DeckInput& in, const DeckFacts
     nlohmann::ordered_json s = {{"kind", kind_name(spec.kind)}, {"value", *t->value}};
     if (facts.state == "enforced") {
       s["verdict"] = gate_status(facts, spec.key);
-      s["reason"] = facts.verdicts.at(spec.key).message;
+      s["reason"] = gate_message(facts, spec.key);
     }
     specs[std::string(kPrefix) + spec.metric] = s;
   }
@@ -116,7 +118,7 @@ nlohmann::ordered_json threshold_verdicts_json(const DeckInput& in, const DeckFa
                     {"limit", *t->value},
                     {"actual", actual ? nlohmann::ordered_json(*actual) : nlohmann::ordered_json(nullptr)},
                     {"status", gate_status(facts, spec.key)},
-                    {"message", facts.state == "enforced" ? facts.verdicts.at(spec.key).message : ""}});
+                    {"message", gate_message(facts, spec.key)}});
   }
   return rows;
 }

@@ -18,23 +18,25 @@ namespace aorta::report {
 // What the deck knows of the run, computed once for its sections.
 struct DeckFacts {
   std::string state;  // threshold_state
-  std::map<std::string, metrics::ThresholdCheck> verdicts;  // by key, from the same gate the threshold stage ran
+  std::map<std::string, job::SubTest> verdicts;  // by threshold key: the gate stage's recorded sub-tests
   bool accelerator = false;  // NCCL channels and the RCCL branch mean something
 };
 
 // "max" | "min".
 const char* kind_name(metrics::ThresholdKind kind);
 
-// A configured threshold's status, the one every section shows: the gate's verdict
-// (pass | fail) when it ran, else "not evaluated" (enforced, an earlier stage failed)
-// or "record" (enforce_thresholds: false).
+// A configured threshold's status, the one every section shows: the gate's recorded
+// verdict (pass | fail) when it ran, else "not evaluated" (enforced, an earlier stage
+// failed) or "record" (enforce_thresholds: false).
 std::string gate_status(const DeckFacts& facts, const std::string& key);
+// The gate's recorded message for `key` (empty when it passed or did not run).
+std::string gate_message(const DeckFacts& facts, const std::string& key);
 
 // CVS's "Metrics source" words: the parser, not the path each rank took.
 std::string cvs_metrics_source(const metrics::RunMetrics* result);
 
-// CVS's stage labels (its STAGE_LABELS), in stage order: the same for both suites.
-nlohmann::ordered_json session_lifecycle_labels();
+// CVS's stage labels (its STAGE_LABELS): the labels of the stages given, in their order.
+nlohmann::ordered_json session_lifecycle_labels(const std::vector<const stages::StageSpec*>& stages);
 
 // threshold_specs: {"training.<metric>": {kind, value[, verdict, reason]}} for each
 // configured threshold in catalogue order; verdict and reason only when the gate ran.

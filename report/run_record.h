@@ -23,8 +23,6 @@ struct RunRecord {
   std::string hostname;
   double seconds = 0;
   std::vector<StageResult> stages;  // every test, in run order (sub-tests after their stage)
-  std::string deck_link;            // relative link to the Run Deck, when one was written
-  std::vector<std::string> node_log_links;  // relative links to the nodes' phase logs copied beside the report
   std::string interrupted;  // the signal that interrupted the run (SIGINT ...), empty when none
   // The build that made the reports; a field so golden-file tests can fix it.
   std::string version = aorta::version();

@@ -1,4 +1,5 @@
 // Which gtest tests a run registers, in which order and under which names.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -109,6 +110,24 @@ TEST(SuiteTable, EverySuiteEndsWithItsTeardown) {
     for (const auto* spec : suite.stages) tearing += spec->tears_down;
     EXPECT_EQ(tearing, 1) << suite.name;
   }
+}
+
+// The Run Deck's lifecycle: every suite's stages once, each suite's run order kept.
+TEST(SuiteTable, TheLifecycleHoldsEverySuitesStagesOnceInTheirOrder) {
+  const std::vector<const stages::StageSpec*> lifecycle = suites::lifecycle();
+  for (const auto& suite : all()) {
+    auto at = lifecycle.begin();
+    for (const auto* spec : suite.stages) {
+      auto found = std::find(lifecycle.begin(), lifecycle.end(), spec);
+      EXPECT_TRUE(found != lifecycle.end() && found >= at) << suite.name << ": " << spec->test_name;
+      if (found != lifecycle.end()) at = found + 1;
+    }
+  }
+  std::set<const stages::StageSpec*> once(lifecycle.begin(), lifecycle.end());
+  EXPECT_EQ(once.size(), lifecycle.size());
+  std::set<const stages::StageSpec*> every;
+  for (const auto& suite : all()) every.insert(suite.stages.begin(), suite.stages.end());
+  EXPECT_EQ(once, every);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // suite by one line here (its spec is declared in lib/stages/specs.h).
 #include "suites/suites.h"
 
+#include <algorithm>
+
 #include "stages/specs.h"
 
 namespace aorta::suites {
@@ -57,6 +59,18 @@ std::string names(const std::string& last_separator) {
   for (size_t i = 0; i < suites.size(); ++i)
     joined += (i == 0 ? "" : i + 1 == suites.size() ? last_separator : ", ") + std::string(suites[i].name);
   return joined;
+}
+
+std::vector<const stages::StageSpec*> lifecycle() {
+  std::vector<const stages::StageSpec*> merged;
+  for (const auto& suite : all()) {
+    auto at = merged.begin();  // where this suite's next stage goes when merged lacks it
+    for (const stages::StageSpec* stage : suite.stages) {
+      auto found = std::find(merged.begin(), merged.end(), stage);
+      at = found != merged.end() ? found + 1 : merged.insert(at, stage) + 1;
+    }
+  }
+  return merged;
 }
 
 }  // namespace aorta::suites

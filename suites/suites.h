@@ -19,6 +19,10 @@ const std::vector<fixtures::SuiteSpec>& all();
 const fixtures::SuiteSpec* find(const std::string& name);
 // Every suite's name, joined: names(" or ") is "aorta_single or aorta_distributed".
 std::string names(const std::string& last_separator);
+// Every suite's stages once, each suite's run order kept (a stage one suite lacks at
+// its place among the others): the Run Deck's lifecycle, one list for every suite as
+// CVS's STAGE_LABELS.
+std::vector<const stages::StageSpec*> lifecycle();
 
 // A test this process can register: the stage, and the sub-test's suffix
 // (empty for the stage itself). "test_validate_thresholds/max_avg_iteration_ms".

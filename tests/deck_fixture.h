@@ -6,6 +6,8 @@
 #include <tuple>
 
 #include "report/run_deck.h"
+#include "stages/specs.h"
+#include "suites/suites.h"
 #include "tests/rank_fixture.h"
 
 namespace aorta::testing {
@@ -28,8 +30,25 @@ struct DeckFixture {
     variant.model_id = "test";
     variant.thresholds = {{"max_avg_iteration_ms", 20.0}, {"min_compute_ratio", 0.5}, {"min_overlap_ratio", std::nullopt}};
   }
+  // The deck of the run as it stands, its threshold stage holding the verdicts that
+  // stage records for this variant and result (none without a result).
   report::DeckInput input(bool with_result = true) {
-    return {&run, &variant, 1, 2, 112, with_result ? &result : nullptr, "../r.html", "../r.log", "", "v.json"};
+    for (auto& stage : run.stages)
+      if (stage.name == stages::kValidateThresholds.test_name)
+        stage.subtests = with_result ? gates() : std::vector<job::SubTest>{};
+    report::DeckInput in{&run,        &variant,    1,  2, 112, with_result ? &result : nullptr,
+                         "../r.html", "../r.log", "", "v.json"};
+    in.lifecycle = suites::lifecycle();
+    return in;
+  }
+  // What test_validate_thresholds records: one sub-test per configured threshold.
+  std::vector<job::SubTest> gates() const {
+    std::vector<job::SubTest> recorded;
+    for (const auto& check : metrics::check_thresholds(result, variant.thresholds))
+      recorded.push_back({.kind = job::SubTestKind::kThreshold, .key = "metric", .value = check.key,
+                          .outcome = check.passed ? job::Outcome::kPassed : job::Outcome::kFailed,
+                          .message = check.message, .actual = check.actual, .limit = check.limit});
+    return recorded;
   }
 };
 
