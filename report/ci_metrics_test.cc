@@ -21,8 +21,8 @@ RunRecord record_with_gates() {
   stage.name = stage.stage = "test_validate_thresholds";
   stage.outcome = job::Outcome::kFailed;
   run.stages.push_back(stage);
-  run.stages.push_back(stages::subtest_result("test_validate_thresholds", "max_avg_iteration_ms", "thresholds", slow));
-  run.stages.push_back(stages::subtest_result("test_validate_thresholds", "min_overlap_ratio", "thresholds", overlap));
+  run.stages.push_back(stages::subtest_result("test_validate_thresholds", "test_validate_thresholds/max_avg_iteration_ms", "thresholds", slow));
+  run.stages.push_back(stages::subtest_result("test_validate_thresholds", "test_validate_thresholds/min_overlap_ratio", "thresholds", overlap));
   return run;
 }
 

@@ -46,10 +46,10 @@ TEST(HtmlReport, OneRowPerStageWithEverySubTestInItsPanel) {
                               .message = "recorded only", .actual = 11.0, .limit = 20.0, .gate = job::Gate::kMax};
   thresholds.subtests = {recorded};
   run.stages = {collect,
-                subtest_result("test_collect_traces", "node-a", "collect_traces", node_a),
-                subtest_result("test_collect_traces", "node-b", "collect_traces", node_b),
+                subtest_result("test_collect_traces", "test_collect_traces/node-a", "collect_traces", node_a),
+                subtest_result("test_collect_traces", "test_collect_traces/node-b", "collect_traces", node_b),
                 thresholds,
-                subtest_result("test_validate_thresholds", "max_avg_iteration_ms", "thresholds", recorded)};
+                subtest_result("test_validate_thresholds", "test_validate_thresholds/max_avg_iteration_ms", "thresholds", recorded)};
   std::ostringstream out;
   HtmlWriter().write(run, out);
   const std::string html = out.str();
@@ -86,7 +86,7 @@ TEST(HtmlReport, ASubTestWithoutItsStageKeepsItsOwnRow) {
   run.stages = {stage("test_parse_results", Outcome::kPassed)};
   const job::SubTest unrun{.key = "metric", .value = "max_avg_iteration_ms", .outcome = Outcome::kFailed,
                            .message = "test_validate_thresholds did not run, so this check was not evaluated"};
-  run.stages.push_back(subtest_result("test_validate_thresholds", "max_avg_iteration_ms", "thresholds", unrun));
+  run.stages.push_back(subtest_result("test_validate_thresholds", "test_validate_thresholds/max_avg_iteration_ms", "thresholds", unrun));
   std::ostringstream out;
   HtmlWriter().write(run, out);
   const std::string html = out.str();

@@ -33,7 +33,7 @@ job::SubTest threshold(std::string key, Outcome outcome, std::string message, do
 
 // The sub-test as a test of its own, as the fixture records it.
 StageResult subtest_case(const StageResult& parent, const job::SubTest& t) {
-  StageResult r = subtest_result(parent.stage, job::test_name_part(t.value), parent.label, t);
+  StageResult r = subtest_result(parent.stage, parent.stage + "/" + job::test_name_part(t.value), parent.label, t);
   r.seconds = 0;
   return r;
 }

@@ -36,7 +36,7 @@ StageResult stage(std::string name, Outcome outcome, double seconds, std::string
 }
 
 StageResult subtest_case(const StageResult& parent, const job::SubTest& t) {
-  StageResult r = subtest_result(parent.stage, job::test_name_part(t.value), parent.label, t);
+  StageResult r = subtest_result(parent.stage, parent.stage + "/" + job::test_name_part(t.value), parent.label, t);
   r.seconds = 0.001;
   return r;
 }

@@ -3,6 +3,7 @@
 // body returns the one StageResult that every report is written from.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,10 +40,30 @@ struct StageResult {
   }
 };
 
-// The record of a sub-test's own gtest test, <stage_test>/<name_part>: its outcome,
+// The record of a sub-test's own gtest test, `test_name` (subtest_names): its outcome,
 // the measured value as its log, its message as failure or skip reason.
-StageResult subtest_result(const std::string& stage_test, const std::string& name_part, const std::string& label,
+StageResult subtest_result(const std::string& stage_test, const std::string& test_name, const std::string& label,
                            const job::SubTest& sub);
+
+// A planned sub-test's own gtest test: the SubTest::value it reports and its test name.
+struct SubTestName {
+  std::string value;
+  std::string name;  // "test_collect_traces/n_1_2"
+};
+
+// The one place a sub-test's gtest name is made (registration, the fixture and the
+// record all take it from here): <stage_test>/<job::test_name_part(value)>, one per
+// value in order; should two values make the same part (hosts n-1 and n_1), the later
+// gets _2, _3, ... so each keeps a test of its own.
+std::vector<SubTestName> subtest_names(const std::string& stage_test, const std::vector<std::string>& values);
+
+// The failures a stage adds for its failed sub-tests (of `key`) whose own test the
+// filter left out: "<value>: <message>", the one place each is still shown (issue 31,
+// 6: said once, never lost). `tests`: the stage's planned sub-tests; `selected`: whether
+// the run runs the test of that name. A failed value without a planned test counts as left out.
+std::vector<std::string> unselected_subtest_failures(const std::vector<job::SubTest>& subtests, const std::string& key,
+                                                     const std::vector<SubTestName>& tests,
+                                                     const std::function<bool(const std::string&)>& selected);
 
 // The stage's one failure for its failed sub-tests: how many and their names, not
 // their messages, which each sub-test's own test says (issue 31, 6: one failure, said
