@@ -56,8 +56,9 @@ RunRecord sample() {
   failed.subtests.push_back(threshold("min_compute_ratio", Outcome::kPassed, "", 0.775, 0.01, job::Gate::kMin));
   StageResult skipped = stage("test_analyze", Outcome::kSkipped, 0, "Optional TraceLens/GEMM analysis is disabled", {},
                               {}, "analysis");
-  run.stages = {passed, subtest_case(passed, passed.subtests[0]), failed, subtest_case(failed, failed.subtests[0]),
-                subtest_case(failed, failed.subtests[1]), skipped};
+  passed.tests = {subtest_case(passed, passed.subtests[0])};
+  failed.tests = {subtest_case(failed, failed.subtests[0]), subtest_case(failed, failed.subtests[1])};
+  run.stages = {passed, failed, skipped};
   return run;
 }
 
@@ -167,9 +168,9 @@ TEST(JunitWriter, CvsShapeIsOneTestcasePerStageWithSubTestsAsPropertiesAndFailur
 // a property nor counted in the CVS shape.
 TEST(JunitWriter, CvsShapeLeavesOutRecordedThresholds) {
   RunRecord run = sample();
-  run.stages[2].outcome = Outcome::kSkipped;
-  run.stages[2].failures.clear();
-  for (auto& t : run.stages[2].subtests) t.outcome = Outcome::kSkipped;
+  run.stages[1].outcome = Outcome::kSkipped;
+  run.stages[1].failures.clear();
+  for (auto& t : run.stages[1].subtests) t.outcome = Outcome::kSkipped;
   std::ostringstream out;
   JunitWriter({"", JunitFamily::kLegacy, JunitShape::kCvs}).write(run, out);
   auto doc = parsed(out.str());
@@ -192,7 +193,7 @@ TEST(JunitWriter, Xunit2DropsTestcasePropertiesAndTheTopLevelCounts) {
 TEST(JunitWriter, ControlCharactersXmlCannotHoldAreDropped) {
   RunRecord run = sample();
   run.stages[0].log = {"colour \x1b[0m end\x01 \xef\xbf\xbf."};
-  run.stages[2].failures = {"bell\x07 <here>"};
+  run.stages[1].failures = {"bell\x07 <here>"};
   std::ostringstream out;
   JunitWriter().write(run, out);
   auto doc = parsed(out.str());

@@ -154,10 +154,10 @@ class HtmlOutput final : public Output {
     copy_node_logs(run, context, dir, sink);
     sink.file(dir / stylesheet_path(run), report_stylesheet());
     sink.file(report, render(HtmlWriter(html_extras(run, context, report)), run), true);
-    for (const auto& stage : run.stages) {
+    for (const StageResult* test : run.tests()) {
       std::ostringstream page;
-      write_stage_log_page(run, stage, page, report.filename().string());
-      sink.file(dir / stage_log_path(run, stage), page.str());
+      write_stage_log_page(run, *test, page, report.filename().string());
+      sink.file(dir / stage_log_path(run, *test), page.str());
     }
     for (const auto& [prefix, file] : context.input_files) {
       // Redacted: a cluster file's password or an env token must not travel with the report.

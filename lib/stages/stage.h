@@ -17,7 +17,8 @@
 namespace aorta::stages {
 
 // One gtest test: a lifecycle stage (test_collect_traces), or one sub-test of a
-// stage registered as a test of its own (test_validate_thresholds/min_compute_ratio).
+// stage registered as a test of its own (test_validate_thresholds/min_compute_ratio),
+// held in its stage's record (`tests`): the run's record is a tree of them.
 // A body fills failures, skip_reason, log and subtests; the fixture adds the rest.
 struct StageResult {
   std::string name;   // the gtest test name
@@ -28,12 +29,12 @@ struct StageResult {
   std::string skip_reason;              // set: skipped (by configuration, gating, or filter)
   std::vector<std::string> failures;    // any failure fails the stage
   std::vector<std::string> log;         // the stage's notes: its Full Log page, JUnit <system-out>
-  std::vector<job::SubTest> subtests;   // a stage's sub-tests (also the original's cvs_aorta_subtest properties)
-  std::optional<job::SubTest> subtest;  // set: this test is that sub-test of the stage named `stage`
+  std::vector<job::SubTest> subtests;   // what a stage's body found (also the original's cvs_aorta_subtest properties)
+  std::optional<job::SubTest> subtest;  // set: this test is that sub-test's own, of the stage named `stage`
+  std::vector<StageResult> tests;       // a stage's sub-tests' own tests, in run order (each sets `subtest`)
 
   bool failed() const { return !failures.empty(); }
   bool skipped() const { return !skip_reason.empty(); }
-  bool is_subtest() const { return subtest.has_value(); }
   // What the body's texts say: failed beats skipped beats passed.
   job::Outcome verdict() const {
     return failed() ? job::Outcome::kFailed : skipped() ? job::Outcome::kSkipped : job::Outcome::kPassed;
