@@ -123,8 +123,8 @@ void write_subtests(const RunRecord& run, const std::vector<SubTestRow>& rows, s
       << "<tr><th>Result</th><th>Sub-test</th><th>Actual</th><th>Gate</th><th>Reason</th><th>Links</th></tr>\n";
   for (const auto& r : rows) {
     const job::SubTest& t = r.body ? *r.body : *r.test->subtest;
-    // A body's skipped sub-test was recorded, not gated (enforce_thresholds: false).
-    const std::string result = r.body && r.outcome() == job::Outcome::kSkipped ? "Recorded" : capitalized(r.outcome());
+    // A body's recorded sub-test was measured, not gated (enforce_thresholds: false).
+    const std::string result = r.body && r.body->record_only ? "Recorded" : capitalized(r.outcome());
     // A sub-test's own test is found by its name too: report.html#<stage>/<value>.
     out << "<tr class=\"sub-" << job::outcome_name(r.outcome()) << "\""
         << (r.test ? " id=\"" + escape_xml(r.test->name) + "\"" : std::string()) << "><td class=\"col-result\">" << result

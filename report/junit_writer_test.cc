@@ -170,13 +170,33 @@ TEST(JunitWriter, CvsShapeLeavesOutRecordedThresholds) {
   RunRecord run = sample();
   run.stages[1].outcome = Outcome::kSkipped;
   run.stages[1].failures.clear();
-  for (auto& t : run.stages[1].subtests) t.outcome = Outcome::kSkipped;
+  for (auto& t : run.stages[1].subtests) {
+    t.outcome = Outcome::kSkipped;
+    t.record_only = true;
+  }
   std::ostringstream out;
   JunitWriter({"", JunitFamily::kLegacy, JunitShape::kCvs}).write(run, out);
   auto doc = parsed(out.str());
   // 3 stages + the one host sub-test; skipped: the two stages.
   expect_header_counts(doc, "4", "0", "2");
   EXPECT_EQ(doc.select_nodes("//testcase[@name='test_validate_thresholds']/properties").size(), 0u);
+}
+
+// An interrupted node's collection, skipped (its training stopped), is neither
+// recorded nor passed: its property and its own testcase say skipped.
+TEST(JunitWriter, AnInterruptedNodesSkippedCollectionSaysSkipped) {
+  RunRecord run = sample();
+  job::SubTest& node = run.stages[0].subtests[0];
+  node.outcome = Outcome::kSkipped;
+  node.message = "no fresh traces";
+  run.stages[0].tests = {subtest_case(run.stages[0], node)};
+  std::ostringstream out;
+  JunitWriter().write(run, out);
+  auto doc = parsed(out.str());
+  EXPECT_STREQ(doc.select_node("//testcase[@name='test_collect_traces']/properties/property/@value").attribute().value(),
+               "[trace collection] (host=node-a): skipped");
+  EXPECT_EQ(std::string(doc.select_node("//testcase[@name='node_a']/system-out").node().child_value()).rfind("SUBSKIP ", 0),
+            0u);
 }
 
 TEST(JunitWriter, Xunit2DropsTestcasePropertiesAndTheTopLevelCounts) {

@@ -9,12 +9,7 @@ namespace {
 
 using job::Outcome;
 
-StageResult test(const std::string& name, Outcome outcome) {
-  StageResult r;
-  r.name = r.stage = name;
-  r.outcome = outcome;
-  return r;
-}
+StageResult test(const std::string& name, Outcome outcome) { return {.name = name, .stage = name, .outcome = outcome}; }
 
 StageResult sub(const std::string& stage, const std::string& value, Outcome outcome) {
   return stages::subtest_result(stage, stage + "/" + value, "", {.value = value, .outcome = outcome});
@@ -32,8 +27,9 @@ RunRecord tree() {
 }
 
 TEST(RunRecord, GtestsFlatListIsEachRecordThenItsSubTestsTestsInRunOrder) {
+  const RunRecord run = tree();
   std::vector<std::string> names;
-  for (const StageResult* t : tree().tests()) names.push_back(t->name);
+  for (const StageResult* t : run.tests()) names.push_back(t->name);
   EXPECT_EQ(names, (std::vector<std::string>{"test_collect_traces", "test_collect_traces/n1", "test_collect_traces/n2",
                                              "test_validate_thresholds", "test_validate_thresholds/max_avg_iteration_ms",
                                              "test_other/x", "test_teardown"}));
