@@ -51,23 +51,21 @@ void AortaListener::OnTestEnd(const ::testing::TestInfo& info) {
     // gtest's verdict is the one every report shows, so they all agree with its console.
     const job::Outcome verdict =
         result.Failed() ? job::Outcome::kFailed : result.Skipped() ? job::Outcome::kSkipped : job::Outcome::kPassed;
-    auto written = std::find_if(record_.stages.rbegin(), record_.stages.rend(),
-                                [&](const StageResult& r) { return r.name == info.name(); });
+    StageResult* written = record_.find_test(info.name());
     // A test the fixture never wrote is recorded as a stage below.
-    if (written == record_.stages.rend() || !written->is_subtest())
-      interrupt_.stage_ended(interrupt_signal() != 0, verdict);
+    if (!written || !written->subtest) interrupt_.stage_ended(interrupt_signal() != 0, verdict);
     // One clock for every test, gtest's, as its console shows it.
-    if (written != record_.stages.rend()) written->seconds = result.elapsed_time() / 1000.0;
-    if (written != record_.stages.rend() && written->outcome == verdict) return;
+    if (written) written->seconds = result.elapsed_time() / 1000.0;
+    if (written && written->outcome == verdict) return;
     // A test the fixture never wrote (a broken fixture, say), or one that gtest saw
     // fail after the fixture wrote it: recorded with gtest's own texts, cleaned as a
     // stage's are.
     StageResult from_gtest;
-    if (written == record_.stages.rend()) {
+    if (!written) {
       from_gtest.name = from_gtest.stage = info.name();
       from_gtest.seconds = result.elapsed_time() / 1000.0;
     }
-    StageResult& stage = written == record_.stages.rend() ? from_gtest : *written;
+    StageResult& stage = written ? *written : from_gtest;
     stage.outcome = verdict;
     StageResult gtest_texts;
     gtest_texts.failures = part_messages(result, true);
@@ -75,7 +73,7 @@ void AortaListener::OnTestEnd(const ::testing::TestInfo& info) {
     stages::clean_texts(gtest_texts);
     if (verdict == job::Outcome::kFailed && stage.failures.empty()) stage.failures = gtest_texts.failures;
     if (verdict == job::Outcome::kSkipped && stage.skip_reason.empty()) stage.skip_reason = gtest_texts.skip_reason;
-    if (written == record_.stages.rend()) record_.stages.push_back(std::move(from_gtest));
+    if (!written) record_.stages.push_back(std::move(from_gtest));
   } catch (const std::exception& e) {
     // gtest does not catch what a listener throws: it would end the process.
     files_.fail(std::string("could not record ") + info.name() + " for the reports: " + e.what());

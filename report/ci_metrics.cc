@@ -27,10 +27,10 @@ std::vector<Figure> figures(const RunRecord& run, const metrics::RunMetrics* res
       if (auto v = spec->value(*result)) out.push_back({spec->key, "", *v});
   // Each family's samples together, as OpenMetrics wants: every gate's actual, then every limit ...
   std::vector<const job::SubTest*> gates;
-  for (const auto& stage : run.stages)
-    if (stage.subtest && stage.subtest->kind == job::SubTestKind::kThreshold && stage.subtest->actual &&
-        stage.subtest->limit && stage.subtest->gate)
-      gates.push_back(&*stage.subtest);
+  for (const StageResult* test : run.tests())
+    if (test->subtest && test->subtest->kind == job::SubTestKind::kThreshold && test->subtest->actual &&
+        test->subtest->limit && test->subtest->gate)
+      gates.push_back(&*test->subtest);
   for (const auto* t : gates) out.push_back({"gate_actual", t->value, *t->actual});
   for (const auto* t : gates) out.push_back({"gate_limit", t->value, *t->limit});
   for (const auto* t : gates) out.push_back({"gate_margin", t->value, *t->margin()});

@@ -20,9 +20,10 @@ RunRecord record_with_gates() {
   StageResult stage;
   stage.name = stage.stage = "test_validate_thresholds";
   stage.outcome = job::Outcome::kFailed;
+  for (const auto* gate : {&slow, &overlap})
+    stage.tests.push_back(
+        stages::subtest_result(stage.name, stage.name + "/" + job::test_name_part(gate->value), "thresholds", *gate));
   run.stages.push_back(stage);
-  run.stages.push_back(stages::subtest_result("test_validate_thresholds", "max_avg_iteration_ms", "thresholds", slow));
-  run.stages.push_back(stages::subtest_result("test_validate_thresholds", "min_overlap_ratio", "thresholds", overlap));
   return run;
 }
 
@@ -68,9 +69,10 @@ TEST(CiMetrics, PlotCsvIsOneHeaderRowAndOneValueRow) {
 // The testcase's system-out (Jenkins shows it for a passing case) has the margin.
 TEST(CiMetrics, APassingGatesLogShowsItsMargin) {
   const RunRecord run = record_with_gates();
-  ASSERT_EQ(run.stages[2].log.size(), 1u);
-  EXPECT_EQ(run.stages[2].log[0], "actual 0.75, min 0.5, margin 0.25 (50.00% of the limit)");
-  EXPECT_EQ(run.stages[1].log[0], "actual 1250 ms, max 1000 ms, margin -250 ms");
+  const auto& gates = run.stages[0].tests;
+  ASSERT_EQ(gates[1].log.size(), 1u);
+  EXPECT_EQ(gates[1].log[0], "actual 0.75, min 0.5, margin 0.25 (50.00% of the limit)");
+  EXPECT_EQ(gates[0].log[0], "actual 1250 ms, max 1000 ms, margin -250 ms");
 }
 
 }  // namespace

@@ -1,7 +1,6 @@
 #include "report/html_writer.h"
 
 #include <functional>
-#include <set>
 #include <utility>
 
 #include <fmt/format.h>
@@ -67,7 +66,7 @@ struct SubTestRow {
 };
 
 // A row of the results table: a stage with its sub-tests' panel, or a sub-test test
-// whose stage left no record at all (an interrupt before it), which keeps its own row.
+// whose stage left no record at all (its stage test filtered out), which keeps its own row.
 struct Entry {
   const StageResult* test;
   std::vector<SubTestRow> subtests;
@@ -75,10 +74,9 @@ struct Entry {
 
 // The stage's sub-tests: each the body reported, matched to its own test by key and
 // value, then the tests the body never reached (their stage failed or was skipped first).
-std::vector<SubTestRow> subtest_rows(const RunRecord& run, const StageResult& stage) {
+std::vector<SubTestRow> subtest_rows(const StageResult& stage) {
   std::vector<const StageResult*> tests;
-  for (const auto& r : run.stages)
-    if (r.is_subtest() && r.stage == stage.name) tests.push_back(&r);
+  for (const auto& r : stage.tests) tests.push_back(&r);
   std::vector<SubTestRow> rows;
   for (const auto& t : stage.subtests) {
     SubTestRow row{&t, nullptr};
@@ -95,15 +93,8 @@ std::vector<SubTestRow> subtest_rows(const RunRecord& run, const StageResult& st
 }
 
 std::vector<Entry> entries(const RunRecord& run) {
-  std::set<std::string> stages;
-  for (const auto& r : run.stages)
-    if (!r.is_subtest()) stages.insert(r.name);
   std::vector<Entry> out;
-  for (const auto& r : run.stages)
-    if (!r.is_subtest())
-      out.push_back({&r, subtest_rows(run, r)});
-    else if (!stages.count(r.stage))
-      out.push_back({&r, {}});
+  for (const auto& r : run.stages) out.push_back({&r, subtest_rows(r)});
   return out;
 }
 
@@ -132,8 +123,8 @@ void write_subtests(const RunRecord& run, const std::vector<SubTestRow>& rows, s
       << "<tr><th>Result</th><th>Sub-test</th><th>Actual</th><th>Gate</th><th>Reason</th><th>Links</th></tr>\n";
   for (const auto& r : rows) {
     const job::SubTest& t = r.body ? *r.body : *r.test->subtest;
-    // A body's skipped sub-test was recorded, not gated (enforce_thresholds: false).
-    const std::string result = r.body && r.outcome() == job::Outcome::kSkipped ? "Recorded" : capitalized(r.outcome());
+    // A body's recorded sub-test was measured, not gated (enforce_thresholds: false).
+    const std::string result = r.body && r.body->record_only ? "Recorded" : capitalized(r.outcome());
     // A sub-test's own test is found by its name too: report.html#<stage>/<value>.
     out << "<tr class=\"sub-" << job::outcome_name(r.outcome()) << "\""
         << (r.test ? " id=\"" + escape_xml(r.test->name) + "\"" : std::string()) << "><td class=\"col-result\">" << result
@@ -168,8 +159,10 @@ void write_entry(const RunRecord& run, const Entry& entry, std::ostream& out) {
 // every sub-test of the panels, as CVS counts them.
 void write_verdict(const RunRecord& run, const std::vector<Entry>& rows, std::ostream& out) {
   Counts stages, subtests;
+  for (const StageResult* s : run.stage_tests()) stages.add(s->outcome);
   for (const auto& e : rows) {
-    (e.test->is_subtest() ? subtests : stages).add(e.test->outcome);
+    // A sub-test's test left without its stage is a row of its own, counted as a sub-test.
+    if (e.test->subtest) subtests.add(e.test->outcome);
     for (const auto& r : e.subtests) subtests.add(r.outcome());
   }
   const bool failed = stages.failed || subtests.failed;

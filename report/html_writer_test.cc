@@ -43,19 +43,20 @@ TEST(HtmlReport, OneRowPerStageWithEverySubTestInItsPanel) {
   StageResult thresholds = stage("test_validate_thresholds", Outcome::kSkipped);
   thresholds.skip_reason = "enforce_thresholds is false";
   const job::SubTest recorded{.key = "metric", .value = "max_avg_iteration_ms", .outcome = Outcome::kSkipped,
-                              .message = "recorded only", .actual = 11.0, .limit = 20.0, .gate = job::Gate::kMax};
+                              .message = "recorded only", .actual = 11.0, .limit = 20.0, .gate = job::Gate::kMax,
+                              .record_only = true};
   thresholds.subtests = {recorded};
-  run.stages = {collect,
-                subtest_result("test_collect_traces", "node-a", "collect_traces", node_a),
-                subtest_result("test_collect_traces", "node-b", "collect_traces", node_b),
-                thresholds,
-                subtest_result("test_validate_thresholds", "max_avg_iteration_ms", "thresholds", recorded)};
+  collect.tests = {subtest_result("test_collect_traces", "test_collect_traces/node-a", "collect_traces", node_a),
+                   subtest_result("test_collect_traces", "test_collect_traces/node-b", "collect_traces", node_b)};
+  thresholds.tests = {
+      subtest_result("test_validate_thresholds", "test_validate_thresholds/max_avg_iteration_ms", "thresholds", recorded)};
+  run.stages = {collect, thresholds};
   std::ostringstream out;
   HtmlWriter().write(run, out);
   const std::string html = out.str();
   EXPECT_EQ(count(html, "results-table-row"), 2u);  // two stages, no row of a sub-test's own
   EXPECT_EQ(html.find("col-name\">aorta_single::test_collect_traces/"), std::string::npos);
-  for (const auto* sub : {&run.stages[1], &run.stages[2], &run.stages[4]}) {
+  for (const auto* sub : {&run.stages[0].tests[0], &run.stages[0].tests[1], &run.stages[1].tests[0]}) {
     const std::string link = "<a href=\"" + stage_log_path(run, *sub) + "\">Full Log</a>";
     EXPECT_EQ(count(html, link), 1u) << sub->name;
     EXPECT_NE(html.find("<tr class=\"sub-" + std::string(job::outcome_name(sub->outcome)) + "\" id=\"" + sub->name + "\">"),
@@ -77,7 +78,7 @@ TEST(HtmlReport, OneRowPerStageWithEverySubTestInItsPanel) {
             std::string::npos);
 }
 
-// A sub-test test whose stage left no record (an interrupt before it) has no panel to
+// A sub-test test whose stage left no record (its test filtered out) has no panel to
 // sit in: it keeps a row of its own, failed, with its Full Log, and fails the banner.
 TEST(HtmlReport, ASubTestWithoutItsStageKeepsItsOwnRow) {
   RunRecord run;
@@ -86,7 +87,7 @@ TEST(HtmlReport, ASubTestWithoutItsStageKeepsItsOwnRow) {
   run.stages = {stage("test_parse_results", Outcome::kPassed)};
   const job::SubTest unrun{.key = "metric", .value = "max_avg_iteration_ms", .outcome = Outcome::kFailed,
                            .message = "test_validate_thresholds did not run, so this check was not evaluated"};
-  run.stages.push_back(subtest_result("test_validate_thresholds", "max_avg_iteration_ms", "thresholds", unrun));
+  run.stages.push_back(subtest_result("test_validate_thresholds", "test_validate_thresholds/max_avg_iteration_ms", "thresholds", unrun));
   std::ostringstream out;
   HtmlWriter().write(run, out);
   const std::string html = out.str();

@@ -49,22 +49,26 @@ struct Counts {
 bool cvs_subtest(const job::SubTest& t) { return t.outcome != job::Outcome::kSkipped; }
 
 // CVS's property value exactly, "<label>: passed|failed" (a recorded, unenforced gate:
-// "recorded"); what was measured and why it failed are in the sub-test's own failure.
-std::string cvs_subtest_value(const job::SubTest& t) {
-  return t.label() + ": " + (t.outcome == job::Outcome::kSkipped ? "recorded" : job::outcome_name(t.outcome));
+// "recorded"; a skipped one, which CVS never makes: "skipped"); what was measured and
+// why it failed are in the sub-test's own failure.
+std::string cvs_subtest_value(const job::SubTest& t) { return t.label() + ": " + t.verdict(); }
+
+// The tests written as testcases: gtest's flat list, or in CVS's shape the stages
+// (their sub-tests go inside them).
+std::vector<const StageResult*> written(const RunRecord& run, JunitShape shape) {
+  return shape == JunitShape::kCvs ? run.stage_tests() : run.tests();
 }
 
 // What the testcases say: gtest's tests one each; in CVS's shape a stage and each of
 // its sub-tests one each, and every <failure> one failure.
 Counts counted(const RunRecord& run, JunitShape shape) {
   Counts c;
-  for (const auto& test : run.stages) {
-    if (shape == JunitShape::kCvs && test.is_subtest()) continue;
+  for (const StageResult* test : written(run, shape)) {
     ++c.tests;
-    c.failures += test.outcome == job::Outcome::kFailed;
-    c.skipped += test.outcome == job::Outcome::kSkipped;
+    c.failures += test->outcome == job::Outcome::kFailed;
+    c.skipped += test->outcome == job::Outcome::kSkipped;
     if (shape != JunitShape::kCvs) continue;
-    for (const auto& t : test.subtests) {
+    for (const auto& t : test->subtests) {
       c.tests += cvs_subtest(t);
       c.failures += t.outcome == job::Outcome::kFailed;
     }
@@ -105,7 +109,7 @@ void verdict(pugi::xml_node tc, const StageResult& test) {
     for (const auto& f : test.failures) all += (all.empty() ? "" : "\n") + f;
     // A stage's message is CVS's line, which scrapers of CVS's JUnit key on; a sub-test's is its own.
     const std::string message = test.failures.empty() ? "stage failed"
-                                : test.is_subtest()   ? test.failures.front()
+                                : test.subtest        ? test.failures.front()
                                                       : stages::following_failures_line(test.failures);
     failure(tc, message, all);
   } else if (test.outcome == job::Outcome::kSkipped) {
@@ -116,7 +120,7 @@ void verdict(pugi::xml_node tc, const StageResult& test) {
 // A sub-test's line is the one its stage's log gives it; a stage's is its notes.
 void system_out(pugi::xml_node tc, const StageResult& test) {
   std::string out;
-  if (test.is_subtest()) out = test.subtest->line() + "\n";
+  if (test.subtest) out = test.subtest->line() + "\n";
   for (const auto& line : test.log) out += line + "\n";
   if (!out.empty()) tc.append_child("system-out").text().set(xml_text(out).c_str());
 }
@@ -132,7 +136,7 @@ pugi::xml_node testcase(const JunitOptions& options, const RunRecord& run, const
 void write_testcase(const JunitOptions& options, const RunRecord& run, const StageResult& test, pugi::xml_node suite) {
   auto tc = testcase(options, run, test, suite);
   if (options.family == JunitFamily::kLegacy) {
-    if (test.is_subtest()) {
+    if (test.subtest) {
       subtest_properties(tc.append_child("properties"), *test.subtest);
     } else if (!test.subtests.empty()) {
       auto properties = tc.append_child("properties");
@@ -145,7 +149,6 @@ void write_testcase(const JunitOptions& options, const RunRecord& run, const Sta
 
 // CVS's shape: a stage and, inside it, its sub-tests' properties and failures.
 void write_cvs_testcase(const JunitOptions& options, const RunRecord& run, const StageResult& test, pugi::xml_node suite) {
-  if (test.is_subtest()) return;
   auto tc = testcase(options, run, test, suite);
   pugi::xml_node properties;
   for (const auto& t : test.subtests) {
@@ -210,12 +213,12 @@ Result<JunitOptions> junit_options_from_environment(std::string_view shape) {
 
 std::string junit_classname(const JunitOptions& options, const RunRecord& run, const StageResult& test) {
   std::string name = options.prefix.empty() ? run.suite : options.prefix + "." + run.suite;
-  return test.is_subtest() ? name + "." + test.stage : name;
+  return test.subtest ? name + "." + test.stage : name;
 }
 
 std::string junit_testcase_name(const StageResult& test) {
   // gtest names a sub-test "<stage>/<suffix>"; its classname already holds the stage.
-  if (test.is_subtest() && test.name.size() > test.stage.size() + 1 && test.name.rfind(test.stage + "/", 0) == 0)
+  if (test.subtest && test.name.size() > test.stage.size() + 1 && test.name.rfind(test.stage + "/", 0) == 0)
     return test.name.substr(test.stage.size() + 1);
   return test.name;
 }
@@ -242,11 +245,11 @@ void JunitWriter::write(const RunRecord& run, std::ostream& out) const {
   property(properties, "run_id", run.run_id);
   property(properties, "aorta_suite_version", run.version);
   property(properties, "aorta_suite_commit", run.commit);
-  for (const auto& test : run.stages) {
+  for (const StageResult* test : written(run, options_.shape)) {
     if (options_.shape == JunitShape::kCvs)
-      write_cvs_testcase(options_, run, test, suite);
+      write_cvs_testcase(options_, run, *test, suite);
     else
-      write_testcase(options_, run, test, suite);
+      write_testcase(options_, run, *test, suite);
   }
   doc.save(out, "  ", pugi::format_default, pugi::encoding_utf8);
 }

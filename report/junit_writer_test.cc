@@ -33,7 +33,7 @@ job::SubTest threshold(std::string key, Outcome outcome, std::string message, do
 
 // The sub-test as a test of its own, as the fixture records it.
 StageResult subtest_case(const StageResult& parent, const job::SubTest& t) {
-  StageResult r = subtest_result(parent.stage, job::test_name_part(t.value), parent.label, t);
+  StageResult r = subtest_result(parent.stage, parent.stage + "/" + job::test_name_part(t.value), parent.label, t);
   r.seconds = 0;
   return r;
 }
@@ -56,8 +56,9 @@ RunRecord sample() {
   failed.subtests.push_back(threshold("min_compute_ratio", Outcome::kPassed, "", 0.775, 0.01, job::Gate::kMin));
   StageResult skipped = stage("test_analyze", Outcome::kSkipped, 0, "Optional TraceLens/GEMM analysis is disabled", {},
                               {}, "analysis");
-  run.stages = {passed, subtest_case(passed, passed.subtests[0]), failed, subtest_case(failed, failed.subtests[0]),
-                subtest_case(failed, failed.subtests[1]), skipped};
+  passed.tests = {subtest_case(passed, passed.subtests[0])};
+  failed.tests = {subtest_case(failed, failed.subtests[0]), subtest_case(failed, failed.subtests[1])};
+  run.stages = {passed, failed, skipped};
   return run;
 }
 
@@ -167,15 +168,35 @@ TEST(JunitWriter, CvsShapeIsOneTestcasePerStageWithSubTestsAsPropertiesAndFailur
 // a property nor counted in the CVS shape.
 TEST(JunitWriter, CvsShapeLeavesOutRecordedThresholds) {
   RunRecord run = sample();
-  run.stages[2].outcome = Outcome::kSkipped;
-  run.stages[2].failures.clear();
-  for (auto& t : run.stages[2].subtests) t.outcome = Outcome::kSkipped;
+  run.stages[1].outcome = Outcome::kSkipped;
+  run.stages[1].failures.clear();
+  for (auto& t : run.stages[1].subtests) {
+    t.outcome = Outcome::kSkipped;
+    t.record_only = true;
+  }
   std::ostringstream out;
   JunitWriter({"", JunitFamily::kLegacy, JunitShape::kCvs}).write(run, out);
   auto doc = parsed(out.str());
   // 3 stages + the one host sub-test; skipped: the two stages.
   expect_header_counts(doc, "4", "0", "2");
   EXPECT_EQ(doc.select_nodes("//testcase[@name='test_validate_thresholds']/properties").size(), 0u);
+}
+
+// An interrupted node's collection, skipped (its training stopped), is neither
+// recorded nor passed: its property and its own testcase say skipped.
+TEST(JunitWriter, AnInterruptedNodesSkippedCollectionSaysSkipped) {
+  RunRecord run = sample();
+  job::SubTest& node = run.stages[0].subtests[0];
+  node.outcome = Outcome::kSkipped;
+  node.message = "no fresh traces";
+  run.stages[0].tests = {subtest_case(run.stages[0], node)};
+  std::ostringstream out;
+  JunitWriter().write(run, out);
+  auto doc = parsed(out.str());
+  EXPECT_STREQ(doc.select_node("//testcase[@name='test_collect_traces']/properties/property/@value").attribute().value(),
+               "[trace collection] (host=node-a): skipped");
+  EXPECT_EQ(std::string(doc.select_node("//testcase[@name='node_a']/system-out").node().child_value()).rfind("SUBSKIP ", 0),
+            0u);
 }
 
 TEST(JunitWriter, Xunit2DropsTestcasePropertiesAndTheTopLevelCounts) {
@@ -192,7 +213,7 @@ TEST(JunitWriter, Xunit2DropsTestcasePropertiesAndTheTopLevelCounts) {
 TEST(JunitWriter, ControlCharactersXmlCannotHoldAreDropped) {
   RunRecord run = sample();
   run.stages[0].log = {"colour \x1b[0m end\x01 \xef\xbf\xbf."};
-  run.stages[2].failures = {"bell\x07 <here>"};
+  run.stages[1].failures = {"bell\x07 <here>"};
   std::ostringstream out;
   JunitWriter().write(run, out);
   auto doc = parsed(out.str());

@@ -123,10 +123,10 @@ void write_html(const RunRecord& run, const ReportContext& context, ReportFiles&
   extras.node_log_links = copy_node_logs(context, files);
   files.file(dir / stylesheet_path(run), report_stylesheet());
   files.file(report, render(HtmlWriter(extras), run), true);
-  for (const auto& stage : run.stages) {
+  for (const StageResult* test : run.tests()) {
     std::ostringstream page;
-    write_stage_log_page(run, stage, page, report.filename().string());
-    files.file(dir / stage_log_path(run, stage), page.str());
+    write_stage_log_page(run, *test, page, report.filename().string());
+    files.file(dir / stage_log_path(run, *test), page.str());
   }
   for (const auto& [prefix, file] : context.setup.input_files) {
     // Redacted: a cluster file's password or an env token must not travel with the report.

@@ -78,8 +78,8 @@ nlohmann::ordered_json report_json(const DeckInput& in) {
 
 nlohmann::ordered_json lifecycle_json(const RunRecord& run) {
   nlohmann::ordered_json lifecycle = nlohmann::ordered_json::object();
-  for (const auto& s : run.stages)
-    if (!s.label.empty() && !s.is_subtest() && s.outcome != job::Outcome::kSkipped) lifecycle[s.label] = s.seconds;
+  for (const StageResult* s : run.stage_tests())
+    if (!s->label.empty() && s->outcome != job::Outcome::kSkipped) lifecycle[s->label] = s->seconds;
   return lifecycle;
 }
 
@@ -87,10 +87,10 @@ nlohmann::ordered_json lifecycle_json(const RunRecord& run) {
 // each with why: the deck's timeline lists them under its chart (issue 31, 9).
 nlohmann::ordered_json lifecycle_skipped_json(const RunRecord& run) {
   nlohmann::ordered_json skipped = nlohmann::ordered_json::object();
-  for (const auto& s : run.stages)
+  for (const StageResult* s : run.stage_tests())
     // A skipped stage with sub-tests still recorded them (enforce_thresholds: false): it ran.
-    if (!s.label.empty() && !s.is_subtest() && s.outcome == job::Outcome::kSkipped && s.subtests.empty())
-      skipped[s.label] = s.skip_reason;
+    if (!s->label.empty() && s->outcome == job::Outcome::kSkipped && s->subtests.empty())
+      skipped[s->label] = s->skip_reason;
   return skipped;
 }
 
@@ -256,8 +256,8 @@ const StageResult* threshold_stage(const DeckInput& in) {
   };
   const auto spec = std::find_if(in.lifecycle.begin(), in.lifecycle.end(), gates);
   if (spec == in.lifecycle.end()) return nullptr;
-  for (const auto& s : in.run->stages)
-    if (!s.is_subtest() && s.name == (*spec)->test_name) return &s;
+  for (const StageResult* s : in.run->stage_tests())
+    if (s->name == (*spec)->test_name) return s;
   return nullptr;
 }
 

@@ -35,18 +35,17 @@ std::string run_summary(const RunRecord& run, const metrics::RunMetrics* result)
   const std::string verdict = !run.interrupted.empty() ? "INTERRUPTED by " + run.interrupted : failed ? "FAILED" : "PASSED";
   std::string out = fmt::format("== {} {}: {} passed, {} failed, {} skipped of {} tests; run {}, {:.1f} s\n", run.suite,
                                 verdict, run.count(job::Outcome::kPassed), failed,
-                                run.count(job::Outcome::kSkipped), run.stages.size(), run.run_id, run.seconds);
+                                run.count(job::Outcome::kSkipped), run.tests().size(), run.run_id, run.seconds);
   if (result && !result->per_rank.empty()) {
     rank_table(*result, out);
     out += "Diagnosis\n";
     for (const std::string& line : result_json::diagnosis_lines(*result)) out += "  " + line + "\n";
   }
-  for (const auto& s : run.stages)
-    if (!s.is_subtest())  // a sub-test's own record repeats its stage's
-      for (const auto& t : s.subtests) out += t.line() + "\n";
-  for (const auto& s : run.stages)
-    if (s.outcome == job::Outcome::kFailed && !s.is_subtest())
-      out += fmt::format("FAILED {}: {}\n", s.name, s.failures.empty() ? "(no message)" : s.failures.front());
+  for (const StageResult* s : run.stage_tests())
+    for (const auto& t : s->subtests) out += t.line() + "\n";
+  for (const StageResult* s : run.stage_tests())
+    if (s->outcome == job::Outcome::kFailed)
+      out += fmt::format("FAILED {}: {}\n", s->name, s->failures.empty() ? "(no message)" : s->failures.front());
   return out;
 }
 

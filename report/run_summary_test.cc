@@ -55,9 +55,10 @@ RunRecord failed_run() {
   StageResult sub = stage;
   sub.name = "test_validate_thresholds/max_avg_iteration_ms";
   sub.subtest = t;
+  stage.tests = {sub};
   StageResult teardown;
   teardown.name = teardown.stage = "test_teardown";
-  run.stages = {stage, sub, teardown};
+  run.stages = {stage, teardown};
   return run;
 }
 

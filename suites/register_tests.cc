@@ -1,15 +1,11 @@
 #include <set>
 
 #include "fixtures/stage_fixture.h"
-#include "job/outcome.h"
 #include "suites/suites.h"
 
 namespace aorta::suites {
 
-std::string PlannedTest::name() const {
-  std::string stage_name = stage->test_name;
-  return subtest.empty() ? stage_name : stage_name + "/" + subtest;
-}
+std::string PlannedTest::name() const { return subtest.empty() ? stage->test_name : subtest; }
 
 std::vector<PlannedTest> planned_tests(const fixtures::SuiteSpec& suite, const config::Variant* variant,
                                        const std::vector<std::string>& hosts) {
@@ -17,12 +13,8 @@ std::vector<PlannedTest> planned_tests(const fixtures::SuiteSpec& suite, const c
   for (const stages::StageSpec* spec : suite.stages) {
     tests.push_back({spec, "", ""});
     if (!variant || !spec->subtests) continue;
-    std::set<std::string> taken;
-    for (const auto& value : spec->subtests->values(*variant, hosts)) {
-      std::string part = job::test_name_part(value);
-      for (int n = 2; !taken.insert(part).second; ++n) part = job::test_name_part(value) + "_" + std::to_string(n);
-      tests.push_back({spec, part, value});
-    }
+    for (auto& sub : stages::subtest_names(spec->test_name, spec->subtests->values(*variant, hosts)))
+      tests.push_back({spec, std::move(sub.name), std::move(sub.value)});
   }
   return tests;
 }
@@ -31,11 +23,17 @@ void register_suite_tests(const fixtures::SuiteSpec& suite, const config::Varian
                           const std::vector<std::string>& hosts) {
   static std::set<const fixtures::SuiteSpec*> registered;
   if (!registered.insert(&suite).second) return;
-  for (const auto& planned : planned_tests(suite, variant, hosts)) {
+  const std::vector<PlannedTest> tests = planned_tests(suite, variant, hosts);
+  for (const auto& planned : tests) {
     std::string name = planned.name();
+    // A stage's test knows its sub-tests' tests (it says a failure whose test is filtered out).
+    std::vector<stages::SubTestName> subtests;
+    for (const auto& t : tests)
+      if (planned.subtest.empty() && t.stage == planned.stage && !t.subtest.empty()) subtests.push_back({t.value, t.subtest});
     ::testing::RegisterTest(suite.name, name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
-                            [planned]() -> fixtures::StageTest* {
-                              return new fixtures::StageTest(*planned.stage, planned.subtest, planned.value);
+                            [planned, subtests]() -> fixtures::StageTest* {
+                              if (planned.subtest.empty()) return new fixtures::StageTest(*planned.stage, subtests);
+                              return new fixtures::StageTest(*planned.stage, stages::SubTestName{planned.value, planned.subtest});
                             });
   }
 }

@@ -24,19 +24,19 @@ std::string names(const std::string& last_separator);
 // CVS's STAGE_LABELS.
 std::vector<const stages::StageSpec*> lifecycle();
 
-// A test this process can register: the stage, and the sub-test's suffix
+// A test this process can register: the stage, and the sub-test's gtest name
 // (empty for the stage itself). "test_validate_thresholds/max_avg_iteration_ms".
 struct PlannedTest {
   const stages::StageSpec* stage;
-  std::string subtest;  // the name's part after "<stage>/", empty for the stage test
+  std::string subtest;  // the sub-test's test name (stages::subtest_names), empty for the stage test
   std::string value;    // the sub-test's SubTest::value (host or threshold key)
   std::string name() const;
 };
 
 // Every test of the suite in run order. Without a variant: the stage tests only
-// (what --gtest_list_tests shows without a config). A sub-test's name part is its
-// value made filter-safe (job::test_name_part); should two values make the same
-// part (hosts n-1 and n_1), the later gets _2, _3, ... so each keeps a test.
+// (what --gtest_list_tests shows without a config). A sub-test's name is
+// stages::subtest_names': its value made filter-safe, and should two values make the
+// same part (hosts n-1 and n_1), the later gets _2, _3, ... so each keeps a test.
 std::vector<PlannedTest> planned_tests(const fixtures::SuiteSpec& suite, const config::Variant* variant,
                                        const std::vector<std::string>& hosts);
 

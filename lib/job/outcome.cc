@@ -42,15 +42,19 @@ std::string SubTest::measured_with_margin() const {
   return s;
 }
 
+std::string SubTest::verdict() const { return record_only ? "recorded" : outcome_name(outcome); }
+
 std::string SubTest::summary() const {
-  // A skipped sub-test is a threshold that enforce_thresholds=false only records.
-  std::string s = label() + ": " + (outcome == Outcome::kSkipped ? "recorded" : outcome_name(outcome));
+  std::string s = label() + ": " + verdict();
   if (actual) s += " (" + measured() + ")";
   if (outcome != Outcome::kPassed && !message.empty()) s += " - " + message;
   return s;
 }
 
-std::string SubTest::line() const { return (passed() ? "SUBPASS " : "SUBFAIL ") + summary(); }
+std::string SubTest::line() const {
+  const char* word = outcome == Outcome::kFailed ? "SUBFAIL " : outcome == Outcome::kSkipped && !record_only ? "SUBSKIP " : "SUBPASS ";
+  return word + summary();
+}
 
 std::string test_name_part(const std::string& value) {
   std::string out = value;

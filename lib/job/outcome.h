@@ -29,13 +29,20 @@ struct SubTest {
   std::optional<double> limit{};   // thresholds: the gate
   std::optional<Gate> gate{};      // thresholds: max | min
   std::string unit{};             // thresholds: ms, or empty for fractions
+  // enforce_thresholds: false: measured and shown, never gated (its outcome is kSkipped).
+  // A skipped sub-test without it (an interrupted node's collection) was only skipped.
+  bool record_only = false;
 
   bool passed() const { return outcome != Outcome::kFailed; }
   // "[threshold] (metric=max_avg_iteration_ms)", the original's sub-test label.
   std::string label() const;
-  // "<label>: passed|failed|recorded[ (actual A, max L)][ - message]", the property value.
+  // "passed" | "failed" | "skipped" | "recorded" (record_only): what the reports call it.
+  std::string verdict() const;
+  // "<label>: <verdict>[ (actual A, max L)][ - message]", the property value.
   std::string summary() const;
-  // "SUBPASS <summary>" | "SUBFAIL <summary>", the original's console line.
+  // "SUBPASS <summary>" | "SUBFAIL <summary>", the original's console line (a recorded
+  // gate passes); "SUBSKIP <summary>" for a skipped one, pytest-subtests' word (CVS
+  // makes no skipped sub-test).
   std::string line() const;
   // "actual 835.2 ms, max 60000 ms" (empty without a value).
   std::string measured() const;

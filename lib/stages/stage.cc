@@ -1,14 +1,17 @@
 #include "stages/stage.h"
 
+#include <algorithm>
+#include <set>
+
 #include <fmt/format.h>
 
 namespace aorta::stages {
 
-StageResult subtest_result(const std::string& stage_test, const std::string& name_part, const std::string& label,
+StageResult subtest_result(const std::string& stage_test, const std::string& test_name, const std::string& label,
                            const job::SubTest& sub) {
   StageResult record;
   record.stage = stage_test;
-  record.name = stage_test + "/" + name_part;
+  record.name = test_name;
   record.label = label;
   record.subtest = sub;
   record.outcome = sub.outcome;
@@ -16,6 +19,29 @@ StageResult subtest_result(const std::string& stage_test, const std::string& nam
   if (sub.outcome == job::Outcome::kFailed) record.failures.push_back(sub.message);
   if (sub.outcome == job::Outcome::kSkipped) record.skip_reason = sub.message;
   return record;
+}
+
+std::vector<SubTestName> subtest_names(const std::string& stage_test, const std::vector<std::string>& values) {
+  std::vector<SubTestName> names;
+  std::set<std::string> taken;
+  for (const auto& value : values) {
+    std::string part = job::test_name_part(value);
+    for (int n = 2; !taken.insert(part).second; ++n) part = job::test_name_part(value) + "_" + std::to_string(n);
+    names.push_back({value, stage_test + "/" + part});
+  }
+  return names;
+}
+
+std::vector<std::string> unselected_subtest_failures(const std::vector<job::SubTest>& subtests, const std::string& key,
+                                                     const std::vector<SubTestName>& tests,
+                                                     const std::function<bool(const std::string&)>& selected) {
+  std::vector<std::string> failures;
+  for (const auto& t : subtests) {
+    if (t.outcome != job::Outcome::kFailed || t.key != key) continue;
+    auto test = std::find_if(tests.begin(), tests.end(), [&](const SubTestName& n) { return n.value == t.value; });
+    if (test == tests.end() || !selected(test->name)) failures.push_back(t.value + ": " + t.message);
+  }
+  return failures;
 }
 
 std::string failed_subtests_line(const std::vector<job::SubTest>& subtests, const std::string& what,

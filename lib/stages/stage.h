@@ -3,6 +3,7 @@
 // body returns the one StageResult that every report is written from.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,7 +17,8 @@
 namespace aorta::stages {
 
 // One gtest test: a lifecycle stage (test_collect_traces), or one sub-test of a
-// stage registered as a test of its own (test_validate_thresholds/min_compute_ratio).
+// stage registered as a test of its own (test_validate_thresholds/min_compute_ratio),
+// held in its stage's record (`tests`): the run's record is a tree of them.
 // A body fills failures, skip_reason, log and subtests; the fixture adds the rest.
 struct StageResult {
   std::string name;   // the gtest test name
@@ -27,22 +29,42 @@ struct StageResult {
   std::string skip_reason;              // set: skipped (by configuration, gating, or filter)
   std::vector<std::string> failures;    // any failure fails the stage
   std::vector<std::string> log;         // the stage's notes: its Full Log page, JUnit <system-out>
-  std::vector<job::SubTest> subtests;   // a stage's sub-tests (also the original's cvs_aorta_subtest properties)
-  std::optional<job::SubTest> subtest;  // set: this test is that sub-test of the stage named `stage`
+  std::vector<job::SubTest> subtests;   // what a stage's body found (also the original's cvs_aorta_subtest properties)
+  std::optional<job::SubTest> subtest;  // set: this test is that sub-test's own, of the stage named `stage`
+  std::vector<StageResult> tests;       // a stage's sub-tests' own tests, in run order (each sets `subtest`)
 
   bool failed() const { return !failures.empty(); }
   bool skipped() const { return !skip_reason.empty(); }
-  bool is_subtest() const { return subtest.has_value(); }
   // What the body's texts say: failed beats skipped beats passed.
   job::Outcome verdict() const {
     return failed() ? job::Outcome::kFailed : skipped() ? job::Outcome::kSkipped : job::Outcome::kPassed;
   }
 };
 
-// The record of a sub-test's own gtest test, <stage_test>/<name_part>: its outcome,
+// The record of a sub-test's own gtest test, `test_name` (subtest_names): its outcome,
 // the measured value as its log, its message as failure or skip reason.
-StageResult subtest_result(const std::string& stage_test, const std::string& name_part, const std::string& label,
+StageResult subtest_result(const std::string& stage_test, const std::string& test_name, const std::string& label,
                            const job::SubTest& sub);
+
+// A planned sub-test's own gtest test: the SubTest::value it reports and its test name.
+struct SubTestName {
+  std::string value;
+  std::string name;  // "test_collect_traces/n_1_2"
+};
+
+// The one place a sub-test's gtest name is made (registration, the fixture and the
+// record all take it from here): <stage_test>/<job::test_name_part(value)>, one per
+// value in order; should two values make the same part (hosts n-1 and n_1), the later
+// gets _2, _3, ... so each keeps a test of its own.
+std::vector<SubTestName> subtest_names(const std::string& stage_test, const std::vector<std::string>& values);
+
+// The failures a stage adds for its failed sub-tests (of `key`) whose own test the
+// filter left out: "<value>: <message>", the one place each is still shown (issue 31,
+// 6: said once, never lost). `tests`: the stage's planned sub-tests; `selected`: whether
+// the run runs the test of that name. A failed value without a planned test counts as left out.
+std::vector<std::string> unselected_subtest_failures(const std::vector<job::SubTest>& subtests, const std::string& key,
+                                                     const std::vector<SubTestName>& tests,
+                                                     const std::function<bool(const std::string&)>& selected);
 
 // The stage's one failure for its failed sub-tests: how many and their names, not
 // their messages, which each sub-test's own test says (issue 31, 6: one failure, said

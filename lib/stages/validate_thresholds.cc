@@ -34,6 +34,7 @@ StageResult validate_thresholds(StageContext& ctx) {
         job::SubTest t = threshold_subtest(check);
         t.message = check.passed ? kSkipThresholds : std::string(kSkipThresholds) + " (would fail: " + check.message + ")";
         t.outcome = job::Outcome::kSkipped;
+        t.record_only = true;
         out.subtests.push_back(t);
       }
     return out;
