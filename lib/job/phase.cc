@@ -165,7 +165,7 @@ Status wait_for_phase(NodeExec& exec, RunState& state, const std::string& label,
   std::vector<int> codes(hosts.size(), -1);
   std::vector<bool> warned(hosts.size(), false);
   auto begin = std::chrono::steady_clock::now();
-  NodeContact contact(hosts, label, exec.transport().name() == "agent" ? "agent" : "sshd", begin);
+  NodeContact contact(hosts, label, exec.transport().node_answerer(), begin);
   auto interval = std::chrono::seconds(1);
   auto last_report = begin - std::chrono::hours(1);
   size_t last_done = static_cast<size_t>(-1);
