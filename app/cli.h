@@ -45,10 +45,15 @@ struct Options {
   std::vector<std::string> max_regression;
 };
 
+// The command its first word names (app/commands.h), else a run; its arguments read.
 Options parse(const std::vector<std::string>& args);
 
-// The whole usage (aorta_suite --help), or one command's (aorta_suite run --help).
-std::string usage();
-std::string command_help(Command command);
+// Each command's own arguments (the words after its name) into o; each leaves o alone
+// when o.help is set (the command's help is printed instead).
+void parse_run(const std::vector<std::string>& args, Options& o);
+void parse_list(const std::vector<std::string>& args, Options& o);
+void parse_config(const std::vector<std::string>& args, Options& o);  // list, copy and import
+void parse_analyze(const std::vector<std::string>& args, Options& o);
+void parse_compare(const std::vector<std::string>& args, Options& o);
 
 }  // namespace aorta::cli

@@ -1,6 +1,8 @@
 #include "app/cli.h"
+#include "app/commands.h"
 #include "app/gtest_filter.h"
 
+#include <set>
 #include <tuple>
 
 #include <gtest/gtest.h>
@@ -126,6 +128,27 @@ TEST(Cli, ConfigImportTakesTheYamlAndAnOptionalOutput) {
   EXPECT_EQ(parse({"config", "import"}).error, "usage: aorta_suite config import FILE.yaml [--output FILE.json]");
   EXPECT_EQ(parse({"config", "import", "a.yaml", "b.yaml"}).error, "unknown argument: b.yaml");
   EXPECT_EQ(parse({"config", "move", "a"}).error, "usage: aorta_suite config copy NAME --output FILE");
+}
+
+// One row per command, each word picking one row: the parser, the help and the
+// dispatch read the same table.
+TEST(Commands, EveryCommandHasOneRow) {
+  std::set<Command> seen;
+  std::set<std::string> words;
+  for (const auto& row : command_rows()) {
+    EXPECT_TRUE(seen.insert(row.command).second) << row.help_words;
+    if (row.word) {
+      EXPECT_TRUE(words.insert(row.word).second) << row.word;
+    }
+    EXPECT_TRUE(row.help && row.run) << row.help_words;
+    EXPECT_EQ(&command_row(row.command), &row);
+  }
+  EXPECT_EQ(seen.size(), 9u);  // Command's values, kRun .. kCompare
+  for (const auto& row : command_rows()) {
+    if (row.word && row.parse) {
+      EXPECT_EQ(parse({row.word, "--help"}).command, row.command) << row.word;
+    }
+  }
 }
 
 TEST(Cli, GtestFilterSemantics) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "app/cli.h"
+#include "app/commands.h"
 
 namespace aorta::cli {
 namespace {

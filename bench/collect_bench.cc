@@ -173,7 +173,7 @@ std::optional<Row> run_aorta(const Bench& b, const std::string& compression) {
   });
   Row row{zstd ? "aorta_suite (zstd -1 on the node)" : "aorta_suite (plain, SFTP)", std::chrono::duration<double>(Clock::now() - begin).count(),
           wire_bytes(b.nodes) - wire_before, cpu(RUSAGE_SELF) - cpu_before, state.collection_errors.empty()};
-  for (const auto& [host, error] : state.collection_errors) std::printf("  %s: %s\n", host.c_str(), error.c_str());
+  for (const auto& e : state.collection_errors) std::printf("  %s: %s\n", e.host.c_str(), e.message.c_str());
   // Its copies, decompressed, against the originals.
   fs::create_directories(b.work / "aorta_check");
   for (int i = 1; i <= b.nodes; ++i) {

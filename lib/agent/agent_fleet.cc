@@ -71,6 +71,7 @@ class SharedTransport final : public cluster::Transport {
     return to_->set_last_will(host, command);
   }
   bool proves_gone(const Error& error) const override { return to_->proves_gone(error); }
+  std::string node_answerer() const override { return to_->node_answerer(); }
   std::string name() const override { return to_->name(); }
 
  private:

@@ -106,15 +106,17 @@ void AgentTransport::shutdown() {
   }
 }
 
-Result<nlohmann::json> AgentTransport::exchange(const std::string& host, Request request, Deadline deadline,
-                                                const std::function<bool(std::string_view)>& take, bool* stopped) {
+Result<AgentTransport::Exchanged> AgentTransport::exchange(const std::string& host, Request request,
+                                                           Deadline deadline,
+                                                           const std::function<bool(std::string_view)>& take) {
   auto found = agents_.find(host);
   if (found == agents_.end()) return Error{ErrorCode::kNotFound, "no agent serves this host", host};
   Agent& agent = *found->second;
   auto connection = agent.acquire(secret_, job_);
   if (!connection) return connection.error();
-  auto broken = [&](const Error& error) -> Result<nlohmann::json> {
-    agent.release(nullptr);
+  auto drop = [&] { agent.release(nullptr); };
+  auto broken = [&](const Error& error) -> Result<Exchanged> {
+    drop();
     return error;
   };
   if (auto sent = (*connection)->send(std::move(request), deadline); !sent) return broken(sent.error());
@@ -123,32 +125,30 @@ Result<nlohmann::json> AgentTransport::exchange(const std::string& host, Request
     if (!frame) return broken(frame.error());
     if (frame->header.type == FrameType::kData) {
       if (take && take(frame->body)) continue;
-      if (stopped) *stopped = true;
-      return broken(Error{ErrorCode::kIo, "stopped", host});
+      drop();
+      return Exchanged{.reply = {}, .refused = true};
     }
     auto reply = decode_reply(frame->body);
     if (!reply) return broken(Error{ErrorCode::kIo, reply.error().message, host});
     agent.release(std::move(*connection));
     if (auto error = reply_error(*reply, host)) return *error;
-    return reply;
+    return Exchanged{.reply = std::move(*reply)};
   }
 }
 
 Result<cluster::CommandResult> AgentTransport::run(const std::string& host, const std::string& command,
                                                    std::chrono::seconds timeout) {
   cluster::CommandResult result;
-  bool over = false;
   auto reply = exchange(host, Request{.op = Op::kRun, .command = command, .timeout_s = timeout.count()},
                         Clock::now() + timeout + kReplyGrace,
                         [&](std::string_view bytes) {
                           if (result.output.size() + bytes.size() > cluster::kCommandOutputLimit) return false;
                           result.output.append(bytes);
                           return true;
-                        },
-                        &over);
-  if (over) return cluster::output_over_limit(host);
+                        });
   if (!reply) return reply.error();
-  result.exit_code = static_cast<int>(reply_int(*reply, "exit_code", -1));
+  if (reply->refused) return cluster::output_over_limit(host);
+  result.exit_code = static_cast<int>(reply_int(reply->reply, "exit_code", -1));
   return result;
 }
 
@@ -158,7 +158,6 @@ Result<cluster::StreamResult> AgentTransport::stream(const std::string& host, co
   std::ofstream file(local_path, std::ios::binary | std::ios::trunc);
   if (!file) return Error{ErrorCode::kIo, "cannot write " + local_path.string(), host};
   cluster::StreamResult result;
-  bool over = false;
   auto reply = exchange(host, Request{.op = Op::kStream, .command = command, .timeout_s = timeout.count()},
                         Clock::now() + timeout + kReplyGrace,
                         [&](std::string_view bytes) {
@@ -166,12 +165,11 @@ Result<cluster::StreamResult> AgentTransport::stream(const std::string& host, co
                           file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
                           result.bytes += bytes.size();
                           return true;
-                        },
-                        &over);
-  if (over) return cluster::copy_over_limit(host, local_path, max_bytes);
+                        });
   if (!reply) return reply.error();
-  result.exit_code = static_cast<int>(reply_int(*reply, "exit_code", -1));
-  result.errors = reply_text(*reply, "errors");
+  if (reply->refused) return cluster::copy_over_limit(host, local_path, max_bytes);
+  result.exit_code = static_cast<int>(reply_int(reply->reply, "exit_code", -1));
+  result.errors = reply_text(reply->reply, "errors");
   file.close();
   if (!file) return Error{ErrorCode::kIo, "writing " + local_path.string() + " failed (disk full?)", host};
   return result;
@@ -182,7 +180,6 @@ Status AgentTransport::download(const std::string& host, const std::string& remo
   std::ofstream file(local_path, std::ios::binary | std::ios::trunc);
   if (!file) return Error{ErrorCode::kIo, "cannot write " + local_path.string(), host};
   uint64_t copied = 0;
-  bool over = false;
   // A file is read at disk speed: no command timeout, a day at most.
   auto reply = exchange(host, Request{.op = Op::kDownload, .path = remote_path}, Clock::now() + std::chrono::hours(24),
                         [&](std::string_view bytes) {
@@ -190,25 +187,25 @@ Status AgentTransport::download(const std::string& host, const std::string& remo
                           file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
                           copied += bytes.size();
                           return true;
-                        },
-                        &over);
-  if (over) return cluster::copy_over_limit(host, local_path, max_bytes);
+                        });
   if (!reply) return reply.error();
+  if (reply->refused) return cluster::copy_over_limit(host, local_path, max_bytes);
   file.close();
   if (!file) return Error{ErrorCode::kIo, "writing " + local_path.string() + " failed (disk full?)", host};
   return ok_status();
 }
 
 Status AgentTransport::set_last_will(const std::string& host, const std::string& command) {
-  auto reply = exchange(host, Request{.op = Op::kWill, .command = command}, Clock::now() + kConnectTimeout, {}, nullptr);
+  auto reply = exchange(host, Request{.op = Op::kWill, .command = command}, Clock::now() + kConnectTimeout, {});
   if (!reply) return reply.error();
   return ok_status();
 }
 
 Result<AgentHealth> AgentTransport::health(const std::string& host) {
-  auto reply = exchange(host, Request{.op = Op::kHealth}, Clock::now() + kConnectTimeout, {}, nullptr);
+  auto reply = exchange(host, Request{.op = Op::kHealth}, Clock::now() + kConnectTimeout, {});
   if (!reply) return reply.error();
-  return AgentHealth{reply_int(*reply, "pid", 0), reply_number(*reply, "uptime_s", 0), reply_int(*reply, "running", 0)};
+  const nlohmann::json& r = reply->reply;
+  return AgentHealth{reply_int(r, "pid", 0), reply_number(r, "uptime_s", 0), reply_int(r, "running", 0)};
 }
 
 }  // namespace aorta::agent

@@ -40,6 +40,7 @@ class AgentTransport final : public cluster::Transport {
   Status download(const std::string& host, const std::string& remote_path, const std::filesystem::path& local_path,
                   uint64_t max_bytes) override;
   std::string name() const override { return "agent"; }
+  std::string node_answerer() const override { return "agent"; }
   // "If rank 0 is lost, run this on that host"; replaces the host's earlier will.
   Status set_last_will(const std::string& host, const std::string& command) override;
   // A command's error proves the node gone when its agent's port refuses connections
@@ -55,10 +56,14 @@ class AgentTransport final : public cluster::Transport {
 
  private:
   AgentTransport(std::string secret, std::string job);
-  // The request, each data frame handed to `take` until the reply. take answering
-  // false drops the connection (the agent kills the command) and sets *stopped.
-  Result<nlohmann::json> exchange(const std::string& host, Request request, Deadline deadline,
-                                  const std::function<bool(std::string_view)>& take, bool* stopped);
+  // How an exchange ended: the agent's reply, or `take` refused a data frame.
+  struct Exchanged {
+    nlohmann::json reply;
+    bool refused = false;  // the connection was dropped (the agent kills the command)
+  };
+  // The request, each data frame handed to `take` until the reply.
+  Result<Exchanged> exchange(const std::string& host, Request request, Deadline deadline,
+                             const std::function<bool(std::string_view)>& take);
   void beat_until_shutdown();
 
   std::string secret_;

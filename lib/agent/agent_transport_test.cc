@@ -33,6 +33,7 @@ TEST(AgentTransport, RunGivesExitCodeAndInterleavedOutput) {
   EXPECT_EQ(r->exit_code, 7);
   EXPECT_EQ(r->output, "out\nerr\nout2\n");
   EXPECT_EQ(c.transport->name(), "agent");
+  EXPECT_EQ(c.transport->node_answerer(), "agent");
   c.transport->shutdown();
   EXPECT_EQ(c.agent.code(), 0);  // done: a clean end
 }

@@ -98,6 +98,9 @@ class Transport {
   // that polling it again is pointless. None of SSH's does: a refused or silent port is
   // also what an sshd restart or a network blip looks like.
   virtual bool proves_gone(const Error& error) const;
+  // What must answer on a node for a command to reach it, as a silent node's message
+  // names it: sshd, or the node's agent in a managed run.
+  virtual std::string node_answerer() const { return "sshd"; }
   virtual std::string name() const = 0;
 };
 

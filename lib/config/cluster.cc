@@ -140,29 +140,11 @@ bool has_agent(const SshSettings& ssh) {
   return !ssh.agent_socket.empty() || (sock && *sock);
 }
 
-ClusterLoad load_cluster(const fs::path& file, const std::string& user_id) {
-  ClusterLoad result;
-  ConfigErrors errors(file.string());
-  auto parsed = read_config_json(file, "cluster file", errors);
-  if (!parsed) {
-    result.errors = errors.list();
-    return result;
-  }
-  json& doc = *parsed;
-  resolve_placeholders(doc, {user_id, ""}, errors);
-  result.secrets = secret_values(doc);
+namespace {
 
-  Cluster c;
-  c.file = file;
-  if (!doc.contains("username")) errors.add("username", "Field required");
-  read_string(doc, "username", "", c.username, errors);
-  find_changeme(doc, "", errors);
-  report_unknown_top_level(doc, file, result.warnings);
-  read_string(doc, "priv_key_file", "", c.priv_key_file, errors);
-  if (doc.contains("password")) {
-    read_string(doc, "password", "", c.password, errors);
-    c.has_password = true;
-  }
+// How the nodes are reached: the transport, the SSH settings (a key's passphrase is a
+// secret too), and that SSH has a way to log in.
+void read_access(const json& doc, Cluster& c, std::vector<std::string>& secrets, ConfigErrors& errors) {
   std::string transport = "ssh";
   read_string(doc, "transport", "", transport, errors);
   if (transport == "local") {
@@ -173,14 +155,17 @@ ClusterLoad load_cluster(const fs::path& file, const std::string& user_id) {
   if (doc.contains("ssh")) read_ssh_block(doc.at("ssh"), c.ssh, errors);
   if (const char* passphrase = c.ssh.key_passphrase_env.empty() ? nullptr : std::getenv(c.ssh.key_passphrase_env.c_str());
       passphrase && *passphrase)
-    result.secrets.emplace_back(passphrase);
+    secrets.emplace_back(passphrase);
   c.priv_key_file = expand_home(c.priv_key_file);
   c.ssh.known_hosts = expand_home(c.ssh.known_hosts.empty() ? "~/.ssh/known_hosts" : c.ssh.known_hosts);
   complete_jump_host(c);
   if (c.transport == TransportKind::kSsh && c.priv_key_file.empty() && !c.has_password && !has_agent(c.ssh))
     errors.add("", "Authentication required: provide either 'priv_key_file' or 'password' in cluster config "
                    "(or run an ssh-agent: SSH_AUTH_SOCK, or \"ssh\": {\"agent_socket\": ...})");
+}
 
+// node_dict's nodes, in the file's order, and head_node_dict's required key.
+void read_nodes(const json& doc, Cluster& c, ConfigErrors& errors) {
   if (!doc.contains("node_dict") || !doc.at("node_dict").is_object() || doc.at("node_dict").empty()) {
     errors.add("node_dict", "No nodes configured in 'node_dict' - at least one node is required");
   } else {
@@ -208,6 +193,35 @@ ClusterLoad load_cluster(const fs::path& file, const std::string& user_id) {
     const json& head = doc.at("head_node_dict");
     if (!head.is_object() || !head.contains("mgmt_ip")) errors.add("head_node_dict.mgmt_ip", "Field required");
   }
+}
+
+}  // namespace
+
+ClusterLoad load_cluster(const fs::path& file, const std::string& user_id) {
+  ClusterLoad result;
+  ConfigErrors errors(file.string());
+  auto parsed = read_config_json(file, "cluster file", errors);
+  if (!parsed) {
+    result.errors = errors.list();
+    return result;
+  }
+  json& doc = *parsed;
+  resolve_placeholders(doc, {user_id, ""}, errors);
+  result.secrets = secret_values(doc);
+
+  Cluster c;
+  c.file = file;
+  if (!doc.contains("username")) errors.add("username", "Field required");
+  read_string(doc, "username", "", c.username, errors);
+  find_changeme(doc, "", errors);
+  report_unknown_top_level(doc, file, result.warnings);
+  read_string(doc, "priv_key_file", "", c.priv_key_file, errors);
+  if (doc.contains("password")) {
+    read_string(doc, "password", "", c.password, errors);
+    c.has_password = true;
+  }
+  read_access(doc, c, result.secrets, errors);
+  read_nodes(doc, c, errors);
   result.errors = errors.list();
   if (result.errors.empty()) result.cluster = std::move(c);
   return result;

@@ -89,9 +89,8 @@ bool is_env_name(const std::string& key) {
   return !key.empty() && !std::isdigit(static_cast<unsigned char>(key[0])) && std::all_of(key.begin(), key.end(), word);
 }
 
-}  // namespace
-
-void validate_variant(const Variant& v, const json& raw_args, ConfigErrors& errors) {
+// The folders on the nodes are absolute; the scripts, relative to the repository.
+void check_paths(const Variant& v, ConfigErrors& errors) {
   check_absolute_dir("aorta_path", v.aorta_path, errors);
   if (v.container.runtime == RuntimeKind::kDocker)
     check_absolute_dir("container_mount_path", v.container_mount_path, errors);
@@ -103,7 +102,10 @@ void validate_variant(const Variant& v, const json& raw_args, ConfigErrors& erro
   check_relative_script("multi_node.train_script", v.multi_node.train_script, errors);
   check_relative_script("analysis.tracelens_script", v.analysis.tracelens_script, errors);
   check_relative_script("analysis.gemm_script", v.analysis.gemm_script, errors);
+}
 
+// container.runtime.args' keys, and a docker container's mount, name and image.
+void check_container(const Variant& v, const json& raw_args, ConfigErrors& errors) {
   static const std::set<std::string> kArgs = {"volumes", "devices", "env", "cap_add", "security_opt",
                                               "group_add", "network", "user", "ipc", "shm_size",
                                               "ulimit", "privileged", "registry"};
@@ -125,6 +127,31 @@ void validate_variant(const Variant& v, const json& raw_args, ConfigErrors& erro
     if (v.container.name.empty()) errors.add("container.name", "must be set for the docker runtime");
     if (v.container.image.empty()) errors.add("container.image", "must be set for the docker runtime");
   }
+}
+
+// What the training is handed: its override keys, and the environment of the
+// container and of multi_node (the RCCL and OpenMP variables in their ranges).
+void check_training_environment(const Variant& v, ConfigErrors& errors) {
+  for (const auto& [key, value] : v.training_overrides)
+    if (!is_override_key(key))
+      errors.add("training_overrides." + key, "Invalid training override key: '" + key + "'");
+
+  KeyValues merged = v.container.env;
+  merged.insert(merged.end(), v.multi_node.extra_env.begin(), v.multi_node.extra_env.end());
+  for (const auto& [key, value] : merged)
+    if (!is_env_name(key)) errors.add("container.env/multi_node.extra_env." + key, "Invalid environment entry: '" + key + "'");
+  check_int_range(merged, "NCCL_MAX_NCHANNELS", 1, 256, "NCCL_MAX_NCHANNELS must be in 1..256", errors);
+  check_int_range(merged, "NCCL_MAX_P2P_NCHANNELS", 1, 256, "NCCL_MAX_P2P_NCHANNELS must be in 1..256", errors);
+  check_int_range(merged, "TORCH_NCCL_HIGH_PRIORITY", 0, 1, "TORCH_NCCL_HIGH_PRIORITY must be 0 or 1", errors);
+  check_int_range(merged, "RCCL_MSCCL_ENABLE", 0, 1, "RCCL_MSCCL_ENABLE must be 0 or 1", errors);
+  check_int_range(merged, "OMP_NUM_THREADS", 1, 1LL << 31, "OMP_NUM_THREADS must be >= 1", errors);
+}
+
+}  // namespace
+
+void validate_variant(const Variant& v, const json& raw_args, ConfigErrors& errors) {
+  check_paths(v, errors);
+  check_container(v, raw_args, errors);
 
   if (v.aorta_auto_clone && v.aorta_clone_url.empty())
     errors.add("aorta_clone_url", "aorta_clone_url is required when aorta_auto_clone is true");
@@ -136,19 +163,7 @@ void validate_variant(const Variant& v, const json& raw_args, ConfigErrors& erro
     errors.add("multi_node.master_launch_mode", "must be one of auto, script, torchrun; got '" + mn.master_launch_mode + "'");
   if (mn.nproc_per_node < 0) errors.add("multi_node.nproc_per_node", "must be >= 0 (0 = gpus_per_node)");
 
-  for (const auto& [key, value] : v.training_overrides)
-    if (!is_override_key(key))
-      errors.add("training_overrides." + key, "Invalid training override key: '" + key + "'");
-
-  KeyValues merged = v.container.env;
-  merged.insert(merged.end(), mn.extra_env.begin(), mn.extra_env.end());
-  for (const auto& [key, value] : merged)
-    if (!is_env_name(key)) errors.add("container.env/multi_node.extra_env." + key, "Invalid environment entry: '" + key + "'");
-  check_int_range(merged, "NCCL_MAX_NCHANNELS", 1, 256, "NCCL_MAX_NCHANNELS must be in 1..256", errors);
-  check_int_range(merged, "NCCL_MAX_P2P_NCHANNELS", 1, 256, "NCCL_MAX_P2P_NCHANNELS must be in 1..256", errors);
-  check_int_range(merged, "TORCH_NCCL_HIGH_PRIORITY", 0, 1, "TORCH_NCCL_HIGH_PRIORITY must be 0 or 1", errors);
-  check_int_range(merged, "RCCL_MSCCL_ENABLE", 0, 1, "RCCL_MSCCL_ENABLE must be 0 or 1", errors);
-  check_int_range(merged, "OMP_NUM_THREADS", 1, 1LL << 31, "OMP_NUM_THREADS must be >= 1", errors);
+  check_training_environment(v, errors);
 
   if (v.gpus_per_node <= 0) errors.add("gpus_per_node", "must be an integer > 0");
   if (v.timeout_seconds <= 0) errors.add("timeout_seconds", "must be an integer > 0");

@@ -56,9 +56,13 @@ std::string here_relative(const std::string& path, const RunState& state) {
 }
 
 // A failure of the node's collection, for the report.
-void fail(RunState& state, const std::string& host, const std::string& message) {
-  state.collection_errors.emplace_back(host, message);
+void fail(RunState& state, const std::string& host, const std::string& message,
+          CollectionFailure reason = CollectionFailure::kOther) {
+  state.collection_errors.push_back({host, message, reason});
 }
+
+// How a node's collection error begins when it listed no trace of this run.
+constexpr const char* kNoFreshTraces = "No fresh torch_profiler files found";
 
 // Why a node that listed no file of this run fails: where the workload writes its
 // traces, and how many candidates were skipped.
@@ -107,7 +111,8 @@ std::vector<FreshFile> chosen_files(const NodeExec& exec, RunState& state, size_
     notes.push_back(host + ": the walk of " + v.node_repo_path() + " could not read everything; traces there are not "
                     "seen: " + printable(said));
   if (!selection.unsafe.empty()) fail(state, host, "refused unsafe artifact path(s): " + printable(selection.unsafe.front()));
-  if (selection.files.empty() && selection.unsafe.empty()) fail(state, host, nothing_fresh(v, selection));
+  if (selection.files.empty() && selection.unsafe.empty())
+    fail(state, host, nothing_fresh(v, selection), CollectionFailure::kNothingFresh);
   return std::move(selection.files);
 }
 
@@ -170,11 +175,11 @@ void record_copies(std::vector<NodeCopy>& copies, RunState& state, bool combined
   std::string first_tree;
   for (auto& node : copies) {
     if (!node.error.empty()) {
-      state.collection_errors.emplace_back(node.host, node.error);
+      fail(state, node.host, node.error);
       continue;
     }
     if (node.trees.empty()) {  // every job skipped without a failure of its own
-      state.collection_errors.emplace_back(node.host, "no file was copied");
+      fail(state, node.host, "no file was copied");
       continue;
     }
     std::sort(node.trees.begin(), node.trees.end());

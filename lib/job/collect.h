@@ -113,9 +113,6 @@ std::vector<std::string> snapshot_existing_traces(NodeExec& exec, RunState& stat
 // progress gets one line per node as it finishes (nodes done of N, files, bytes
 // here, rate, elapsed time), and one every progress_every for a node still going
 // (with the bytes of the files it is writing).
-// How a node's collection error begins when it listed no trace of this run.
-inline constexpr const char* kNoFreshTraces = "No fresh torch_profiler files found";
-
 inline constexpr size_t kNodesAtOnce = 16;
 inline constexpr size_t kStreamsPerNode = 4;
 inline constexpr std::chrono::milliseconds kProgressEvery{15000};

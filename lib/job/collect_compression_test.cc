@@ -82,7 +82,7 @@ class CollectCompression : public ::testing::Test {
   }
   std::string errors() const {
     std::string all;
-    for (const auto& [host, message] : state_.collection_errors) all += host + ": " + message + "\n";
+    for (const auto& e : state_.collection_errors) all += e.host + ": " + e.message + "\n";
     return all;
   }
 

@@ -62,8 +62,9 @@ TEST(CollectRules, NodeAfterAFailedOneKeepsItsOwnSlot) {
   t.serve("n2", trace, "1700000000.5");
   t.collect(true);
   ASSERT_EQ(t.state.collection_errors.size(), 1u);
-  EXPECT_EQ(t.state.collection_errors[0],
-            (std::pair<std::string, std::string>{"n1", "listing traces failed (exit 2): find: '.': Permission denied"}));
+  EXPECT_EQ(t.state.collection_errors[0].host, "n1");
+  EXPECT_EQ(t.state.collection_errors[0].message, "listing traces failed (exit 2): find: '.': Permission denied");
+  EXPECT_EQ(t.state.collection_errors[0].reason, CollectionFailure::kOther);
   EXPECT_TRUE(fs::is_regular_file(t.state.output_root / "combined_traces/node_1" / trace));
   EXPECT_FALSE(fs::exists(t.state.output_root / "combined_traces/node_0"));
   EXPECT_EQ(t.state.trace_trees, (std::map<std::string, std::vector<std::string>>{{"n2", {"torch_profiler"}}}));
@@ -100,9 +101,9 @@ TEST(CollectRules, LinkInTheDestinationPointingOutsideIsRefused) {
   EXPECT_TRUE(files_under(elsewhere).empty());
   EXPECT_TRUE(fs::is_empty(elsewhere)) << "folders were made where the link points";
   ASSERT_EQ(t.state.collection_errors.size(), 1u);
-  EXPECT_EQ(t.state.collection_errors[0].first, "n1");
-  EXPECT_NE(t.state.collection_errors[0].second.find(trace), std::string::npos) << t.state.collection_errors[0].second;
-  EXPECT_NE(t.state.collection_errors[0].second.find("outside"), std::string::npos) << t.state.collection_errors[0].second;
+  EXPECT_EQ(t.state.collection_errors[0].host, "n1");
+  EXPECT_NE(t.state.collection_errors[0].message.find(trace), std::string::npos) << t.state.collection_errors[0].message;
+  EXPECT_NE(t.state.collection_errors[0].message.find("outside"), std::string::npos) << t.state.collection_errors[0].message;
   EXPECT_FALSE(t.state.artifacts.count("torch_traces"));
   EXPECT_TRUE(t.state.trace_trees.empty());
 }

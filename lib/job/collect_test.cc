@@ -115,7 +115,7 @@ TEST(Collect, LauncherThatDropsTheOverrideIsFoundInTheRepository) {
   dir.write("repo/artifacts/p/torch_profiler/rank1/host_3.300.pt.trace.json", "{\"r\": 1}");
   std::filesystem::create_symlink("/etc/hostname", dir.path() / "repo/artifacts/p/torch_profiler/rank1/link.json");
   auto notes = r.collect();
-  EXPECT_TRUE(state.collection_errors.empty()) << state.collection_errors.front().second;
+  EXPECT_TRUE(state.collection_errors.empty()) << state.collection_errors.front().message;
   ASSERT_EQ(state.artifacts.count("torch_traces"), 1u);
   EXPECT_EQ(state.artifacts["torch_traces"], state.output_root / "traces" / "artifacts/p/torch_profiler");
   std::vector<std::string> got;
@@ -154,7 +154,8 @@ TEST(Collect, NothingFreshSaysWhereItLooked) {
   state.trace_floor["localhost"] = 4e9;  // every file is older
   auto notes = r.collect();
   ASSERT_EQ(state.collection_errors.size(), 1u);
-  EXPECT_EQ(state.collection_errors[0].second,
+  EXPECT_EQ(state.collection_errors[0].reason, CollectionFailure::kNothingFresh);
+  EXPECT_EQ(state.collection_errors[0].message,
             "No fresh torch_profiler files found under " + v.aorta_path +
                 ": 1 file(s) and 0 folder(s) skipped, each named with why in the stage log. The workload writes its traces to "
                 "<training.output_dir>/torch_profiler, as config/x.yaml sets it, relative to the folder it starts in: "
@@ -185,7 +186,7 @@ TEST(Collect, AWalkThatCannotReadEverythingStillCollects) {
   auto notes = r.collect_with_find("/usr/bin/find \"$@\"; echo \"find: './data/tmpabc': Permission denied\" >&2; exit 1");
   std::string log;
   for (const auto& n : notes) log += n + "\n";
-  EXPECT_TRUE(state.collection_errors.empty()) << state.collection_errors.front().second << "\n" << log;
+  EXPECT_TRUE(state.collection_errors.empty()) << state.collection_errors.front().message << "\n" << log;
   EXPECT_EQ(state.artifacts["torch_traces"], state.output_root / "traces" / "output" / "torch_profiler");
   EXPECT_NE(log.find("localhost: the walk of " + v.aorta_path + " could not read everything; traces there are not seen: "
                      "find: './data/tmpabc': Permission denied"),
@@ -203,7 +204,7 @@ TEST(Collect, AWalkThatCannotReadEverythingStillCollects) {
   state.artifacts.clear();
   r.collect();
   ASSERT_EQ(state.collection_errors.size(), 1u);
-  EXPECT_EQ(state.collection_errors[0].second,
+  EXPECT_EQ(state.collection_errors[0].message,
             "refused unsafe artifact path(s): .cvs-aorta/mine/output/torch_profiler/rank1/we\\x1b]52;c;eA==\\x07.json");
 }
 
@@ -215,7 +216,7 @@ TEST(Collect, AListingWithoutSizesIsRefused) {
   r.dir.write("repo/.cvs-aorta/mine/output/torch_profiler/rank0/t.pt.trace.json", "{}");
   r.collect_with_find("/usr/bin/find \"${@//%s/-1}\"");  // a lying node: every size printed as -1
   ASSERT_EQ(state.collection_errors.size(), 1u);
-  EXPECT_EQ(state.collection_errors[0].second, "the node listed no size for .cvs-aorta/mine/output/torch_profiler/rank0/"
+  EXPECT_EQ(state.collection_errors[0].message, "the node listed no size for .cvs-aorta/mine/output/torch_profiler/rank0/"
                                                "t.pt.trace.json: no copy is taken that cannot be checked");
   EXPECT_EQ(state.artifacts.count("torch_traces"), 0u);
 }
@@ -230,7 +231,7 @@ TEST(Collect, AHexNamedWorkloadFolderIsCollected) {
   r.snapshot();
   r.dir.write("repo/runs/3f2a9c1b7e/traces/torch_profiler/rank0/h.1.pt.trace.json", "{}");
   auto notes = r.collect();
-  EXPECT_TRUE(r.state.collection_errors.empty()) << r.state.collection_errors.front().second;
+  EXPECT_TRUE(r.state.collection_errors.empty()) << r.state.collection_errors.front().message;
   EXPECT_EQ(r.state.artifacts["torch_traces"], r.state.output_root / "traces/runs/3f2a9c1b7e/traces/torch_profiler");
   std::string log;
   for (const auto& n : notes) log += n + "\n";
@@ -252,10 +253,10 @@ TEST(Collect, AFolderSwappedForALinkAfterTheListingIsNotFollowed) {
   r.collect_with_find("/usr/bin/find \"$@\"; rc=$?; s=" + shell_quote(stash.string()) + "; [ -L \"$s\" ] || { mv \"$s\" "
                       "\"$s.real\" && ln -s " + shell_quote((r.dir.path() / "private").string()) + " \"$s\"; }; exit $rc");
   ASSERT_EQ(r.state.collection_errors.size(), 1u);
-  EXPECT_EQ(r.state.collection_errors[0].second.find(
+  EXPECT_EQ(r.state.collection_errors[0].message.find(
                 ".cvs-aorta/mine/output/torch_profiler/stash/id_ed25519 on localhost changed or was replaced by a link "
                 "after it was listed; not copied ("),
-            0u) << r.state.collection_errors[0].second;
+            0u) << r.state.collection_errors[0].message;
   for (const auto& e : std::filesystem::recursive_directory_iterator(r.state.output_root))
     EXPECT_EQ(e.path().filename().string().find("id_ed25519"), std::string::npos) << e.path();
 }

@@ -155,83 +155,129 @@ Status all_exited_zero(const std::vector<std::string>& hosts, const std::vector<
   return ok_status();
 }
 
+// What one wait knows of each node between polls: its exit code (-1 while it runs),
+// whether a failure was said, when it last answered; and what the wait last said.
+class PhaseWait {
+ public:
+  PhaseWait(NodeExec& exec, const RunState& state, const std::string& label, const ProgressFn& progress)
+      : begin(std::chrono::steady_clock::now()),
+        contact(exec.hosts(), label, exec.transport().node_answerer(), begin),
+        exec_(exec), state_(state), label_(label), progress_(progress),
+        codes_(exec.hosts().size(), -1), warned_(exec.hosts().size(), false) {}
+
+  // Every node's answer to one poll taken in: the nodes done, or the error that ends the
+  // wait (what no later poll can mend, a log deleted under the run).
+  Result<size_t> take(const std::vector<HostResult>& results) {
+    const auto polled = std::chrono::steady_clock::now();
+    size_t done = 0;
+    for (size_t i = 0; i < codes_.size(); ++i) {
+      if (auto error = take(i, results[i].result, polled)) return *error;
+      if (codes_[i] >= 0) ++done;
+    }
+    return done;
+  }
+
+  // The nodes done and the time left, when that changed or every 30 s; each silent node.
+  void say_progress(size_t done, std::chrono::steady_clock::time_point now, std::chrono::seconds timeout) {
+    const double elapsed = std::chrono::duration<double>(now - begin).count();
+    if (done != last_done_ || now - last_report_ >= std::chrono::seconds(30)) {
+      progress_(fmt::format("[{}] {}/{} nodes done, elapsed {}, {} left before the {}s timeout", label_, done,
+                            codes_.size(), clock_text(elapsed), clock_text(timeout.count() - elapsed), timeout.count()));
+      last_done_ = done;
+      last_report_ = now;
+    }
+    for (const auto& line : contact.lines(now, begin + timeout, timeout)) progress_(line);
+  }
+
+  Status exit_codes() const { return all_exited_zero(exec_.hosts(), codes_); }
+
+  const std::chrono::steady_clock::time_point begin;
+  NodeContact contact;
+
+ private:
+  // Node i's answer. A node that does not answer is polled on until the timeout, as in
+  // CVS (an sshd restart, a blip); only what no later poll can mend ends the wait here.
+  // A node that has finished is never silent: only the running ones are waited for.
+  std::optional<Error> take(size_t i, const Result<cluster::CommandResult>& r,
+                            std::chrono::steady_clock::time_point polled) {
+    const bool running = codes_[i] < 0;
+    if (!r.ok() && running && ends_the_wait(exec_.transport(), r.error())) return contact.final_error(i, r.error());
+    if (!r.ok() && running) contact.silent(i, r.error().message);
+    else if (auto back = contact.answered(i, polled)) progress_(*back);
+    if (r.ok() && r->exit_code == 0) {
+      if (running && r->output.find(kLogGone) != std::string::npos) return log_gone(i);
+      codes_[i] = exit_code_from_status(r->output);
+    }
+    if (codes_[i] > 0 && !warned_[i]) {
+      warned_[i] = true;
+      progress_(fmt::format("[{}] {} exited with {}; waiting for the remaining nodes", label_, exec_.hosts()[i],
+                            codes_[i]));
+    }
+    return std::nullopt;
+  }
+
+  Error log_gone(size_t i) const {
+    const auto& v = exec_.variant();
+    const std::string& host = exec_.hosts()[i];
+    return Error{ErrorCode::kCommandFailed,
+                 fmt::format("the {} log on node {} is gone ({}): aorta_path {} was deleted or moved during the run; "
+                             "the {} processes are stopped",
+                             label_, host, exec_.host_path(file_in(v, state_.run_id, i, label_ + ".log")), v.aorta_path,
+                             label_),
+                 host};
+  }
+
+  NodeExec& exec_;
+  const RunState& state_;
+  const std::string& label_;
+  const ProgressFn& progress_;
+  std::vector<int> codes_;
+  std::vector<bool> warned_;
+  size_t last_done_ = static_cast<size_t>(-1);
+  std::chrono::steady_clock::time_point last_report_ = begin - std::chrono::hours(1);
+};
+
 }  // namespace
 
 Status wait_for_phase(NodeExec& exec, RunState& state, const std::string& label, std::chrono::seconds timeout,
                       const ProgressFn& progress, const ProgressFn& head_output) {
   HeadStream head;
-  const auto& v = exec.variant();
   const auto& hosts = exec.hosts();
-  std::vector<int> codes(hosts.size(), -1);
-  std::vector<bool> warned(hosts.size(), false);
-  auto begin = std::chrono::steady_clock::now();
-  NodeContact contact(hosts, label, exec.transport().name() == "agent" ? "agent" : "sshd", begin);
+  PhaseWait wait(exec, state, label, progress);
   auto interval = std::chrono::seconds(1);
-  auto last_report = begin - std::chrono::hours(1);
-  size_t last_done = static_cast<size_t>(-1);
   int drains = 0;
   for (;;) {
-    auto results = exec.in_containers_each(poll_commands(v, state.run_id, hosts.size(), label, head_output ? &head : nullptr),
-                                           std::chrono::seconds(60));
+    auto results = exec.in_containers_each(
+        poll_commands(exec.variant(), state.run_id, hosts.size(), label, head_output ? &head : nullptr),
+        std::chrono::seconds(60));
     if (head_output && !results.empty() && results[0].result.ok())
       results[0].result->output = head.take(results[0].result->output, head_output);
-    size_t done = 0;
-    auto polled = std::chrono::steady_clock::now();
-    for (size_t i = 0; i < hosts.size(); ++i) {
-      const auto& r = results[i].result;
-      // A node that does not answer is polled on until the timeout, as in CVS (an
-      // sshd restart, a blip); only what no later poll can mend ends the wait here.
-      // A node that has finished is never silent: only the running ones are waited for.
-      const bool running = codes[i] < 0;
-      if (!r.ok() && running && ends_the_wait(exec.transport(), r.error())) return contact.final_error(i, r.error());
-      if (!r.ok() && running) contact.silent(i, r.error().message);
-      else if (auto back = contact.answered(i, polled)) progress(*back);
-      if (r.ok() && r->exit_code == 0) {
-        if (codes[i] < 0 && r->output.find(kLogGone) != std::string::npos)
-          return Error{ErrorCode::kCommandFailed,
-                       fmt::format("the {} log on node {} is gone ({}): aorta_path {} was deleted or moved during the "
-                                   "run; the {} processes are stopped",
-                                   label, hosts[i], exec.host_path(file_in(v, state.run_id, i, label + ".log")),
-                                   v.aorta_path, label),
-                       hosts[i]};
-        codes[i] = exit_code_from_status(r->output);
-      }
-      if (codes[i] >= 0) ++done;
-      if (codes[i] > 0 && !warned[i]) {
-        warned[i] = true;
-        progress(fmt::format("[{}] {} exited with {}; waiting for the remaining nodes", label, hosts[i], codes[i]));
-      }
-    }
-    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-    if (done == hosts.size()) {
+    auto done = wait.take(results);
+    if (!done) return done.error();
+    const auto now = std::chrono::steady_clock::now();
+    const double elapsed = std::chrono::duration<double>(now - wait.begin).count();
+    if (*done == hosts.size()) {
       // The rest of node 0's log, 1 MiB a read, before the wait ends (at most 256 MiB).
       if (head_output && head.last_read >= 1048576 && ++drains <= 256) continue;
-      progress(fmt::format("[{}] {}/{} nodes done, elapsed {}", label, done, hosts.size(), clock_text(elapsed)));
+      progress(fmt::format("[{}] {}/{} nodes done, elapsed {}", label, *done, hosts.size(), clock_text(elapsed)));
       break;
     }
-    auto now = std::chrono::steady_clock::now();
-    if (done != last_done || now - last_report >= std::chrono::seconds(30)) {
-      progress(fmt::format("[{}] {}/{} nodes done, elapsed {}, {} left before the {}s timeout", label, done,
-                           hosts.size(), clock_text(elapsed), clock_text(timeout.count() - elapsed), timeout.count()));
-      last_done = done;
-      last_report = now;
-    }
-    for (const auto& line : contact.lines(now, begin + timeout, timeout)) progress(line);
+    wait.say_progress(*done, now, timeout);
     if (elapsed >= timeout.count())
       return Error{ErrorCode::kTimeout,
-                   fmt::format("Aorta did not complete within {}s{}", timeout.count(), contact.at_timeout(now)),
-                   contact.first_silent()};
+                   fmt::format("Aorta did not complete within {}s{}", timeout.count(), wait.contact.at_timeout(now)),
+                   wait.contact.first_silent()};
     auto pause = std::min<std::chrono::seconds>(
         interval, std::chrono::seconds(std::max<long>(1, timeout.count() - static_cast<long>(elapsed))));
     if (!sleep_unless_interrupted(pause))
       return Error{ErrorCode::kCommandFailed,
                    fmt::format("interrupted by {} after {} with {}/{} nodes done; the {} processes are stopped and "
-                               "teardown still runs", interrupt_name(), clock_text(elapsed), done, hosts.size(), label),
+                               "teardown still runs", interrupt_name(), clock_text(elapsed), *done, hosts.size(), label),
                    ""};
     interval = std::min(interval * 2, std::chrono::seconds(10));
   }
   if (head_output && !head.partial.empty() && !head.cutting) head_output(HeadStream::shown(head.partial));  // no newline
-  return all_exited_zero(hosts, codes);
+  return wait.exit_codes();
 }
 
 std::vector<std::string> phase_log_tails(NodeExec& exec, const RunState& state, const std::string& label, int lines) {

@@ -266,6 +266,8 @@ struct ScriptedPolls : cluster::Transport {
     return local.download(h, from, to, max);
   }
   bool proves_gone(const Error&) const override { return gone; }
+  std::string answerer = "sshd";
+  std::string node_answerer() const override { return answerer; }
   std::string name() const override { return "scripted"; }
 };
 
@@ -306,6 +308,17 @@ TEST(PhaseContact, ANodeSilentUntilTheTimeoutIsNamed) {
                                       "no TCP answer on port 22 within 30s: is the node up and reachable\\?\\): check "
                                       "that the node is up and its sshd answers; its benchmark processes may still be "
                                       "running there")))
+      << s.error().message;
+}
+
+// The advice names what answers on a node as the transport says it: a managed run's agent.
+TEST(PhaseContact, TheTimeoutNamesWhatTheTransportSaysAnswers) {
+  TwoNodes two(Error{ErrorCode::kTimeout, "agent at 10.0.0.2:4000: no answer within the deadline", "second"});
+  two.polls.answerer = "agent";
+  ASSERT_TRUE(start_phase(two.scripted, two.state, "benchmark", {"true", "true"}, Rendezvous{}));
+  Status s = wait_for_phase(two.scripted, two.state, "benchmark", std::chrono::seconds(2), [](const std::string&) {});
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message.find("check that the node is up and its agent answers"), std::string::npos)
       << s.error().message;
 }
 

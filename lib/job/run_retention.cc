@@ -38,8 +38,8 @@ done
 
 // Whether this run's traces from `host` are home: collected, and no collection error.
 bool traces_home(const RunState& state, const std::string& host) {
-  for (const auto& [h, message] : state.collection_errors)
-    if (h == host) return false;
+  for (const auto& e : state.collection_errors)
+    if (e.host == host) return false;
   return state.trace_trees.count(host) > 0;
 }
 

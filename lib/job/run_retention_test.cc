@@ -83,7 +83,7 @@ TEST_F(RunRetention, ZeroRemovesThisRunsFolderOnlyOnceItsTracesAreHome) {
   const config::Cluster one = nodes({"node1"});
   NodeExec exec{local, v, one};
   state.workdir_locks["node1"] = 1;
-  state.collection_errors.push_back({"node1", "copy failed"});
+  state.collection_errors.push_back({.host = "node1", .message = "copy failed"});
   state.trace_trees["node1"] = {"output"};
   auto kept = apply_retention(exec, state);
   EXPECT_EQ(left(), std::vector<std::string>{id('c')});

@@ -15,6 +15,16 @@
 
 namespace aorta::job {
 
+// Why a node's trace collection failed, for the stages that decide on it: a node that
+// listed no trace of this run wrote none (in an interrupted run, no failure of its own).
+enum class CollectionFailure { kNothingFresh, kOther };
+
+struct CollectionError {
+  std::string host;
+  std::string message;
+  CollectionFailure reason = CollectionFailure::kOther;
+};
+
 enum class RunStatus { kPending, kRunning, kCompleted, kFailed, kTimeout };
 
 // "pending" | "running" | "completed" | "failed" | "timeout", as the JSON report says it.
@@ -66,7 +76,7 @@ struct RunState {
   // the nodes listed the same files (shared storage: who wrote a file is unknown), and
   // when only the head's traces were collected in a run of several nodes.
   std::map<std::filesystem::path, std::string> trace_folders;
-  std::vector<std::pair<std::string, std::string>> collection_errors;  // host -> message, cluster order
+  std::vector<CollectionError> collection_errors;  // cluster order
   std::map<std::string, std::filesystem::path> artifacts;          // torch_traces, training_log, ...
 
   std::optional<metrics::TraceSet> parse;

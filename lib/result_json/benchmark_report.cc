@@ -15,7 +15,7 @@ ordered_json benchmark_report(const job::RunState& state, const config::Variant&
   r["validation_passed"] = validation_passed;
   r["error_message"] = valid_utf8(redact::redact_text(state.error_message));
   ordered_json errors = ordered_json::object();
-  for (const auto& [host, message] : state.collection_errors) errors[valid_utf8(host)] = valid_utf8(redact::redact_text(message));
+  for (const auto& e : state.collection_errors) errors[valid_utf8(e.host)] = valid_utf8(redact::redact_text(e.message));
   r["collection_errors"] = errors;
   r["duration_seconds"] = state.duration_seconds();
   int gpus = variant.ranks_per_node();

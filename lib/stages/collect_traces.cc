@@ -1,5 +1,7 @@
 // test_collect_traces: the profiler traces of every collecting node, and every
 // node's phase logs; one sub-test per collecting node, one for the artifact.
+#include <set>
+
 #include "common/interrupt.h"
 #include "job/collect.h"
 #include "job/launch.h"
@@ -23,12 +25,14 @@ StageResult collect_traces(StageContext& ctx) {
   const auto& v = ctx.exec.variant();
   out.log = job::collect_traces(ctx.exec, ctx.state, collects_every_node(v, ctx.exec.hosts().size()), ctx.log);
   for (const auto& w : job::collect_logs(ctx.exec, ctx.state)) out.log.push_back(w);
+  std::set<std::string> nothing_fresh;  // the nodes that listed no trace of this run
   for (const auto& host : collecting_hosts(v, ctx.exec.hosts())) {
     job::SubTest t{.kind = job::SubTestKind::kTraceCollection, .key = "host", .value = host};
-    for (const auto& [h, message] : ctx.state.collection_errors)
-      if (h == host) {
+    for (const auto& e : ctx.state.collection_errors)
+      if (e.host == host) {
         t.outcome = job::Outcome::kFailed;
-        t.message += (t.message.empty() ? "Trace collection on " + host + ": " : "; ") + message;
+        t.message += (t.message.empty() ? "Trace collection on " + host + ": " : "; ") + e.message;
+        if (e.reason == job::CollectionFailure::kNothingFresh) nothing_fresh.insert(host);
       }
     out.subtests.push_back(t);
   }
@@ -38,7 +42,7 @@ StageResult collect_traces(StageContext& ctx) {
   if (interrupt_signal()) {
     why = " (the run was interrupted by " + interrupt_name() + " and its training stopped)";
     for (auto& t : out.subtests)
-      if (t.outcome == job::Outcome::kFailed && t.message.find(job::kNoFreshTraces) != std::string::npos)
+      if (t.outcome == job::Outcome::kFailed && nothing_fresh.count(t.value))
         t = {t.kind, t.key, t.value, job::Outcome::kSkipped, t.message + why};
   }
   // The nodes by name; each node's own sub-test says why (said once, issue 31, 6).

@@ -113,45 +113,29 @@ std::vector<double> lengths_within(const Intervals& intervals, const std::vector
   return out;
 }
 
-std::optional<CpuTimeline> cpu_timeline(const TraceData& data) {
-  if (!data.gpu_events.empty() || data.cpu_events.empty()) return std::nullopt;
-  const auto& events = data.cpu_events;
-  const std::vector<bool> top = top_level(events);
-  CpuTimeline t;
+namespace {
 
-  // The training thread: the step annotations' thread, else the most top-level operator time.
-  bool found = false;
+// The training thread: the step annotations' thread, else the one with the most
+// top-level operator time; none without either.
+std::optional<uint32_t> training_thread(const LargeVector<CpuEvent>& events, const std::vector<bool>& top) {
   for (const auto& ev : events)
-    if (ev.cls == CpuClass::kStep) {
-      t.training_thread = ev.thread;
-      found = true;
-      break;
+    if (ev.cls == CpuClass::kStep) return ev.thread;
+  std::map<uint32_t, double> op_time;  // interned ids rise in first-seen order
+  for (uint32_t i = 0; i < events.size(); ++i)
+    if (top[i] && events[i].cls == CpuClass::kOperator) op_time[events[i].thread] += events[i].end - events[i].ts;
+  std::optional<uint32_t> busiest;
+  double most = -1;
+  for (const auto& [thread, time] : op_time)
+    if (time > most) {
+      most = time;
+      busiest = thread;
     }
-  if (!found) {
-    std::map<uint32_t, double> op_time;  // interned ids rise in first-seen order
-    for (uint32_t i = 0; i < events.size(); ++i)
-      if (top[i] && events[i].cls == CpuClass::kOperator) op_time[events[i].thread] += events[i].end - events[i].ts;
-    double most = -1;
-    for (const auto& [thread, time] : op_time)
-      if (time > most) {
-        most = time;
-        t.training_thread = thread;
-        found = true;
-      }
-  }
+  return busiest;
+}
 
-  Intervals ops, comm, thread_comm;
-  for (uint32_t i = 0; i < events.size(); ++i) {
-    const CpuEvent& ev = events[i];
-    if (ev.cls == CpuClass::kCommunication) {
-      comm.emplace_back(ev.ts, ev.end);
-      if (found && ev.thread == t.training_thread) thread_comm.emplace_back(ev.ts, ev.end);
-    } else if (ev.cls == CpuClass::kOperator && found && top[i] && ev.thread == t.training_thread) {
-      ops.emplace_back(ev.ts, ev.end);
-    }
-  }
-  if (ops.empty() && comm.empty()) return std::nullopt;
-
+// The window the breakdown covers: the steps' span, else the span of the operators and
+// the communication.
+void set_window(const TraceData& data, const Intervals& ops, const Intervals& comm, CpuTimeline& t) {
   if (!data.steps.empty()) {
     t.window_from_steps = true;
     t.window_start = data.steps.front().ts;
@@ -169,6 +153,33 @@ std::optional<CpuTimeline> cpu_timeline(const TraceData& data) {
         any = true;
       }
   }
+}
+
+}  // namespace
+
+std::optional<CpuTimeline> cpu_timeline(const TraceData& data) {
+  if (!data.gpu_events.empty() || data.cpu_events.empty()) return std::nullopt;
+  const auto& events = data.cpu_events;
+  const std::vector<bool> top = top_level(events);
+  CpuTimeline t;
+
+  const std::optional<uint32_t> thread = training_thread(events, top);
+  const bool found = thread.has_value();
+  if (found) t.training_thread = *thread;
+
+  Intervals ops, comm, thread_comm;
+  for (uint32_t i = 0; i < events.size(); ++i) {
+    const CpuEvent& ev = events[i];
+    if (ev.cls == CpuClass::kCommunication) {
+      comm.emplace_back(ev.ts, ev.end);
+      if (found && ev.thread == t.training_thread) thread_comm.emplace_back(ev.ts, ev.end);
+    } else if (ev.cls == CpuClass::kOperator && found && top[i] && ev.thread == t.training_thread) {
+      ops.emplace_back(ev.ts, ev.end);
+    }
+  }
+  if (ops.empty() && comm.empty()) return std::nullopt;
+
+  set_window(data, ops, comm, t);
   const double ws = t.window_start, we = t.window_end;
   if (!(we > ws)) return std::nullopt;
   uint64_t inside = 0;

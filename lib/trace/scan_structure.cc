@@ -210,41 +210,14 @@ Status Scanner::handle(const char* data, size_t q) {
         if (!inside_events) return inside_events.error();
         if (!*inside_events) return close_events(q);
       } else if (c == '{' || c == '[') {
-        if (mode_ == Mode::kStart) {
-          if (Status s = check_leading(q); !s) return s;
-          if (c == '[') begin_events(q);
-          mode_ = c == '[' ? Mode::kEvents : Mode::kObject;
-          stats_.legacy_array = c == '[';
-          events_depth_ = 1;
-          expect_key_ = true;
-        } else if (mode_ == Mode::kObject && depth_ == 1 && c == '[' && value_key_ == "traceEvents") {
-          mode_ = Mode::kEvents;
-          events_depth_ = 2;
-          begin_events(q);
-        }
-        ++depth_;
-      } else {
-        if (depth_ == 0) return Error{ErrorCode::kInvalidInput, "unbalanced '" + std::string(1, c) + "'", ""};
-        --depth_;
-        if (mode_ == Mode::kObject && depth_ == 0) {
-          finish_value(q);
-          mode_ = Mode::kDone;
-        }
+        if (Status s = open_outside_events(q, c); !s) return s;
+      } else if (Status s = close_outside_events(q, c); !s) {
+        return s;
       }
       break;
     case ':':
-      if (mode_ == Mode::kObject && depth_ == 1) {
-        value_key_ = key_;
-        const bool kept = std::find(keys_.begin(), keys_.end(), value_key_) != keys_.end();
-        // A second traceEvents (or kept key) would be read twice or override the first.
-        if (kept || value_key_ == "traceEvents") {
-          if (std::find(seen_keys_.begin(), seen_keys_.end(), value_key_) != seen_keys_.end())
-            return Error{ErrorCode::kInvalidInput,
-                         "duplicate top-level key '" + value_key_ + "' at byte " + std::to_string(discarded_ + q), ""};
-          seen_keys_.push_back(value_key_);
-        }
-        if (kept) value_start_ = q + 1;
-      }
+      if (mode_ == Mode::kObject && depth_ == 1)
+        if (Status s = top_level_key(q); !s) return s;
       break;
     case ',':
       if (mode_ == Mode::kObject && depth_ == 1) {
@@ -255,6 +228,51 @@ Status Scanner::handle(const char* data, size_t q) {
     default:
       break;
   }
+  return ok_status();
+}
+
+// '{' or '[' outside traceEvents: the top-level value's start, traceEvents' own '[', or
+// a bracket of another top-level value.
+Status Scanner::open_outside_events(size_t q, char c) {
+  if (mode_ == Mode::kStart) {
+    if (Status s = check_leading(q); !s) return s;
+    if (c == '[') begin_events(q);
+    mode_ = c == '[' ? Mode::kEvents : Mode::kObject;
+    stats_.legacy_array = c == '[';
+    events_depth_ = 1;
+    expect_key_ = true;
+  } else if (mode_ == Mode::kObject && depth_ == 1 && c == '[' && value_key_ == "traceEvents") {
+    mode_ = Mode::kEvents;
+    events_depth_ = 2;
+    begin_events(q);
+  }
+  ++depth_;
+  return ok_status();
+}
+
+// '}' or ']' outside traceEvents: the top-level object's end finishes its last value.
+Status Scanner::close_outside_events(size_t q, char c) {
+  if (depth_ == 0) return Error{ErrorCode::kInvalidInput, "unbalanced '" + std::string(1, c) + "'", ""};
+  --depth_;
+  if (mode_ == Mode::kObject && depth_ == 0) {
+    finish_value(q);
+    mode_ = Mode::kDone;
+  }
+  return ok_status();
+}
+
+// A top-level key's ':': the value that follows is kept when its key is asked for.
+Status Scanner::top_level_key(size_t q) {
+  value_key_ = key_;
+  const bool kept = std::find(keys_.begin(), keys_.end(), value_key_) != keys_.end();
+  // A second traceEvents (or kept key) would be read twice or override the first.
+  if (kept || value_key_ == "traceEvents") {
+    if (std::find(seen_keys_.begin(), seen_keys_.end(), value_key_) != seen_keys_.end())
+      return Error{ErrorCode::kInvalidInput,
+                   "duplicate top-level key '" + value_key_ + "' at byte " + std::to_string(discarded_ + q), ""};
+    seen_keys_.push_back(value_key_);
+  }
+  if (kept) value_start_ = q + 1;
   return ok_status();
 }
 

@@ -56,6 +56,9 @@ class Scanner {
   Status close_events(size_t q);
   Error element_error(size_t pos, const std::string& what) const;
   Status handle(const char* data, size_t q);
+  Status open_outside_events(size_t q, char c);
+  Status close_outside_events(size_t q, char c);
+  Status top_level_key(size_t q);
   Status check_leading(size_t q) const;
   void emit_event(size_t start, size_t stop);
   void finish_value(size_t stop);

@@ -25,6 +25,38 @@ std::vector<fs::path> find_excel_reports(const fs::path& analysis_dir) {
   return per_rank.empty() ? per_channel : per_rank;
 }
 
+namespace {
+
+// A report's gpu_timeline rows in ms. A missing row is 0, as in the original, but said
+// (a renamed row would read as 0); a sheet without a total or with a time too large to
+// be one is no breakdown.
+Result<trace::Breakdown> breakdown(const std::map<std::string, double>& sheet, const std::string& name,
+                                   std::vector<std::string>& warnings) {
+  for (const char* row : {"total_time", "computation_time", "exposed_comm_time", "total_comm_time"})
+    if (!sheet.count(row)) warnings.push_back(name + ": its gpu_timeline has no " + row + " row; taken as 0");
+  auto ms = [&](const char* row) { return sheet.count(row) ? sheet.at(row) * 1000.0 : 0.0; };
+  trace::Breakdown b;
+  b.total_time = ms("total_time");
+  b.computation_time = ms("computation_time");
+  b.exposed_comm_time = ms("exposed_comm_time");
+  b.total_comm_time = ms("total_comm_time");
+  b.exposed_memcpy_time = ms("exposed_memcpy_time");
+  b.total_memcpy_time = ms("total_memcpy_time");
+  b.busy_time = ms("busy_time");
+  b.idle_time = ms("idle_time");
+  // Exposed comm is the communication no compute covers: the rest ran under compute.
+  b.comp_comm_overlap_time = std::max(0.0, b.total_comm_time - b.exposed_comm_time);
+  if (b.total_time <= 0) return Error{ErrorCode::kInvalidInput, "its gpu_timeline has no total_time", name};
+  bool finite = true;
+  for (double v : {b.total_time, b.computation_time, b.exposed_comm_time, b.total_comm_time, b.exposed_memcpy_time,
+                   b.total_memcpy_time, b.busy_time, b.idle_time})
+    finite = finite && std::isfinite(v);
+  if (!finite) return Error{ErrorCode::kInvalidInput, "a time in its gpu_timeline is too large to be one", name};
+  return b;
+}
+
+}  // namespace
+
 metrics::TraceSet parse_excel_reports(const fs::path& analysis_dir) {
   metrics::TraceSet set;
   const fs::path individual = analysis_dir / "individual_reports";
@@ -47,34 +79,12 @@ metrics::TraceSet parse_excel_reports(const fs::path& analysis_dir) {
       set.warnings.push_back("Failed to parse " + name + ": " + valid_utf8(sheet.error().message));
       continue;
     }
-    // A missing row is 0, as in the original, but said: a renamed row would read as 0.
-    for (const char* row : {"total_time", "computation_time", "exposed_comm_time", "total_comm_time"})
-      if (!sheet->count(row)) set.warnings.push_back(name + ": its gpu_timeline has no " + row + " row; taken as 0");
-    auto ms = [&](const char* row) { return sheet->count(row) ? sheet->at(row) * 1000.0 : 0.0; };
-    trace::Breakdown b;
-    b.total_time = ms("total_time");
-    b.computation_time = ms("computation_time");
-    b.exposed_comm_time = ms("exposed_comm_time");
-    b.total_comm_time = ms("total_comm_time");
-    b.exposed_memcpy_time = ms("exposed_memcpy_time");
-    b.total_memcpy_time = ms("total_memcpy_time");
-    b.busy_time = ms("busy_time");
-    b.idle_time = ms("idle_time");
-    // Exposed comm is the communication no compute covers: the rest ran under compute.
-    b.comp_comm_overlap_time = std::max(0.0, b.total_comm_time - b.exposed_comm_time);
-    if (b.total_time <= 0) {
-      set.warnings.push_back("Failed to parse " + name + ": its gpu_timeline has no total_time");
+    auto b = breakdown(*sheet, name, set.warnings);
+    if (!b) {
+      set.warnings.push_back("Failed to parse " + name + ": " + b.error().message);
       continue;
     }
-    bool finite = true;
-    for (double v : {b.total_time, b.computation_time, b.exposed_comm_time, b.total_comm_time, b.exposed_memcpy_time,
-                     b.total_memcpy_time, b.busy_time, b.idle_time})
-      finite = finite && std::isfinite(v);
-    if (!finite) {
-      set.warnings.push_back("Failed to parse " + name + ": a time in its gpu_timeline is too large to be one");
-      continue;
-    }
-    metrics::RankMetrics m = metrics::from_timeline(b);
+    metrics::RankMetrics m = metrics::from_timeline(*b);
     m.parser = metrics::ParserPath::kTracelensExcel;
     m.source = valid_utf8(report.string());
     m.rank = trace::rank_from_path(report.filename());
