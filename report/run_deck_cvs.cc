@@ -51,8 +51,6 @@ nlohmann::ordered_json cvs_series(const nlohmann::ordered_json& series) {
 
 }  // namespace
 
-const char* kind_name(metrics::ThresholdKind kind) { return kind == metrics::ThresholdKind::kMax ? "max" : "min"; }
-
 std::string gate_status(const DeckFacts& facts, const std::string& key) {
   if (facts.state == "enforced") return facts.verdicts.at(key).passed ? "pass" : "fail";
   return facts.state == "record-only" ? "record" : "not evaluated";

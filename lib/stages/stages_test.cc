@@ -49,8 +49,8 @@ TEST(Stages, ThresholdsAreTypedSubTestsAndRecordedWhenNotEnforced) {
   ASSERT_EQ(out.subtests.size(), 2u);  // the null threshold is not checked
   const SubTest& time = out.subtests[0];
   EXPECT_EQ(time.outcome, Outcome::kFailed);
-  EXPECT_EQ(time.gate, Gate::kMax);
-  EXPECT_EQ(time.unit, "ms");
+  EXPECT_EQ(time.gate, metrics::ThresholdKind::kMax);
+  EXPECT_EQ(time.unit, metrics::MetricUnit::kMs);
   EXPECT_DOUBLE_EQ(*time.actual, 12.0);
   EXPECT_EQ(time.measured(), "actual 12 ms, max 5 ms");
   EXPECT_EQ(out.subtests[1].outcome, Outcome::kPassed);
