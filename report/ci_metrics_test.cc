@@ -14,9 +14,9 @@ RunRecord record_with_gates() {
   run.suite = "aorta_single";
   job::SubTest slow{.kind = job::SubTestKind::kThreshold, .key = "metric", .value = "max_avg_iteration_ms",
                     .outcome = job::Outcome::kFailed, .message = "too slow", .actual = 1250, .limit = 1000,
-                    .gate = job::Gate::kMax, .unit = "ms"};
+                    .gate = metrics::ThresholdKind::kMax, .unit = metrics::MetricUnit::kMs};
   job::SubTest overlap{.kind = job::SubTestKind::kThreshold, .key = "metric", .value = "min_overlap_ratio",
-                       .outcome = job::Outcome::kPassed, .actual = 0.75, .limit = 0.5, .gate = job::Gate::kMin};
+                       .outcome = job::Outcome::kPassed, .actual = 0.75, .limit = 0.5, .gate = metrics::ThresholdKind::kMin};
   StageResult stage;
   stage.name = stage.stage = "test_validate_thresholds";
   stage.outcome = job::Outcome::kFailed;

@@ -130,7 +130,7 @@ void write_subtests(const RunRecord& run, const std::vector<SubTestRow>& rows, s
         << (r.test ? " id=\"" + escape_xml(r.test->name) + "\"" : std::string()) << "><td class=\"col-result\">" << result
         << "</td><td class=\"col-subtest\">" << escape_xml(t.label()) << "</td><td>"
         << (t.actual ? fmt::format("{:.6g}", *t.actual) : "") << "</td><td>"
-        << (t.limit ? fmt::format("{} {:.6g}", t.gate == job::Gate::kMin ? "&ge;" : "&le;", *t.limit) : "") << "</td><td>"
+        << (t.limit ? fmt::format("{} {:.6g}", t.gate == metrics::ThresholdKind::kMin ? "&ge;" : "&le;", *t.limit) : "") << "</td><td>"
         << escape_xml(t.message) << "</td><td class=\"col-links\">";
     if (r.test) out << "<a href=\"" << link_href(stage_log_path(run, *r.test)) << "\">Full Log</a>";
     out << "</td></tr>\n";

@@ -43,7 +43,7 @@ TEST(HtmlReport, OneRowPerStageWithEverySubTestInItsPanel) {
   StageResult thresholds = stage("test_validate_thresholds", Outcome::kSkipped);
   thresholds.skip_reason = "enforce_thresholds is false";
   const job::SubTest recorded{.key = "metric", .value = "max_avg_iteration_ms", .outcome = Outcome::kSkipped,
-                              .message = "recorded only", .actual = 11.0, .limit = 20.0, .gate = job::Gate::kMax,
+                              .message = "recorded only", .actual = 11.0, .limit = 20.0, .gate = metrics::ThresholdKind::kMax,
                               .record_only = true};
   thresholds.subtests = {recorded};
   collect.tests = {subtest_result("test_collect_traces", "test_collect_traces/node-a", "collect_traces", node_a),

@@ -90,8 +90,8 @@ void subtest_properties(pugi::xml_node properties, const job::SubTest& t) {
   property(properties, t.key, t.value);
   if (t.actual) property(properties, "actual", fmt::format("{}", *t.actual));
   if (t.limit) property(properties, "limit", fmt::format("{}", *t.limit));
-  if (t.gate) property(properties, "gate", *t.gate == job::Gate::kMin ? "min" : "max");
-  if (!t.unit.empty()) property(properties, "unit", t.unit);
+  if (t.gate) property(properties, "gate", metrics::kind_name(*t.gate));
+  if (!t.unit_text().empty()) property(properties, "unit", t.unit_text());
 }
 
 void failure(pugi::xml_node tc, const std::string& message, const std::string& text) {

@@ -27,7 +27,7 @@ StageResult stage(std::string name, Outcome outcome, double seconds, std::string
   return r;
 }
 
-job::SubTest threshold(std::string key, Outcome outcome, std::string message, double actual, double limit, job::Gate gate) {
+job::SubTest threshold(std::string key, Outcome outcome, std::string message, double actual, double limit, metrics::ThresholdKind gate) {
   return {job::SubTestKind::kThreshold, "metric", std::move(key), outcome, std::move(message), actual, limit, gate};
 }
 
@@ -51,9 +51,9 @@ RunRecord sample() {
   StageResult failed = stage("test_validate_thresholds", Outcome::kFailed, 0.25, "",
                              {"Average iteration time 11.00ms exceeds threshold 1ms"}, {}, "thresholds");
   failed.subtests.push_back(threshold("max_avg_iteration_ms", Outcome::kFailed,
-                                      "Average iteration time 11.00ms exceeds threshold 1ms", 11.0, 1.0, job::Gate::kMax));
-  failed.subtests.back().unit = "ms";
-  failed.subtests.push_back(threshold("min_compute_ratio", Outcome::kPassed, "", 0.775, 0.01, job::Gate::kMin));
+                                      "Average iteration time 11.00ms exceeds threshold 1ms", 11.0, 1.0, metrics::ThresholdKind::kMax));
+  failed.subtests.back().unit = metrics::MetricUnit::kMs;
+  failed.subtests.push_back(threshold("min_compute_ratio", Outcome::kPassed, "", 0.775, 0.01, metrics::ThresholdKind::kMin));
   StageResult skipped = stage("test_analyze", Outcome::kSkipped, 0, "Optional TraceLens/GEMM analysis is disabled", {},
                               {}, "analysis");
   passed.tests = {subtest_case(passed, passed.subtests[0])};

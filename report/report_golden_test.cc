@@ -70,9 +70,9 @@ RunRecord fixed_run() {
   const std::string too_slow = "Average iteration time 11.00ms exceeds threshold 1ms";
   gate.failures = {too_slow};
   job::SubTest slow{job::SubTestKind::kThreshold, "metric", "max_avg_iteration_ms", Outcome::kFailed, too_slow, 11.0,
-                    1.0, job::Gate::kMax, "ms"};
+                    1.0, metrics::ThresholdKind::kMax, metrics::MetricUnit::kMs};
   job::SubTest compute{job::SubTestKind::kThreshold, "metric", "min_compute_ratio", Outcome::kPassed, "", 0.775, 0.01,
-                       job::Gate::kMin, ""};
+                       metrics::ThresholdKind::kMin, metrics::MetricUnit::kFraction};
   gate.subtests = {slow, compute};
   collect.tests = {subtest_case(collect, collect.subtests[0])};
   gate.tests = {subtest_case(gate, slow), subtest_case(gate, compute)};

@@ -23,7 +23,7 @@ nlohmann::ordered_json chart_gates(const DeckInput& in, const std::string& tier,
     if (tier != spec.tier) continue;
     const config::Threshold* t = configured_threshold(*in.variant, spec.key);
     if (!t) continue;
-    const bool fraction = spec.unit == metrics::ThresholdUnit::kFraction;
+    const bool fraction = spec.unit() == metrics::MetricUnit::kFraction;
     const double value = fraction ? *t->value * 100 : *t->value;
     const double max = axis["max"].get<double>();
     std::string label = std::string(spec.kind == metrics::ThresholdKind::kMax ? "max " : "min ") +

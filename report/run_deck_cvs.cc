@@ -1,8 +1,7 @@
 #include "report/run_deck_cvs.h"
 
-#include <set>
 #include <string_view>
-#include <tuple>
+#include <utility>
 
 #include "metrics/metric_catalogue.h"
 
@@ -11,13 +10,20 @@ namespace {
 
 constexpr std::string_view kPrefix = "training.";
 
-// The metrics a CVS cell card highlights (the profile's cell_highlights), with units.
-constexpr std::tuple<const char*, const char*, const char*> kHighlights[] = {
-    {"avg_iteration_time_ms", "Avg iteration", "ms"},
-    {"avg_compute_ratio", "Compute ratio", "ratio"},
-    {"avg_overlap_ratio", "Overlap ratio", "ratio"},
-    {"time_variance_ratio", "Time variance", "ratio"},
-    {"avg_comm_time_ms", "Comm time", "ms"}};
+// The metrics a CVS cell card highlights (the profile's cell_highlights), in its order
+// and with its labels: catalogue keys, whose rows give the deck's key and the unit.
+constexpr std::pair<const char*, const char*> kHighlights[] = {{"avg_iteration_time_ms", "Avg iteration"},
+                                                               {"avg_compute_ratio", "Compute ratio"},
+                                                               {"avg_overlap_ratio", "Overlap ratio"},
+                                                               {"time_variance_ratio", "Time variance"},
+                                                               {"avg_comm_time_us", "Comm time"}};
+
+// A highlight's unit as CVS writes it: the deck's times are in ms, a fraction is a "ratio".
+const char* cvs_unit(const metrics::MetricSpec& spec) {
+  if (spec.unit == metrics::MetricUnit::kUs) return metrics::unit_name(metrics::MetricUnit::kMs);
+  if (spec.unit == metrics::MetricUnit::kFraction) return metrics::unit_name(metrics::MetricUnit::kRatio);
+  return metrics::unit_name(spec.unit);
+}
 
 // CVS's tier status (cell_build.tier_status): record when the gate did not run or for
 // the record tier, na without a configured spec, else the specs' verdicts.
@@ -49,8 +55,6 @@ nlohmann::ordered_json cvs_series(const nlohmann::ordered_json& series) {
 }
 
 }  // namespace
-
-const char* kind_name(metrics::ThresholdKind kind) { return kind == metrics::ThresholdKind::kMax ? "max" : "min"; }
 
 std::string gate_status(const DeckFacts& facts, const std::string& key) {
   if (facts.state == "record-only") return "record";
@@ -96,11 +100,9 @@ nlohmann::ordered_json threshold_specs_json(const DeckInput& in, const DeckFacts
 }
 
 nlohmann::ordered_json record_tier_json() {
-  std::set<std::string> gated;
-  for (const auto& spec : metrics::threshold_catalogue()) gated.insert(spec.metric);
   nlohmann::ordered_json recorded = nlohmann::ordered_json::array();
   for (const metrics::MetricSpec* spec : metrics::metrics_in(metrics::kInDeck))
-    if (!gated.count(metrics::deck_key(*spec))) recorded.push_back(std::string(kPrefix) + metrics::deck_key(*spec));
+    if (!spec->gate) recorded.push_back(std::string(kPrefix) + metrics::deck_key(*spec));
   // The other tiers' keys too, so a reader walking gate_matrix finds each in every tier.
   return {{"metric", nullptr}, {"threshold", nullptr}, {"actual", nullptr},   {"status", "record"},
           {"spec", nullptr},   {"specs", nlohmann::ordered_json::object()},           {"metrics", recorded}};
@@ -150,13 +152,14 @@ nlohmann::ordered_json training_sweep_json(const nlohmann::ordered_json& deck, c
     const nlohmann::ordered_json& ours = deck["cells"][0];
     const nlohmann::ordered_json& specs = deck["threshold_specs"];
     nlohmann::ordered_json highlights = nlohmann::ordered_json::array();
-    for (const auto& [name, label, unit] : kHighlights) {
-      const std::string metric = std::string(kPrefix) + name;
+    for (const auto& [key, label] : kHighlights) {
+      const metrics::MetricSpec& row = *metrics::find_metric(key);
+      const std::string metric = std::string(kPrefix) + metrics::deck_key(row);
       const nlohmann::ordered_json spec = specs.contains(metric) ? specs[metric] : nlohmann::ordered_json(nullptr);
       highlights.push_back({{"label", label},
                             {"metric", metric},
                             {"actual", ours["metrics"].value(metric, nlohmann::ordered_json(nullptr))},
-                            {"unit", unit},
+                            {"unit", cvs_unit(row)},
                             {"spec", spec},
                             {"status", gate_ran && !spec.is_null() ? spec["verdict"] : nlohmann::ordered_json("record")}});
     }

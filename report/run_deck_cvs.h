@@ -22,9 +22,6 @@ struct DeckFacts {
   bool accelerator = false;  // NCCL channels and the RCCL branch mean something
 };
 
-// "max" | "min".
-const char* kind_name(metrics::ThresholdKind kind);
-
 // A configured threshold's status, the one every section shows: the gate's recorded
 // verdict (pass | fail) when it ran, else "not evaluated" (enforced, an earlier stage
 // failed) or "record" (enforce_thresholds: false).

@@ -179,9 +179,11 @@ TEST(RunDeckCvs, TopLevelSectionsPanelsAndSummary) {
             R"("parse","thresholds","report","teardown"])");
   EXPECT_EQ(deck["deck_profile"]["sources"].dump(),
             R"({"results":"cvs_results_dict","variant":"aorta_deck_variant","lifecycle":"lifecycle"})");
+  // Two gates configured and passed; every other gate of the catalogue is na.
+  const size_t na = metrics::threshold_catalogue().size() - 2;
   EXPECT_EQ(deck["summary"].dump(),
             R"({"overall_status":"pass","thresholds":"enforced","headline":{"metric":"training.avg_iteration_time_ms",)"
-            R"("value":11.0,"unit":"ms"},"tiers":{"pass":2,"na":8,"record":1},)"
+            R"("value":11.0,"unit":"ms"},"tiers":{"pass":2,"na":)" + std::to_string(na) + R"(,"record":1},)"
             R"("stages":{"passed":2,"failed":0,"skipped":0}})");
   std::ostringstream html;
   write_run_deck_html(deck, html);
@@ -209,10 +211,13 @@ TEST(RunDeckCvs, TrainingSweepCellsTiersAndTable) {
   ASSERT_EQ(sweep["cells"].size(), 1u);
   const auto& cell = sweep["cells"][0];
   EXPECT_EQ(cell["cell_id"], "test");
-  EXPECT_EQ(cell["tiers"].dump(),
-            R"({"iteration_time":"fail","compute_ratio":"pass","overlap_ratio":"na","rank_balance":"na",)"
-            R"("step_time":"na","step_balance":"na","rank_compute":"na","allreduce_bandwidth":"na",)"
-            R"("allgather_bandwidth":"na","reduce_scatter_bandwidth":"na","record":"record"})");
+  // Every tier in the catalogue's order (ThresholdCatalogue.GatesInTheDecksTierOrder), na without a spec.
+  nlohmann::ordered_json tiers;
+  for (const auto& gate : metrics::threshold_catalogue()) tiers[gate.tier] = "na";
+  tiers["iteration_time"] = "fail";
+  tiers["compute_ratio"] = "pass";
+  tiers["record"] = "record";
+  EXPECT_EQ(cell["tiers"].dump(), tiers.dump());
   EXPECT_EQ(sweep["gate_matrix"][0]["tiers"], cell["tiers"]);
   EXPECT_EQ(sweep["overall_status"], "fail");
   ASSERT_EQ(cell["metrics"].size(), 5u);
@@ -223,6 +228,11 @@ TEST(RunDeckCvs, TrainingSweepCellsTiersAndTable) {
   EXPECT_EQ(cell["metrics"][2]["status"], "record");  // no spec
   EXPECT_NEAR(cell["metrics"][3]["actual"].get<double>(), 0.12856487, 1e-8);
   EXPECT_DOUBLE_EQ(cell["metrics"][4]["actual"].get<double>(), 3.5);  // comm time
+  // Each highlight's deck key and unit are its catalogue row's: times in ms, a fraction a "ratio".
+  EXPECT_EQ(cell["metrics"][4]["metric"], "training.avg_comm_time_ms");
+  EXPECT_EQ(cell["metrics"][4]["unit"], "ms");
+  EXPECT_EQ(cell["metrics"][0]["unit"], "ms");
+  EXPECT_EQ(cell["metrics"][1]["unit"], "ratio");
   EXPECT_EQ(sweep["metric_charts"]["series"].size(), 6u);
   EXPECT_EQ(sweep["session_lifecycle_labels"].size(), 11u);
   f.run.stages[1].outcome = job::Outcome::kSkipped;  // the gate did not run

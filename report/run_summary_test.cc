@@ -49,7 +49,7 @@ RunRecord failed_run() {
   t.outcome = job::Outcome::kFailed;
   t.actual = 834.85;
   t.limit = 800;
-  t.unit = "ms";
+  t.unit = metrics::MetricUnit::kMs;
   t.message = "Average iteration time 834.85ms exceeds threshold 800ms";
   stage.subtests = {t};
   StageResult sub = stage;

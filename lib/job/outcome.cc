@@ -20,23 +20,25 @@ std::string SubTest::label() const {
   return fmt::format("[{}] ({}={})", kind == SubTestKind::kThreshold ? "threshold" : "trace collection", key, value);
 }
 
+std::string SubTest::unit_text() const { return unit ? metrics::gate_unit_text(*unit) : ""; }
+
 std::string SubTest::measured() const {
   if (!actual) return "";
-  std::string u = unit.empty() ? "" : " " + unit;
+  std::string u = unit_text().empty() ? "" : " " + unit_text();
   std::string s = fmt::format("actual {:.6g}{}", *actual, u);
-  if (limit) s += fmt::format(", {} {:.6g}{}", gate == Gate::kMin ? "min" : "max", *limit, u);
+  if (limit) s += fmt::format(", {} {:.6g}{}", gate == metrics::ThresholdKind::kMin ? "min" : "max", *limit, u);
   return s;
 }
 
 std::optional<double> SubTest::margin() const {
   if (!actual || !limit || !gate) return std::nullopt;
-  return *gate == Gate::kMax ? *limit - *actual : *actual - *limit;
+  return *gate == metrics::ThresholdKind::kMax ? *limit - *actual : *actual - *limit;
 }
 
 std::string SubTest::measured_with_margin() const {
   auto m = margin();
   if (!m) return measured();
-  std::string s = fmt::format("{}, margin {:.6g}{}", measured(), *m, unit.empty() ? "" : " " + unit);
+  std::string s = fmt::format("{}, margin {:.6g}{}", measured(), *m, unit_text().empty() ? "" : " " + unit_text());
   // The share of the limit left, for a gate that holds (a failed one says how far it missed).
   if (*m >= 0 && *limit != 0) s += fmt::format(" ({:.2f}% of the limit)", *m / std::abs(*limit) * 100);
   return s;

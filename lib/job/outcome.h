@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "metrics/gate_terms.h"
+
 namespace aorta::job {
 
 enum class Outcome { kPassed, kFailed, kSkipped };
@@ -14,7 +16,6 @@ enum class Outcome { kPassed, kFailed, kSkipped };
 const char* outcome_name(Outcome outcome);
 
 enum class SubTestKind { kThreshold, kTraceCollection };
-enum class Gate { kMax, kMin };
 
 // One sub-test of a stage. Each is also a gtest test of its own
 // (<stage>/<test_name_part(value)>), so gtest's printers, filters and listeners see it.
@@ -27,8 +28,8 @@ struct SubTest {
   std::string message{};          // failure text, or why it was only recorded
   std::optional<double> actual{};  // thresholds: the measured value
   std::optional<double> limit{};   // thresholds: the gate
-  std::optional<Gate> gate{};      // thresholds: max | min
-  std::string unit{};             // thresholds: ms, or empty for fractions
+  std::optional<metrics::ThresholdKind> gate{};  // thresholds: max | min
+  std::optional<metrics::MetricUnit> unit{};     // thresholds: the gated metric's unit
   // enforce_thresholds: false: measured and shown, never gated (its outcome is kSkipped).
   // A skipped sub-test without it (an interrupted node's collection) was only skipped.
   bool record_only = false;
@@ -46,6 +47,8 @@ struct SubTest {
   std::string line() const;
   // "actual 835.2 ms, max 60000 ms" (empty without a value).
   std::string measured() const;
+  // The unit its figures print with: "ms", "GB/s"; "" for a fraction, a ratio or none.
+  std::string unit_text() const;
   // How far a gate's value is inside its limit, in its unit (negative: by how much it
   // failed); nothing without a value, limit and gate.
   std::optional<double> margin() const;

@@ -22,7 +22,7 @@ TEST(SubTestVerdict, AnInterruptedNodesSkippedCollectionIsSkippedNotRecorded) {
 TEST(SubTestVerdict, ARecordOnlyGateIsRecordedAndPasses) {
   const SubTest gate{.kind = SubTestKind::kThreshold, .key = "metric", .value = "max_avg_iteration_ms",
                      .outcome = Outcome::kSkipped, .message = "enforce_thresholds=false", .actual = 12.0, .limit = 5.0,
-                     .gate = Gate::kMax, .unit = "ms", .record_only = true};
+                     .gate = metrics::ThresholdKind::kMax, .unit = metrics::MetricUnit::kMs, .record_only = true};
   EXPECT_EQ(gate.verdict(), "recorded");
   EXPECT_EQ(gate.line(),
             "SUBPASS [threshold] (metric=max_avg_iteration_ms): recorded (actual 12 ms, max 5 ms) - enforce_thresholds=false");

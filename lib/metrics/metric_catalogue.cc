@@ -6,6 +6,7 @@
 
 #include "metrics/diagnosis_gates.h"
 #include "metrics/run_metrics.h"
+#include "metrics/threshold_catalogue.h"
 
 namespace aorta::metrics {
 namespace {
@@ -20,11 +21,22 @@ Value from_steps(const RunMetrics& r, F field) {
 
 constexpr unsigned kHuman = kInSummary | kInHtml | kInCompare;  // the averages people compare
 
+std::string percent(double v) { return format_ratio(v, RatioStyle::kPercent); }
+
+// The lowest rank's bus bandwidth at the type's largest message size, below the limit.
+std::string busbw_message(const char* type, double v, double limit) {
+  return fmt::format("Lowest rank {} bus bandwidth {:.2f} GB/s below threshold {} GB/s", type, v, limit_text(limit));
+}
+
 // In the JSON report's order (reference §4.1, then the per-step figures).
-const MetricSpec kCatalogue[] = {
+constexpr MetricSpec kCatalogue[] = {
     {"avg_iteration_time_ms", MetricUnit::kMs, Better::kLower,
      [](const RunMetrics& r) -> Value { return r.avg_iteration_time_ms; },
-     kInJson | kInCompare | kInDeck, "avg iteration time", nullptr, "Avg iter (ms)", nullptr},
+     kInJson | kInCompare | kInDeck, "avg iteration time", nullptr, "Avg iter (ms)", nullptr,
+     GateSpec{.key = "max_avg_iteration_ms", .kind = ThresholdKind::kMax, .position = 0, .tier = "iteration_time",
+              .display = "avg iteration time", .message = [](double v, double limit) {
+                return fmt::format("Average iteration time {:.2f}ms exceeds threshold {}ms", v, limit_text(limit));
+              }}},
     {"std_iteration_time_us", MetricUnit::kUs, Better::kLower,
      [](const RunMetrics& r) -> Value { return r.std_iteration_time_us; },
      kInJson | kInDeck, "iteration time std across ranks", nullptr, "Iter std across ranks (ms)", nullptr},
@@ -36,7 +48,12 @@ const MetricSpec kCatalogue[] = {
      kInJson | kInDeck, "max rank iteration time", nullptr, "Max rank iter (ms)", nullptr},
     {"time_variance_ratio", MetricUnit::kFraction, Better::kLower,
      [](const RunMetrics& r) { return r.time_variance_ratio; },
-     kInJson | kInCompare | kInDeck | kInHtml, "time variance ratio", nullptr, "Time variance", nullptr},
+     kInJson | kInCompare | kInDeck | kInHtml, "time variance ratio", nullptr, "Time variance", nullptr,
+     // std/mean may exceed 1 (one slow rank among fast ones), so no upper bound.
+     GateSpec{.key = "max_time_variance_ratio", .kind = ThresholdKind::kMax, .position = 3, .tier = "rank_balance",
+              .display = "time variance", .message = [](double v, double limit) {
+                return fmt::format("Iteration time variance {} exceeds threshold {}", percent(v), percent(limit));
+              }}},
     // Not in the JSON report (its schema has no such key): the deck alone shows them.
     {"avg_compute_time_us", MetricUnit::kUs, Better::kLower,
      [](const RunMetrics& r) -> Value { return r.avg_compute_time_us; },
@@ -46,13 +63,21 @@ const MetricSpec kCatalogue[] = {
      kInDeck, "avg comm time", nullptr, "Comm time (ms)", nullptr},
     {"avg_compute_ratio", MetricUnit::kFraction, Better::kHigher,
      [](const RunMetrics& r) -> Value { return r.avg_compute_ratio; },
-     kInJson | kHuman | kInDeck | kInTable, "avg compute ratio", "compute", "Compute ratio", nullptr},
+     kInJson | kHuman | kInDeck | kInTable, "avg compute ratio", "compute", "Compute ratio", nullptr,
+     GateSpec{.key = "min_compute_ratio", .kind = ThresholdKind::kMin, .position = 1, .tier = "compute_ratio",
+              .display = "compute ratio", .message = [](double v, double limit) {
+                return fmt::format("Average compute ratio {} below threshold {}", percent(v), percent(limit));
+              }, .max_limit = 1.0}},
     {"avg_comm_ratio", MetricUnit::kFraction, Better::kLower,
      [](const RunMetrics& r) -> Value { return r.avg_comm_ratio; },
      kInJson | kHuman | kInDeck | kInTable, "avg comm ratio", "comm", "Comm ratio", nullptr},
     {"avg_overlap_ratio", MetricUnit::kFraction, Better::kHigher,
      [](const RunMetrics& r) -> Value { return r.avg_overlap_ratio; },
-     kInJson | kHuman | kInDeck | kInTable, "avg overlap ratio", "overlap", "Overlap ratio", nullptr},
+     kInJson | kHuman | kInDeck | kInTable, "avg overlap ratio", "overlap", "Overlap ratio", nullptr,
+     GateSpec{.key = "min_overlap_ratio", .kind = ThresholdKind::kMin, .position = 2, .tier = "overlap_ratio",
+              .display = "overlap ratio", .message = [](double v, double limit) {
+                return fmt::format("Average overlap ratio {} below threshold {}", percent(v), percent(limit));
+              }, .max_limit = 1.0}},
     // Timeline ranks only.
     {"avg_exposed_comm_ratio", MetricUnit::kFraction, Better::kLower,
      [](const RunMetrics& r) { return r.avg_exposed_comm_ratio; },
@@ -71,7 +96,12 @@ const MetricSpec kCatalogue[] = {
      "rank-steps", nullptr, nullptr, nullptr},
     {"avg_step_time_ms", MetricUnit::kMs, Better::kLower,
      [](const RunMetrics& r) { return from_steps(r, [](const StepSummary& s) { return s.mean_ms; }); },
-     kInJson | kInCompare, "avg step time", nullptr, nullptr, nullptr},
+     kInJson | kInCompare, "avg step time", nullptr, nullptr, nullptr,
+     // Not in the original, which gates only the whole profiled window (avg iteration time).
+     GateSpec{.key = "max_avg_step_time_ms", .kind = ThresholdKind::kMax, .position = 4, .tier = "step_time",
+              .display = "avg step time", .message = [](double v, double limit) {
+                return fmt::format("Average step time {:.2f}ms exceeds threshold {}ms", v, limit_text(limit));
+              }, .unavailable = "Average step time not available: the traces have no ProfilerStep annotations"}},
     {"median_step_time_ms", MetricUnit::kMs, Better::kLower,
      [](const RunMetrics& r) { return from_steps(r, [](const StepSummary& s) { return s.median_ms; }); },
      kInJson | kInCompare, "median step time", nullptr, nullptr, nullptr},
@@ -84,21 +114,51 @@ const MetricSpec kCatalogue[] = {
     // A coefficient of variation may exceed 1.
     {"step_time_cv", MetricUnit::kFraction, Better::kLower,
      [](const RunMetrics& r) { return from_steps(r, [](const StepSummary& s) { return s.cv; }); },
-     kInJson | kInCompare, "step time CV", nullptr, nullptr, nullptr},
+     kInJson | kInCompare, "step time CV", nullptr, nullptr, nullptr,
+     GateSpec{.key = "max_step_time_cv", .kind = ThresholdKind::kMax, .position = 5, .tier = "step_balance",
+              .display = "step time CV", .message = [](double v, double limit) {
+                return fmt::format("Step time coefficient of variation {} exceeds threshold {}", percent(v),
+                                   percent(limit));
+              }, .unavailable = "Step time coefficient of variation not available: the traces have no ProfilerStep "
+                                "annotations"}},
     // The diagnosis figures the optional gates read (diagnosis_gates.h); no report lists
-    // them yet: the gates' sub-tests and the Run Deck's gate matrix show them.
+    // them yet: the gates' sub-tests and the Run Deck's gate matrix show them. A gate is
+    // off unless configured; when the diagnosis cannot give the figure (too few ranks, no
+    // metadata) a configured gate fails rather than passes unseen.
     {"max_rank_compute_slowdown_ratio", MetricUnit::kRatio, Better::kLower,
      [](const RunMetrics& r) { return max_rank_compute_slowdown_ratio(r.per_rank); }, 0, "rank compute slowdown",
-     nullptr, nullptr, nullptr},
+     nullptr, nullptr, nullptr,
+     GateSpec{.key = "max_rank_compute_slowdown_ratio", .kind = ThresholdKind::kMax, .position = 6,
+              .tier = "rank_compute", .display = "rank compute slowdown", .message = [](double v, double limit) {
+                return fmt::format(
+                    "Slowest rank's compute kernels take {:.4f}x the median of the ranks, exceeds threshold {}", v,
+                    limit_text(limit));
+              }, .unavailable = "Rank compute slowdown not available: fewer than 3 ranks have compute kernels on a GPU "
+                                "timeline", .min_limit = 1.0}},
     {"min_allreduce_busbw_gbps", MetricUnit::kGbps, Better::kHigher,
      [](const RunMetrics& r) { return min_busbw_gbps(r.per_rank, "allreduce"); }, 0, "lowest all-reduce bus bandwidth",
-     nullptr, nullptr, nullptr},
+     nullptr, nullptr, nullptr,
+     GateSpec{.key = "min_allreduce_busbw_gbps", .kind = ThresholdKind::kMin, .position = 7,
+              .tier = "allreduce_bandwidth", .display = "all-reduce bus bandwidth",
+              .message = [](double v, double limit) { return busbw_message("all-reduce", v, limit); },
+              .unavailable = "All-reduce bus bandwidth not available: no all-reduce kernel with its collective "
+                             "metadata in the traces"}},
     {"min_allgather_busbw_gbps", MetricUnit::kGbps, Better::kHigher,
      [](const RunMetrics& r) { return min_busbw_gbps(r.per_rank, "allgather"); }, 0, "lowest all-gather bus bandwidth",
-     nullptr, nullptr, nullptr},
+     nullptr, nullptr, nullptr,
+     GateSpec{.key = "min_allgather_busbw_gbps", .kind = ThresholdKind::kMin, .position = 8,
+              .tier = "allgather_bandwidth", .display = "all-gather bus bandwidth",
+              .message = [](double v, double limit) { return busbw_message("all-gather", v, limit); },
+              .unavailable = "All-gather bus bandwidth not available: no all-gather kernel with its collective "
+                             "metadata in the traces"}},
     {"min_reduce_scatter_busbw_gbps", MetricUnit::kGbps, Better::kHigher,
      [](const RunMetrics& r) { return min_busbw_gbps(r.per_rank, "reduce_scatter"); }, 0,
-     "lowest reduce-scatter bus bandwidth", nullptr, nullptr, nullptr},
+     "lowest reduce-scatter bus bandwidth", nullptr, nullptr, nullptr,
+     GateSpec{.key = "min_reduce_scatter_busbw_gbps", .kind = ThresholdKind::kMin, .position = 9,
+              .tier = "reduce_scatter_bandwidth", .display = "reduce-scatter bus bandwidth",
+              .message = [](double v, double limit) { return busbw_message("reduce-scatter", v, limit); },
+              .unavailable = "Reduce-scatter bus bandwidth not available: no reduce-scatter kernel with its "
+                             "collective metadata in the traces"}},
 };
 
 bool shown(const MetricSpec& spec, MetricView view) { return (spec.shown_in & view) != 0; }
@@ -130,19 +190,6 @@ std::vector<const MetricSpec*> metrics_in(MetricView view) {
     else if (!spec.detail_of || !shown(*find_metric(spec.detail_of), view)) with_details(spec, view, rows);
   }
   return rows;
-}
-
-const char* unit_name(MetricUnit unit) {
-  switch (unit) {
-    case MetricUnit::kMs: return "ms";
-    case MetricUnit::kUs: return "us";
-    case MetricUnit::kFraction: return "fraction";
-    case MetricUnit::kCount: return "count";
-    case MetricUnit::kGb: return "GB";
-    case MetricUnit::kRatio: return "ratio";
-    case MetricUnit::kGbps: return "GB/s";
-  }
-  return "";
 }
 
 std::string deck_key(const MetricSpec& spec) {

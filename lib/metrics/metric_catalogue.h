@@ -1,22 +1,47 @@
 // Every run metric the reports show, in one table: its key, unit, which way is
-// better, where its value comes from and how each report shows it. The JSON, the
-// console summaries, the HTML report, the Run Deck and compare read it; adding a
-// metric is one row in metric_catalogue.cc. (The gates on them: threshold_catalogue.h.)
+// better, where its value comes from, how each report shows it and the gate a
+// threshold file may set on it. The JSON, the console summaries, the HTML report, the
+// Run Deck, compare, the threshold loader and the threshold stage read it; adding a
+// metric, gated or not, is one row in metric_catalogue.cc (the gates as a list:
+// threshold_catalogue.h).
+//
+// Only standard headers here: lib/config includes this file (through
+// threshold_catalogue.h), and lib/metrics includes lib/config.
 #pragma once
 
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "metrics/gate_terms.h"
+
 namespace aorta::metrics {
 
 struct RunMetrics;
 
-// a fraction: 0.5 = 50%; a ratio of two like values: 1.15 = 15% more
-enum class MetricUnit { kMs, kUs, kFraction, kCount, kGb, kRatio, kGbps };
 enum class Better { kLower, kHigher, kNeither };
+
+// The gate column of a metric's row: the threshold a threshold file may set on the
+// metric. Its unit and its value are the metric's.
+struct GateSpec {
+  const char* key;  // in a threshold file's expected_results: "max_avg_iteration_ms"
+  ThresholdKind kind;
+  int position;         // where reports list the gate among the gates (the Run Deck's tier order), from 0
+  const char* tier;     // the Run Deck's gate_matrix entry
+  const char* display;  // the gate's name on a chart: "avg iteration time"
+  // The original's failure text, byte for byte.
+  std::string (*message)(double actual, double limit);
+  // Why a configured gate fails when its metric has no value; nullptr: an empty value
+  // is not checked and passes (the original's variance of a zero mean).
+  const char* unavailable = nullptr;
+  // A limit outside min_limit..max_limit is a config error (a slowdown ratio below 1
+  // always fails; infinity: no bound).
+  double min_limit = 0;
+  double max_limit = std::numeric_limits<double>::infinity();
+};
 
 // The reports that list run metrics; a row's `shown_in` is a set of these.
 enum MetricView : unsigned {
@@ -41,6 +66,7 @@ struct MetricSpec {
   // The lists people read (compare, HTML, run summary) show a detail right after the
   // metric it details (exposed comm after comm); the JSON keeps the catalogue's order.
   const char* detail_of;
+  std::optional<GateSpec> gate{};  // nothing: no threshold file can gate it
 };
 
 // Every row, in the JSON report's order.
@@ -51,9 +77,6 @@ const MetricSpec* find_metric(std::string_view key);
 // The rows `view` shows, in its order: the catalogue's for the JSON and the Run Deck,
 // with each detail after the metric it details for the others.
 std::vector<const MetricSpec*> metrics_in(MetricView view);
-
-// "ms", "us", "fraction", "count", "GB", "ratio" or "GB/s".
-const char* unit_name(MetricUnit unit);
 
 // The Run Deck shows every time in ms: std_iteration_time_us is its
 // training.std_iteration_time_ms, the value divided by 1000.

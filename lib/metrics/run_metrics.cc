@@ -169,12 +169,6 @@ Result<RunMetrics> aggregate(std::vector<RankMetrics> per_rank) {
   return run;
 }
 
-std::optional<double> threshold_actual(const RunMetrics& run, const std::string& key) {
-  const ThresholdSpec* spec = find_threshold(key);
-  if (!spec) return std::nullopt;
-  return spec->value(run);
-}
-
 std::vector<ThresholdCheck> check_thresholds(const RunMetrics& run, const std::vector<config::Threshold>& thresholds) {
   std::vector<ThresholdCheck> checks;
   for (const auto& t : thresholds) {
@@ -182,15 +176,14 @@ std::vector<ThresholdCheck> check_thresholds(const RunMetrics& run, const std::v
     ThresholdCheck c;
     c.key = t.key;
     c.limit = *t.value;
-    // The loader refuses unknown keys; one built by hand is kept, unchecked.
+    // The loader refuses unknown keys; one built by hand is kept, unchecked, with no gate.
     const ThresholdSpec* spec = find_threshold(t.key);
     if (!spec) {
-      c.kind = t.key.rfind("max_", 0) == 0 ? ThresholdKind::kMax : ThresholdKind::kMin;
       checks.push_back(std::move(c));
       continue;
     }
     c.kind = spec->kind;
-    c.unit = unit_name(spec->unit);
+    c.unit = spec->unit();
     c.actual = spec->value(run);
     if (!c.actual && spec->unavailable) {
       c.passed = false;  // configured but not measurable: a gate that cannot pass silently
@@ -198,7 +191,7 @@ std::vector<ThresholdCheck> check_thresholds(const RunMetrics& run, const std::v
     } else if (c.actual) {
       double v = *c.actual;
       // Equality passes, as in the original.
-      c.passed = c.kind == ThresholdKind::kMax ? v <= c.limit : v >= c.limit;
+      c.passed = spec->kind == ThresholdKind::kMax ? v <= c.limit : v >= c.limit;
       if (!c.passed) c.message = spec->message(v, c.limit);
     }
     checks.push_back(std::move(c));

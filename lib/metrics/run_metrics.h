@@ -40,20 +40,15 @@ Result<RunMetrics> aggregate(std::vector<RankMetrics> per_rank);
 
 struct ThresholdCheck {
   std::string key;  // e.g. max_avg_iteration_ms
-  ThresholdKind kind = ThresholdKind::kMax;
+  std::optional<ThresholdKind> kind;  // the gate's; nothing for a key no metric's row gates
   double limit = 0;
   std::optional<double> actual;  // null: not checkable (variance with a zero mean)
   bool passed = true;
   std::string message;  // the original's failure text; empty when passed
-  // ms | fraction (threshold_catalogue.h); empty for an unknown key. Last, so
-  // positional initialisers written before it still compile.
-  std::string unit;
+  std::optional<MetricUnit> unit;  // the gated metric's; nothing for an unknown key
 };
 
 // One check per non-null threshold, in the order given.
 std::vector<ThresholdCheck> check_thresholds(const RunMetrics& run, const std::vector<config::Threshold>& thresholds);
-
-// The value a threshold key gates, in its catalogue unit; nothing for an unknown key.
-std::optional<double> threshold_actual(const RunMetrics& run, const std::string& key);
 
 }  // namespace aorta::metrics

@@ -293,7 +293,7 @@ TEST(StepSummary, PooledFiguresAndStragglersByHand) {
   ASSERT_EQ(checks.size(), 2u);
   EXPECT_FALSE(checks[0].passed);
   EXPECT_EQ(checks[0].message, "Average step time 117.33ms exceeds threshold 117ms");
-  EXPECT_EQ(checks[0].unit, "ms");
+  EXPECT_EQ(checks[0].unit, MetricUnit::kMs);
   EXPECT_TRUE(checks[1].passed);
   EXPECT_NEAR(*checks[1].actual, 0.1481637, 1e-6);
 }

@@ -1,9 +1,11 @@
-// Every threshold key the suite knows, in one table: the loader validates against
-// it, check_thresholds evaluates with it and the Run Deck shows it. Adding a key is
-// one row in threshold_catalogue.cc.
+// The gates, as one list: a view over the metric catalogue's gated rows (a gate is
+// the `gate` column of its metric's row, metric_catalogue.cc). The loader validates
+// threshold files against it, check_thresholds evaluates with it and the Run Deck
+// shows it.
 //
-// Only standard headers here: lib/config includes this file, and lib/metrics
-// includes lib/config, so RunMetrics is forward-declared to keep the two acyclic.
+// Only standard headers here (and metric_catalogue.h, which has only those): lib/config
+// includes this file, and lib/metrics includes lib/config, so RunMetrics is
+// forward-declared to keep the two acyclic.
 #pragma once
 
 #include <optional>
@@ -11,39 +13,28 @@
 #include <string>
 #include <string_view>
 
+#include "metrics/metric_catalogue.h"
+
 namespace aorta::metrics {
 
 struct RunMetrics;
 
-enum class ThresholdKind { kMax, kMin };     // the actual must be <= / >= the limit
-// milliseconds; a fraction (0.5 = 50%); a ratio of two like values (1.15 = 15% more); GB/s
-enum class ThresholdUnit { kMs, kFraction, kRatio, kGbps };
-
-struct ThresholdSpec {
-  const char* key;      // as in a threshold file's expected_results
-  ThresholdKind kind;
-  ThresholdUnit unit;
-  const char* display;  // short name for people: "avg iteration time"
-  const char* tier;     // the Run Deck's gate_matrix entry
-  const char* metric;   // the RunMetrics value it gates, as reports name it
-  // The value gated, in `unit`; nothing when it cannot be computed (variance of a zero mean).
-  std::optional<double> (*value)(const RunMetrics&);
-  double max_limit;     // a limit above this is a config error (infinity: no bound)
-  // The original's failure text, byte for byte.
-  std::string (*message)(double actual, double limit);
-  // Why a configured gate fails when `value` is empty; nullptr: an empty value is
-  // not checked and passes (the original's variance of a zero mean).
-  const char* unavailable;
-  double min_limit = 0;  // a limit below this is a config error (a slowdown ratio below 1 always fails)
+// A gate with the metric it gates: the gate column's fields, and the unit and value of its row.
+struct ThresholdSpec : GateSpec {
+  const char* metric;     // the gated metric's key, as reports name it: "avg_iteration_time_ms"
+  const MetricSpec* row;  // that metric's row
+  MetricUnit unit() const { return row->unit; }
+  // The value gated, in unit(); nothing when it cannot be computed (variance of a zero mean).
+  std::optional<double> value(const RunMetrics& run) const { return row->value(run); }
 };
 
-// All keys, in the order reports list them.
+// Every gate, in the order reports list them (GateSpec::position).
 std::span<const ThresholdSpec> threshold_catalogue();
-// The row for `key`, or nullptr for an unknown key.
+// The gate of threshold key `key`, or nullptr for an unknown key.
 const ThresholdSpec* find_threshold(std::string_view key);
 
-// "ms", "fraction", "ratio" or "GB/s".
-const char* unit_name(ThresholdUnit unit);
+// A limit as the original prints it, Python's str() of the JSON number: 12000, 0.5.
+std::string limit_text(double limit);
 // A limit as configured, in the gate's unit: 60000 -> "60000 ms", 0.5 -> "0.5",
 // 0.001 -> "0.001", 40 -> "40 GB/s" (never rounded: a rounded limit would misstate the gate).
 std::string format_limit(const ThresholdSpec& spec, double limit);

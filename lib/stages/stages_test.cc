@@ -48,8 +48,8 @@ TEST(Stages, ThresholdsAreTypedSubTestsAndRecordedWhenNotEnforced) {
   ASSERT_EQ(out.subtests.size(), 2u);  // the null threshold is not checked
   const job::SubTest& time = out.subtests[0];
   EXPECT_EQ(time.outcome, job::Outcome::kFailed);
-  EXPECT_EQ(time.gate, job::Gate::kMax);
-  EXPECT_EQ(time.unit, "ms");
+  EXPECT_EQ(time.gate, metrics::ThresholdKind::kMax);
+  EXPECT_EQ(time.unit, metrics::MetricUnit::kMs);
   EXPECT_DOUBLE_EQ(*time.actual, 12.0);
   EXPECT_EQ(time.measured(), "actual 12 ms, max 5 ms");
   EXPECT_EQ(out.subtests[1].outcome, job::Outcome::kPassed);

@@ -17,9 +17,8 @@ job::SubTest threshold_subtest(const metrics::ThresholdCheck& check) {
                  .message = check.message,
                  .actual = check.actual,
                  .limit = check.limit,
-                 .gate = check.kind == metrics::ThresholdKind::kMax ? job::Gate::kMax : job::Gate::kMin,
-                 // fractions and ratios print bare: "actual 0.75, min 0.5"
-                 .unit = check.unit == "fraction" || check.unit == "ratio" ? "" : check.unit};
+                 .gate = check.kind,
+                 .unit = check.unit};
   return t;
 }
 
