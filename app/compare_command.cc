@@ -139,6 +139,20 @@ void print_diagnosis(const metrics::Comparison& c) {
   }
 }
 
+// An input compare will not judge (a partial run, a gate that cannot judge): said on
+// the console and, for a CI job that reads only --output, in it too; exit 2 either way.
+int refuse(const cli::Options& o, const std::string& why) {
+  if (!o.output.empty()) {
+    const nlohmann::ordered_json doc = {{"baseline", valid_utf8(o.compare_paths[0])},
+                                        {"candidate", valid_utf8(o.compare_paths[1])},
+                                        {"refused", valid_utf8(why)},
+                                        {"regressed", nullptr}};
+    if (Status s = write_file_atomically(o.output, result_json::json_text(doc)); !s)
+      std::cerr << "aorta_suite compare: " << printable(s.error().describe()) << "\n";
+  }
+  return usage_error(printable(why), cli::Command::kCompare);
+}
+
 }  // namespace
 
 void print_comparison(const metrics::Comparison& c, const metrics::RunFigures& base, const metrics::RunFigures& cand) {
@@ -166,16 +180,15 @@ int compare(const cli::Options& o) {
     auto limits = limits_of(o.max_regression);
     // Every message below may carry a file's name or bytes: printable for the terminal.
     if (!limits) return usage_error(printable(limits.error().message), cli::Command::kCompare);
-    auto base = report::load_run_figures(o.compare_paths[0]);
-    if (!base) return usage_error(printable("baseline " + base.error().message), cli::Command::kCompare);
-    auto cand = report::load_run_figures(o.compare_paths[1]);
-    if (!cand) return usage_error(printable("candidate " + cand.error().message), cli::Command::kCompare);
     for (const auto& input : o.compare_paths) register_input(input);  // --output never replaces one
+    auto base = report::load_run_figures(o.compare_paths[0]);
+    if (!base) return refuse(o, "baseline " + base.error().message);
+    auto cand = report::load_run_figures(o.compare_paths[1]);
+    if (!cand) return refuse(o, "candidate " + cand.error().message);
     const metrics::Comparison c = metrics::compare_runs(*base, *cand, *limits);
-    if (const std::string idle = idle_gate(o.max_regression, c, *base, *cand); !idle.empty())
-      return usage_error(printable(idle), cli::Command::kCompare);
+    if (const std::string idle = idle_gate(o.max_regression, c, *base, *cand); !idle.empty()) return refuse(o, idle);
     if (const std::string unjudged = unjudged_gate(o.max_regression, c, *base, *cand); !unjudged.empty())
-      return usage_error(printable(unjudged), cli::Command::kCompare);
+      return refuse(o, unjudged);
     print_comparison(c, *base, *cand);
     if (!o.output.empty())
       if (Status s = write_file_atomically(o.output, result_json::json_text(report::comparison_json(c, *base, *cand))); !s) {

@@ -95,6 +95,14 @@ TEST(CompareCommand, APartialInputIsAnErrorNamingItsFiles) {
       {{"base", "cut.json"}, 2, "aorta_suite: candidate cut.json" + partial + "cut/rank1.json: "},
   };
   expect_compare_cases(cases, dir.path());
+  // A CI job that reads only --output learns it too (issue 45, 6): the refusal, no verdict.
+  ASSERT_EQ(run_suite({"compare", "cut", "base", "--output", "out.json"}, dir.path()).exit_code, 2);
+  const auto out = nlohmann::ordered_json::parse(std::ifstream(dir.path() / "out.json"));
+  EXPECT_EQ(out["baseline"], "cut");
+  const std::string refused = out["refused"].get<std::string>();
+  EXPECT_EQ(refused.substr(0, 12 + partial.size()), "baseline cut" + partial) << refused;
+  EXPECT_NE(refused.find("cut/rank1.json: file is truncated"), std::string::npos) << refused;
+  EXPECT_TRUE(out["regressed"].is_null());
 }
 
 // Issue 42, 6: a gated metric with a baseline of 0 passed as "n/a" (exit 0). Every
