@@ -157,6 +157,7 @@ int refuse(const cli::Options& o, const std::string& why) {
 
 void print_comparison(const metrics::Comparison& c, const metrics::RunFigures& base, const metrics::RunFigures& cand) {
   std::cout << "baseline  " << printable(base.source) << "\ncandidate " << printable(cand.source) << "\n";
+  for (const auto& m : c.mismatches) std::cout << "warning: " << printable(m) << "\n";
   for (const auto& w : c.warnings) std::cout << "note: " << w << "\n";
   std::cout << fmt::format("{:<24} {:>12} {:>12} {:>12} {:>8}  {}\n", "metric", "baseline", "candidate", "change",
                            "ratio", "verdict");

@@ -105,6 +105,39 @@ TEST(CompareCommand, APartialInputIsAnErrorNamingItsFiles) {
   EXPECT_TRUE(out["regressed"].is_null());
 }
 
+// Issue 45, 6: a CPU run against an H200 run ("1057.87 % worse") or runs of different
+// rank counts, parsers or settings were compared without a word. Real traces: each
+// difference is a warning line before the table and in --output; the exit is unchanged.
+TEST(CompareCommand, RunsOfDifferentKindsAreWarnedOnTheConsoleAndInTheOutput) {
+  TempDir dir;
+  const std::filesystem::path data = AORTA_TEST_DATA_DIR;
+  dir.write("h200/rank0.json", aorta::testing::gunzip(data / "h200-torch2.11-kineto-nccl_rank0.json.gz"));
+  dir.write("h200/rank1.json", aorta::testing::gunzip(data / "h200-torch2.11-kineto-nccl_rank1.json.gz"));
+  dir.write("cpu/rank0.json", aorta::testing::gunzip(data / "debian-torch1.13-gloo-legacy_rank0.json.gz"));
+  const auto analyzed = run_suite({"analyze", "h200", "--include-unlinked-kernels", "--output", "unlinked.json"},
+                                  dir.path());
+  ASSERT_EQ(analyzed.exit_code, 0) << analyzed.err;
+  const auto mixed = run_suite({"compare", "h200", "cpu", "--output", "out.json"}, dir.path());
+  EXPECT_EQ(mixed.exit_code, 0) << mixed.out << mixed.err;
+  const std::vector<std::string> warned = {
+      "rank count differs: baseline 2 rank(s), candidate 1; the medians and spreads are over different ranks",
+      "device differs: baseline GPU (tracelens_gpu_timeline x2), candidate CPU (cpu_timeline x1); the times are "
+      "not of one machine, so a change is no regression"};
+  EXPECT_NE(mixed.out.find("candidate cpu\nwarning: " + warned[0] + "\nwarning: " + warned[1] + "\n"),
+            std::string::npos)
+      << mixed.out;
+  const auto out = nlohmann::ordered_json::parse(std::ifstream(dir.path() / "out.json"));
+  EXPECT_EQ(out["mismatches"].get<std::vector<std::string>>(), warned);
+  const auto selection = run_suite({"compare", "h200", "unlinked.json"}, dir.path());
+  EXPECT_NE(selection.out.find("\nwarning: kernel_selection differs: baseline linked_only, candidate "
+                               "include_unlinked; the runs are not set up alike\n"),
+            std::string::npos)
+      << selection.out;
+  const auto alike = run_suite({"compare", "h200", "h200"}, dir.path());
+  EXPECT_EQ(alike.exit_code, 0);
+  EXPECT_EQ(alike.out.find("warning:"), std::string::npos) << alike.out;
+}
+
 // Issue 42, 6: a gated metric with a baseline of 0 passed as "n/a" (exit 0). Every
 // gated metric that cannot be judged is an input error, as a gate that compares
 // nothing is: exit 2 naming the gate, the metric, why and both inputs. (A value that

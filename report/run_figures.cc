@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "common/regular_file.h"
 #include "common/utf8.h"
 #include "metrics/trace_set.h"
@@ -21,7 +23,8 @@ constexpr std::uintmax_t kMaxReportBytes = std::uintmax_t{256} << 20;
 // of them, so a hostile object of a million keys took about an hour.
 enum class Place {
   kOther, kRoot, kPerformance, kMetric, kRanks, kRank, kSteps, kStep, kStepTime, kDiagnosis,
-  kParse, kParseStatus, kParseErrors  // parse.status and parse.errors: a partial parse is refused
+  kParse, kParseStatus, kParseErrors,  // parse.status and parse.errors: a partial parse is refused
+  kParser, kConfiguration, kSetting     // what ran: per_rank_summary[*].parser, configuration.*, kernel_selection
 };
 
 constexpr std::size_t kErrorsNamed = 3;  // a partial input's errors shown in its refusal
@@ -41,7 +44,7 @@ class FiguresReader : public nlohmann::json_sax<nlohmann::ordered_json> {
   std::string refused;  // the limit passed; empty when none was
 
   bool null() override { return keep(nullptr, false) && value(); }
-  bool boolean(bool v) override { return keep(v, false) && value(); }
+  bool boolean(bool v) override { return keep(v, false) && setting(v ? "true" : "false") && value(); }
   bool number_integer(number_integer_t v) override { return keep(v, false) && number(static_cast<double>(v)); }
   bool number_unsigned(number_unsigned_t v) override { return keep(v, false) && number(static_cast<double>(v)); }
   bool number_float(number_float_t v, const string_t&) override { return keep(v, false) && number(v); }
@@ -50,6 +53,8 @@ class FiguresReader : public nlohmann::json_sax<nlohmann::ordered_json> {
     const Place place = next();
     if (place == Place::kParseStatus) parse_status = v;
     if (place == Place::kParseErrors && ++parse_error_count <= kErrorsNamed) parse_errors.push_back(valid_utf8(v));
+    if (place == Place::kParser) figures.rank_parsers.push_back(valid_utf8(v));
+    if (place == Place::kSetting) figures.configuration[frames_.back().metric] = valid_utf8(v);
     return value();
   }
   bool binary(binary_t&) override { return keep(nullptr, false) && value(); }
@@ -57,7 +62,7 @@ class FiguresReader : public nlohmann::json_sax<nlohmann::ordered_json> {
     if (!keep(nlohmann::json::object(), true)) return false;
     Place place = next();
     if (place != Place::kRoot && place != Place::kPerformance && place != Place::kRank && place != Place::kStep &&
-        place != Place::kParse)
+        place != Place::kParse && place != Place::kConfiguration)
       place = Place::kOther;
     has_performance = has_performance || place == Place::kPerformance;
     return open(place);
@@ -71,6 +76,12 @@ class FiguresReader : public nlohmann::json_sax<nlohmann::ordered_json> {
     else if (f.place == Place::kRoot && name == "diagnosis") f.child = Place::kDiagnosis;
     else if (f.place == Place::kRoot && name == "per_rank_summary") f.child = Place::kRanks;
     else if (f.place == Place::kRoot && name == "parse") f.child = Place::kParse;
+    else if (f.place == Place::kRoot && name == "configuration") f.child = Place::kConfiguration;
+    else if ((f.place == Place::kRoot && name == "kernel_selection") || f.place == Place::kConfiguration) {
+      f.child = Place::kSetting;
+      f.metric = name;
+    }
+    else if (f.place == Place::kRank && name == "parser") f.child = Place::kParser;
     else if (f.place == Place::kParse && name == "status") f.child = Place::kParseStatus;
     else if (f.place == Place::kParse && name == "errors") f.child = Place::kParseErrors;
     else if (f.place == Place::kRank && name == "steps") f.child = Place::kSteps;
@@ -148,8 +159,14 @@ class FiguresReader : public nlohmann::json_sax<nlohmann::ordered_json> {
                     " JSON values (a report holds about 10 a step)");
     return true;
   }
+  // A recorded setting's value as text (a string is taken in string()).
+  bool setting(const std::string& text) {
+    if (next() == Place::kSetting) figures.configuration[frames_.back().metric] = text;
+    return true;
+  }
   bool number(double v) {
     const Place place = next();
+    if (place == Place::kSetting) figures.configuration[frames_.back().metric] = fmt::format("{}", v);
     if (place == Place::kMetric) figures.performance[frames_.back().metric] = v;
     if (place == Place::kStepTime) {
       if (figures.step_times_ms.size() == limits_.max_step_times)
@@ -193,8 +210,10 @@ metrics::RunFigures run_figures(const metrics::RunMetrics& run, const std::strin
   const nlohmann::ordered_json performance = result_json::performance_json(run);
   for (const auto& key : metrics::compared_metrics())
     if (performance.contains(key) && performance[key].is_number()) f.performance[key] = performance[key].get<double>();
-  for (const auto& rank : run.per_rank)
+  for (const auto& rank : run.per_rank) {
     for (const auto& step : rank.steps) f.step_times_ms.push_back(step.time_ms);
+    f.rank_parsers.push_back(metrics::parser_name(rank.parser));
+  }
   f.diagnosis = metrics::diagnosis_figures(run.per_rank);
   if (!f.diagnosis) f.no_diagnosis = kNoRankDiagnosed;
   return f;
@@ -222,7 +241,9 @@ Result<metrics::RunFigures> load_run_figures(const fs::path& path) {
       }
       auto run = metrics::aggregate(set.ranks);
       if (!run) return Error{ErrorCode::kInvalidInput, source + ": " + run.error().message, source};
-      return run_figures(*run, source);
+      metrics::RunFigures figures = run_figures(*run, source);
+      figures.configuration["kernel_selection"] = "linked_only";  // analyze_traces' default, as analyze records it
+      return figures;
     }
   }
   // A report is kilobytes; a trace or a device given by mistake must not be read whole,
@@ -281,6 +302,7 @@ nlohmann::ordered_json comparison_json(const metrics::Comparison& c, const metri
     doc["step_times"] = nullptr;
   doc["diagnosis"] = diagnosis_comparison_json(c);
   doc["warnings"] = c.warnings;
+  doc["mismatches"] = c.mismatches;  // how the runs differ in kind: each a warning, no verdict changed
   doc["regressed"] = c.regressed;
   return doc;
 }

@@ -131,5 +131,25 @@ TEST(RunFigures, AReportOfAPartialParseIsRefusedNamingItsErrors) {
   EXPECT_EQ(failed.error().message.rfind("r.json: its traces parsed in part (parse failed)", 0), 0u);
 }
 
+// What ran, for compare's warnings (issue 45, 6): each rank's parser in
+// per_rank_summary's order, the report's configuration and analyze's kernel_selection
+// as text (null is not recorded); the same keys elsewhere do not count.
+TEST(RunFigures, ReadsWhatRanParsersAndSettings) {
+  const std::string text = R"({
+    "performance": {"avg_iteration_time_ms": 1, "parser": "x"},
+    "per_rank_summary": [{"rank": 0, "parser": "tracelens_gpu_timeline"}, {"rank": 1, "parser": "basic_scan"}],
+    "configuration": {"nccl_channels": 112, "compute_channels": null, "rccl_branch": "develop", "tuned": true,
+                      "nested": {"deep": 1}},
+    "kernel_selection": "include_unlinked",
+    "other": {"kernel_selection": "linked_only", "configuration": {"nccl_channels": 1}, "parser": "y"}})";
+  auto got = figures_from_json(text, "r.json");
+  ASSERT_TRUE(got.ok()) << got.error().message;
+  EXPECT_EQ(got->rank_parsers, (std::vector<std::string>{"tracelens_gpu_timeline", "basic_scan"}));
+  EXPECT_EQ(got->configuration, (std::map<std::string, std::string>{{"kernel_selection", "include_unlinked"},
+                                                                    {"nccl_channels", "112"},
+                                                                    {"rccl_branch", "develop"},
+                                                                    {"tuned", "true"}}));
+}
+
 }  // namespace
 }  // namespace aorta::report

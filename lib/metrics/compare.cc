@@ -8,6 +8,7 @@
 
 #include "metrics/metric_catalogue.h"
 #include "metrics/outliers.h"
+#include "metrics/run_mismatch.h"
 
 namespace aorta::metrics {
 namespace {
@@ -167,6 +168,7 @@ MetricComparison compare_metric(const MetricSpec& spec, double base, double cand
 Comparison compare_runs(const RunFigures& baseline, const RunFigures& candidate,
                         const std::map<std::string, double>& limits) {
   Comparison out;
+  out.mismatches = run_mismatches(baseline, candidate);
   const bool both_steps = !baseline.step_times_ms.empty() && !candidate.step_times_ms.empty();
   if (both_steps) out.steps = compare_steps(baseline, candidate);
   const bool trusted = both_steps && out.steps->baseline_samples >= kMinSamples &&

@@ -21,6 +21,11 @@ struct RunFigures {
   // {} initialisers: positional initialisers of the fields above stay warning-free.
   std::optional<DiagnosisFigures> diagnosis{};  // absent: why in no_diagnosis
   std::string no_diagnosis{};
+  // What ran, so that two runs of different kinds are not compared silently: each rank's
+  // parser (parser_name) in rank order, and the settings the JSON records (a report's
+  // `configuration`, analyze's `kernel_selection`) as text; empty when not recorded.
+  std::vector<std::string> rank_parsers{};
+  std::map<std::string, std::string> configuration{};
 };
 
 // How a metric's verdict was reached (issue 31, 8: a noise model):
@@ -108,6 +113,7 @@ struct Comparison {
   std::vector<BusbwComparison> busbw;         // in kGatedCollectives order, types both runs have
   std::string no_diagnosis;                   // why there are no diagnosis rows; empty when there are
   std::vector<std::string> warnings;          // said before the verdicts: too few samples to judge noise
+  std::vector<std::string> mismatches;        // how the two runs differ in kind (run_mismatches); verdicts unchanged
   // Gated metrics (a --max-regression limit reaches them) that cannot be judged: in
   // one run only, not a finite number, or a baseline of 0 under a later non-zero value
   // (no percentage). A gate must not pass on them as "n/a" (issue 42, 6).

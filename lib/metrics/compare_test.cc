@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "metrics/run_mismatch.h"
+
 namespace aorta::metrics {
 namespace {
 
@@ -257,6 +259,48 @@ TEST(CompareRuns, WithoutADiagnosisOnEitherSideNoRowsAndWhy) {
   EXPECT_TRUE(c.busbw.empty());
   EXPECT_EQ(c.no_diagnosis, "candidate p.json: no \"diagnosis\" object");
   EXPECT_EQ(compare_runs(plain, diagnosed, {}).no_diagnosis, "baseline p.json: no \"diagnosis\" object");
+}
+
+// Issue 45, 6: a CPU run against an H200 run, or 1 rank against 4, was judged with no
+// word. Each difference is one line, in a fixed order; the verdicts stay as they were.
+TEST(CompareRuns, RunsOfDifferentKindsAreNamedAndStillJudged) {
+  const std::string gpu = "tracelens_gpu_timeline", cpu = "cpu_timeline", scan = "basic_scan";
+  RunFigures h200 = run({{"avg_iteration_time_ms", 100}});
+  h200.rank_parsers = {gpu, gpu, gpu, gpu};
+  h200.configuration = {{"nccl_channels", "112"}, {"rccl_branch", "develop"}};
+  RunFigures host = run({{"avg_iteration_time_ms", 50}});
+  host.rank_parsers = {cpu};
+  host.configuration = {{"nccl_channels", "32"}, {"kernel_selection", "linked_only"}};
+  const Comparison c = compare_runs(h200, host, {{"", 5}});
+  EXPECT_EQ(c.mismatches,
+            (std::vector<std::string>{
+                "rank count differs: baseline 4 rank(s), candidate 1; the medians and spreads are over different ranks",
+                "device differs: baseline GPU (tracelens_gpu_timeline x4), candidate CPU (cpu_timeline x1); the times "
+                "are not of one machine, so a change is no regression",
+                "nccl_channels differs: baseline 112, candidate 32; the runs are not set up alike"}));
+  ASSERT_EQ(c.metrics.size(), 1u);
+  EXPECT_EQ(c.metrics[0].verdict, "better");
+  // One device, a rank on another parser: the parsers line, rank by rank.
+  RunFigures scanned = h200;
+  scanned.rank_parsers[2] = scan;
+  EXPECT_EQ(device_kind(scanned.rank_parsers), "mixed");
+  EXPECT_EQ(compare_runs(h200, scanned, {}).mismatches,
+            (std::vector<std::string>{"device differs: baseline GPU (tracelens_gpu_timeline x4), candidate mixed "
+                                      "(tracelens_gpu_timeline x3, basic_scan x1); the times are not of one machine, "
+                                      "so a change is no regression"}));
+  RunFigures scan_other = h200;
+  scan_other.rank_parsers = {scan, scan};
+  EXPECT_EQ(device_kind({"tracelens_excel", gpu}), "GPU");
+  EXPECT_EQ(device_kind({scan}), "unknown");
+  EXPECT_EQ(compare_runs(scan_other, RunFigures{scan_other}, {}).mismatches, std::vector<std::string>{});
+  RunFigures excel = h200;
+  excel.rank_parsers = {"tracelens_excel", gpu, gpu, gpu};
+  EXPECT_EQ(compare_runs(h200, excel, {}).mismatches,
+            (std::vector<std::string>{"parsers differ: baseline tracelens_gpu_timeline x4, candidate tracelens_excel "
+                                      "x1, tracelens_gpu_timeline x3; the figures are not measured alike"}));
+  // What one side does not record is no difference: a JSON of old, an analyze JSON.
+  EXPECT_EQ(compare_runs(h200, run({{"avg_iteration_time_ms", 100}}), {}).mismatches, std::vector<std::string>{});
+  EXPECT_EQ(compare_runs(h200, h200, {}).mismatches, std::vector<std::string>{});
 }
 
 }  // namespace
