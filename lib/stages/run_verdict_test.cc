@@ -4,7 +4,10 @@
 // error_message saying why a run failed; the gates against the report's schema.
 #include "stages/run_verdict.h"
 
+#include <fstream>
+
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "stages/specs.h"
 #include "tests/fake_transport.h"
@@ -128,6 +131,23 @@ TEST(RunVerdict, ReportCarriesEveryGateAndWhyAndPassesItsSchema) {
 
   aorta::testing::TempDir dir;
   EXPECT_TRUE(aorta::testing::passes_report_schema(dir.write("gates.json", result_json::json_text(gates)), "gates"));
+}
+
+// test_generate_report writes the verdict of the records before it into the file.
+TEST(RunVerdict, GenerateReportWritesTheRecordsVerdict) {
+  GateRun run;
+  aorta::testing::TempDir dir;
+  run.state.output_root = dir.path();
+  run.state.run_id = "0123456789abcdef0123456789abcdef";
+  run.run_thresholds();
+  auto ctx = run.context(true);
+  const StageResult out = kGenerateReport.body(ctx);
+  ASSERT_FALSE(out.failed()) << out.failures.front();
+  std::ifstream in(dir.path() / "aorta_benchmark_report.json");
+  const auto report = nlohmann::json::parse(in);
+  ASSERT_EQ(report["gates"].size(), 3u);
+  EXPECT_EQ(report["gates"][0]["subject"]["text"], "n2 rank 2 (GPU 7)");
+  EXPECT_EQ(report["error_message"].get<std::string>().rfind("test_validate_thresholds: gates failed: ", 0), 0u);
 }
 
 TEST(RunVerdict, PassingRunHasNoErrorMessage) {
