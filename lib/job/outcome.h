@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "metrics/gate_subject.h"
 #include "metrics/gate_terms.h"
 
 namespace aorta::job {
@@ -30,6 +31,7 @@ struct SubTest {
   std::optional<double> limit{};   // thresholds: the gate
   std::optional<metrics::ThresholdKind> gate{};  // thresholds: max | min
   std::optional<metrics::MetricUnit> unit{};     // thresholds: the gated metric's unit
+  std::optional<metrics::GateSubject> subject{};  // per-rank gates: the rank the actual is of
   // enforce_thresholds: false: measured and shown, never gated (its outcome is kSkipped).
   // A skipped sub-test without it (an interrupted node's collection) was only skipped.
   bool record_only = false;

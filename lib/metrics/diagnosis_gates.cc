@@ -36,6 +36,16 @@ std::optional<ComputePerRank> per_rank_of(const std::vector<RankMetrics>& ranks,
   return out;
 }
 
+// The slowest rank's (index, mean); the first of equals.
+std::pair<size_t, double> slowest_of(const ComputePerRank& compute) {
+  std::pair<size_t, double> slowest{0, -1};
+  for (const auto& [rank, mean_us] : compute.mean_us)
+    if (mean_us > slowest.second) slowest = {rank, mean_us};
+  return slowest;
+}
+
+GateSubject subject_of(const RankMetrics& r) { return {r.node, r.rank, r.gpu}; }
+
 }  // namespace
 
 std::optional<ComputePerRank> compute_per_rank(const std::vector<RankMetrics>& ranks) {
@@ -46,14 +56,25 @@ std::optional<ComputePerRank> compute_per_rank(const std::vector<RankMetrics>& r
 std::optional<double> max_rank_compute_slowdown_ratio(const std::vector<RankMetrics>& ranks) {
   const auto compute = compute_per_rank(ranks);
   if (!compute) return std::nullopt;
-  double slowest = 0;
-  for (const auto& [rank, mean_us] : compute->mean_us) slowest = std::max(slowest, mean_us);
-  return slowest / compute->median_us;
+  return slowest_of(*compute).second / compute->median_us;
+}
+
+std::optional<GateSubject> slowest_compute_rank(const std::vector<RankMetrics>& ranks) {
+  const auto compute = compute_per_rank(ranks);
+  return compute ? std::optional(subject_of(ranks[slowest_of(*compute).first])) : std::nullopt;
 }
 
 std::optional<double> min_busbw_gbps(const std::vector<RankMetrics>& ranks, std::string_view type) {
   const auto b = busbw_per_rank(ranks, type);
   return b ? std::optional<double>(b->lowest_gbps) : std::nullopt;
+}
+
+std::optional<GateSubject> lowest_busbw_rank(const std::vector<RankMetrics>& ranks, std::string_view type) {
+  const auto b = busbw_per_rank(ranks, type);
+  if (!b) return std::nullopt;
+  for (const auto& [index, gbps] : b->gbps)
+    if (gbps == b->lowest_gbps) return subject_of(ranks[index]);
+  return std::nullopt;
 }
 
 }  // namespace aorta::metrics

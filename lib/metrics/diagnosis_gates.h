@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "metrics/gate_subject.h"
 #include "metrics/rank_metrics.h"
 
 namespace aorta::metrics {
@@ -27,11 +28,15 @@ std::optional<ComputePerRank> compute_per_rank(const std::vector<RankMetrics>& r
 // them, else all compute kernels (GEMM, attention, other). 1.0: no rank slower.
 // Nothing when fewer ranks have a GPU-timeline diagnosis with such kernels.
 std::optional<double> max_rank_compute_slowdown_ratio(const std::vector<RankMetrics>& ranks);
+// The rank that figure is of (the first of equals); nothing when there is no figure.
+std::optional<GateSubject> slowest_compute_rank(const std::vector<RankMetrics>& ranks);
 
 // The lowest bus bandwidth (GB/s) of any rank for collectives whose name holds `type`
 // (allreduce also all_reduce, allgather also all_gather), at the largest message size
 // any rank sent for it (the bandwidth-bound one: small ones measure latency).
 // Nothing when no rank has such a collective with its metadata.
 std::optional<double> min_busbw_gbps(const std::vector<RankMetrics>& ranks, std::string_view type);
+// The rank that figure is of (the first of equals); nothing when there is no figure.
+std::optional<GateSubject> lowest_busbw_rank(const std::vector<RankMetrics>& ranks, std::string_view type);
 
 }  // namespace aorta::metrics

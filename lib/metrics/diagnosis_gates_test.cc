@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "metrics/run_metrics.h"
+
 namespace aorta::metrics {
 namespace {
 
@@ -62,6 +64,55 @@ TEST(DiagnosisGates, BusbwIsTheLowestRankAtTheLargestSize) {
   EXPECT_DOUBLE_EQ(*min_busbw_gbps(ranks, "allgather"), 3.0);
   EXPECT_FALSE(min_busbw_gbps(ranks, "reduce_scatter").has_value());
   EXPECT_FALSE(min_busbw_gbps({RankMetrics{}}, "allreduce").has_value());
+}
+
+// Each gate names the rank its figure is of, as the diagnosis names a rank: the slowest
+// rank's compute (the first of equals), the lowest rank's bus bandwidth at the largest size.
+TEST(DiagnosisGates, SubjectIsTheRankTheFigureIsOf) {
+  std::vector<RankMetrics> ranks{rank_with({kernels("gemm", 10, 100)}, {collective("allreduce", 4000, 50.0)}),
+                                 rank_with({kernels("gemm", 10, 130)}, {collective("allreduce", 4000, 30.0)}),
+                                 rank_with({kernels("gemm", 10, 130)}, {collective("allreduce", 4000, 45.0)})};
+  for (int r = 0; r < 3; ++r) {
+    ranks[r].rank = r + 4;
+    ranks[r].node = "node" + std::to_string(r);
+    ranks[r].gpu = r;
+  }
+  ranks[1].gpu.reset();  // its trace named no one GPU
+  const auto slowest = slowest_compute_rank(ranks);
+  ASSERT_TRUE(slowest.has_value());
+  EXPECT_EQ(slowest->text(), "node1 rank 5");
+  const auto lowest = lowest_busbw_rank(ranks, "allreduce");
+  ASSERT_TRUE(lowest.has_value());
+  EXPECT_EQ(lowest->text(), "node1 rank 5");
+  ranks[1].diagnosis->collectives[0].busbw_gbps = 60.0;
+  EXPECT_EQ(lowest_busbw_rank(ranks, "allreduce")->text(), "node2 rank 6 (GPU 2)");
+  EXPECT_FALSE(lowest_busbw_rank(ranks, "allgather").has_value());
+  EXPECT_FALSE(slowest_compute_rank({ranks[0], ranks[1]}).has_value());  // two ranks: no median
+}
+
+// A per-rank gate's failure names its subject after the gate's text; the original's
+// gates keep theirs byte for byte (CVS's scrapers key on them), subject or not.
+TEST(DiagnosisGates, FailingPerRankGateNamesItsSubject) {
+  RunMetrics run;
+  for (double us : {100.0, 110.0, 150.0}) {
+    run.per_rank.push_back(rank_with({kernels("gemm", 10, us)}, {collective("allreduce", 4000, us / 10)}));
+    run.per_rank.back().rank = static_cast<int>(run.per_rank.size()) - 1;
+    run.per_rank.back().node = "n" + std::to_string(run.per_rank.size() - 1);
+    run.per_rank.back().gpu = 7;
+  }
+  run.avg_compute_ratio = 0.5;
+  const auto checks = check_thresholds(run, {{"max_rank_compute_slowdown_ratio", 1.2},
+                                             {"min_allreduce_busbw_gbps", 12.0},
+                                             {"min_compute_ratio", 0.9}});
+  ASSERT_EQ(checks.size(), 3u);
+  ASSERT_TRUE(checks[0].subject.has_value());
+  EXPECT_EQ(checks[0].subject->rank, 2);
+  EXPECT_EQ(checks[0].message, "Slowest rank's compute kernels take 1.3636x the median of the ranks, exceeds "
+                               "threshold 1.2: n2 rank 2 (GPU 7)");
+  EXPECT_EQ(checks[1].message,
+            "Lowest rank all-reduce bus bandwidth 10.00 GB/s below threshold 12 GB/s: n0 rank 0 (GPU 7)");
+  EXPECT_FALSE(checks[2].subject.has_value());
+  EXPECT_EQ(checks[2].message, "Average compute ratio 50.00% below threshold 90.00%");
 }
 
 }  // namespace

@@ -134,7 +134,8 @@ constexpr MetricSpec kCatalogue[] = {
                     "Slowest rank's compute kernels take {:.4f}x the median of the ranks, exceeds threshold {}", v,
                     limit_text(limit));
               }, .unavailable = "Rank compute slowdown not available: fewer than 3 ranks have compute kernels on a GPU "
-                                "timeline", .min_limit = 1.0}},
+                                "timeline", .min_limit = 1.0,
+              .subject = [](const RunMetrics& r) { return slowest_compute_rank(r.per_rank); }}},
     {"min_allreduce_busbw_gbps", MetricUnit::kGbps, Better::kHigher,
      [](const RunMetrics& r) { return min_busbw_gbps(r.per_rank, "allreduce"); }, 0, "lowest all-reduce bus bandwidth",
      nullptr, nullptr, nullptr,
@@ -142,7 +143,8 @@ constexpr MetricSpec kCatalogue[] = {
               .tier = "allreduce_bandwidth", .display = "all-reduce bus bandwidth",
               .message = [](double v, double limit) { return busbw_message("all-reduce", v, limit); },
               .unavailable = "All-reduce bus bandwidth not available: no all-reduce kernel with its collective "
-                             "metadata in the traces"}},
+                             "metadata in the traces",
+              .subject = [](const RunMetrics& r) { return lowest_busbw_rank(r.per_rank, "allreduce"); }}},
     {"min_allgather_busbw_gbps", MetricUnit::kGbps, Better::kHigher,
      [](const RunMetrics& r) { return min_busbw_gbps(r.per_rank, "allgather"); }, 0, "lowest all-gather bus bandwidth",
      nullptr, nullptr, nullptr,
@@ -150,7 +152,8 @@ constexpr MetricSpec kCatalogue[] = {
               .tier = "allgather_bandwidth", .display = "all-gather bus bandwidth",
               .message = [](double v, double limit) { return busbw_message("all-gather", v, limit); },
               .unavailable = "All-gather bus bandwidth not available: no all-gather kernel with its collective "
-                             "metadata in the traces"}},
+                             "metadata in the traces",
+              .subject = [](const RunMetrics& r) { return lowest_busbw_rank(r.per_rank, "allgather"); }}},
     {"min_reduce_scatter_busbw_gbps", MetricUnit::kGbps, Better::kHigher,
      [](const RunMetrics& r) { return min_busbw_gbps(r.per_rank, "reduce_scatter"); }, 0,
      "lowest reduce-scatter bus bandwidth", nullptr, nullptr, nullptr,
@@ -158,7 +161,8 @@ constexpr MetricSpec kCatalogue[] = {
               .tier = "reduce_scatter_bandwidth", .display = "reduce-scatter bus bandwidth",
               .message = [](double v, double limit) { return busbw_message("reduce-scatter", v, limit); },
               .unavailable = "Reduce-scatter bus bandwidth not available: no reduce-scatter kernel with its "
-                             "collective metadata in the traces"}},
+                             "collective metadata in the traces",
+              .subject = [](const RunMetrics& r) { return lowest_busbw_rank(r.per_rank, "reduce_scatter"); }}},
 };
 
 bool shown(const MetricSpec& spec, MetricView view) { return (spec.shown_in & view) != 0; }

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "metrics/gate_subject.h"
 #include "metrics/gate_terms.h"
 
 namespace aorta::metrics {
@@ -41,6 +42,9 @@ struct GateSpec {
   // always fails; infinity: no bound).
   double min_limit = 0;
   double max_limit = std::numeric_limits<double>::infinity();
+  // A per-rank gate's: the rank its figure is of, named after a failure's text (not
+  // the original's gates: CVS's scrapers key on their texts); nullptr: a run-wide figure.
+  std::optional<GateSubject> (*subject)(const RunMetrics&) = nullptr;
 };
 
 // The reports that list run metrics; a row's `shown_in` is a set of these.

@@ -185,6 +185,7 @@ std::vector<ThresholdCheck> check_thresholds(const RunMetrics& run, const std::v
     c.kind = spec->kind;
     c.unit = spec->unit();
     c.actual = spec->value(run);
+    if (spec->subject && c.actual) c.subject = spec->subject(run);
     if (!c.actual && spec->unavailable) {
       c.passed = false;  // configured but not measurable: a gate that cannot pass silently
       c.message = spec->unavailable;
@@ -192,7 +193,7 @@ std::vector<ThresholdCheck> check_thresholds(const RunMetrics& run, const std::v
       double v = *c.actual;
       // Equality passes, as in the original.
       c.passed = spec->kind == ThresholdKind::kMax ? v <= c.limit : v >= c.limit;
-      if (!c.passed) c.message = spec->message(v, c.limit);
+      if (!c.passed) c.message = spec->message(v, c.limit) + (c.subject ? ": " + c.subject->text() : "");
     }
     checks.push_back(std::move(c));
   }

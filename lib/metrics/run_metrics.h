@@ -46,6 +46,8 @@ struct ThresholdCheck {
   bool passed = true;
   std::string message;  // the original's failure text; empty when passed
   std::optional<MetricUnit> unit;  // the gated metric's; nothing for an unknown key
+  // A per-rank gate's: the rank its actual is of; named at the end of its failure text.
+  std::optional<GateSubject> subject;
 };
 
 // One check per non-null threshold, in the order given.

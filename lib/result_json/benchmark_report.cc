@@ -7,13 +7,48 @@
 #include "redact/redact.h"
 
 namespace aorta::result_json {
+namespace {
+
+ordered_json optional_number(std::optional<double> v) { return v ? ordered_json(*v) : ordered_json(nullptr); }
+
+ordered_json subject_json(const std::optional<metrics::GateSubject>& s) {
+  if (!s) return nullptr;
+  return {{"node", s->node ? ordered_json(valid_utf8(*s->node)) : ordered_json(nullptr)},
+          {"rank", s->rank ? ordered_json(*s->rank) : ordered_json(nullptr)},
+          {"gpu", s->gpu ? ordered_json(*s->gpu) : ordered_json(nullptr)},
+          {"text", valid_utf8(s->text())}};
+}
+
+// A skipped gate that was not only recorded never got its verdict.
+std::string gate_outcome(const job::SubTest& gate) {
+  return gate.outcome == job::Outcome::kSkipped && !gate.record_only ? "not evaluated" : gate.verdict();
+}
+
+}  // namespace
+
+ordered_json gates_json(const std::vector<job::SubTest>& gates) {
+  ordered_json list = ordered_json::array();
+  for (const auto& g : gates) {
+    list.push_back({{"key", valid_utf8(g.value)},
+                    {"kind", g.gate ? ordered_json(metrics::kind_name(*g.gate)) : ordered_json(nullptr)},
+                    {"actual", optional_number(g.actual)},
+                    {"limit", optional_number(g.limit)},
+                    {"unit", g.unit ? ordered_json(metrics::unit_name(*g.unit)) : ordered_json(nullptr)},
+                    {"margin", optional_number(g.margin())},
+                    {"outcome", gate_outcome(g)},
+                    {"message", valid_utf8(redact::redact_text(g.message))},
+                    {"subject", subject_json(g.subject)}});
+  }
+  return list;
+}
 
 ordered_json benchmark_report(const job::RunState& state, const config::Variant& variant,
-                              const config::Cluster& cluster, bool validation_passed) {
+                              const config::Cluster& cluster, bool validation_passed, const RunVerdict& verdict) {
   ordered_json r;
   r["status"] = job::run_status_name(state.status);
   r["validation_passed"] = validation_passed;
-  r["error_message"] = valid_utf8(redact::redact_text(state.error_message));
+  const std::string& why = verdict.why_failed.empty() ? state.error_message : verdict.why_failed;
+  r["error_message"] = valid_utf8(redact::redact_text(why));
   ordered_json errors = ordered_json::object();
   for (const auto& e : state.collection_errors) errors[valid_utf8(e.host)] = valid_utf8(redact::redact_text(e.message));
   r["collection_errors"] = errors;
@@ -32,6 +67,7 @@ ordered_json benchmark_report(const job::RunState& state, const config::Variant&
     r["per_rank_summary"] = ordered_json::array();
     r["diagnosis"] = nullptr;
   }
+  r["gates"] = gates_json(verdict.gates);
   r["parse"] = state.parse ? parse_json(*state.parse) : ordered_json(nullptr);
   ordered_json matches = ordered_json::array();  // dmesg lines: any bytes a driver printed
   for (const auto& line : state.kernel_log_matches) matches.push_back(valid_utf8(line));

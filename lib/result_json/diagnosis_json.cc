@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "metrics/gate_subject.h"
 #include "redact/redact.h"
 #include "common/utf8.h"
 
@@ -40,9 +41,7 @@ ordered_json rank_json(const metrics::RankMetrics& r) {
 
 std::string finding_subject(const metrics::Finding& f) {
   if (f.of_node) return valid_utf8(f.node.value_or("node unknown"));
-  std::string rank = f.rank ? fmt::format("rank {}", *f.rank) : "rank unknown";
-  if (f.gpu) rank += fmt::format(" (GPU {})", *f.gpu);
-  return f.node ? valid_utf8(*f.node) + " " + rank : rank;
+  return valid_utf8(metrics::GateSubject{f.node, f.rank, f.gpu}.text());
 }
 
 ordered_json kernel_classes_json(const std::vector<metrics::KernelClassTime>& classes) {

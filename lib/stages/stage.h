@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,7 @@ struct StageContext {
   job::ProgressFn log;
   bool prior_failure = false;            // an earlier stage failed (the report says so)
   job::ProgressFn training_output = {};  // node 0's training output, line by line, while the benchmark runs
+  std::span<const StageResult> earlier = {};  // the run's records so far (the report's verdict reads them)
 };
 
 // A stage body: runs on the cluster through ctx and returns what happened.

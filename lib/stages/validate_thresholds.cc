@@ -18,7 +18,8 @@ job::SubTest threshold_subtest(const metrics::ThresholdCheck& check) {
                  .actual = check.actual,
                  .limit = check.limit,
                  .gate = check.kind,
-                 .unit = check.unit};
+                 .unit = check.unit,
+                 .subject = check.subject};
   return t;
 }
 

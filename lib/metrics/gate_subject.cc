@@ -1,0 +1,11 @@
+#include "metrics/gate_subject.h"
+
+namespace aorta::metrics {
+
+std::string GateSubject::text() const {
+  std::string out = rank ? "rank " + std::to_string(*rank) : "rank unknown";
+  if (gpu) out += " (GPU " + std::to_string(*gpu) + ")";
+  return node ? *node + " " + out : out;
+}
+
+}  // namespace aorta::metrics
