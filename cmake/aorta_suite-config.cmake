@@ -79,6 +79,9 @@ function(_aorta_suite_locks config cluster out)
 endfunction()
 
 function(aorta_suite_add_test)
+  if(CMAKE_VERSION VERSION_LESS 3.19)  # string(JSON) reads the config and cluster files
+    message(FATAL_ERROR "aorta_suite_add_test needs CMake 3.19 or later (this is ${CMAKE_VERSION})")
+  endif()
   cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;CONFIG;CLUSTER;SUITE;OUTPUT_DIR;TIMEOUT" "ARGS")
   if(NOT arg_NAME)
     message(FATAL_ERROR "aorta_suite_add_test: NAME is required")
@@ -102,13 +105,19 @@ function(aorta_suite_add_test)
   list(APPEND command --output_dir ${arg_OUTPUT_DIR} --junitxml ${CMAKE_CURRENT_BINARY_DIR}/${arg_NAME}.xml ${arg_ARGS})
   add_test(NAME ${arg_NAME} COMMAND ${command})
   # 1 is a failed gate or stage, 2 a usage or configuration error: both fail the test.
-  if(NOT arg_TIMEOUT)
-    _aorta_suite_run_limit("${arg_CONFIG}" arg_TIMEOUT)
+  # Read where the test runs (its working folder, the build folder), as the suite will.
+  foreach(file IN ITEMS CONFIG CLUSTER)
+    if(arg_${file})
+      get_filename_component(read_${file} "${arg_${file}}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
+    endif()
+  endforeach()
+  if(NOT DEFINED arg_TIMEOUT)  # TIMEOUT 0 is ctest's "no limit", kept as given
+    _aorta_suite_run_limit("${read_CONFIG}" arg_TIMEOUT)
   endif()
-  _aorta_suite_locks("${arg_CONFIG}" "${arg_CLUSTER}" locks)
+  _aorta_suite_locks("${read_CONFIG}" "${read_CLUSTER}" locks)
   set_tests_properties(${arg_NAME} PROPERTIES LABELS aorta_suite TIMEOUT ${arg_TIMEOUT} RESOURCE_LOCK "${locks}")
   # An edited config or cluster file re-reads both at the next build.
-  foreach(file IN ITEMS ${arg_CONFIG} ${arg_CLUSTER})
+  foreach(file IN ITEMS ${read_CONFIG} ${read_CLUSTER})
     if(EXISTS "${file}")
       set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${file}")
     endif()

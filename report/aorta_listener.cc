@@ -53,7 +53,8 @@ void AortaListener::OnTestEnd(const ::testing::TestInfo& info) {
         result.Failed() ? job::Outcome::kFailed : result.Skipped() ? job::Outcome::kSkipped : job::Outcome::kPassed;
     StageResult* written = record_.find_test(info.name());
     // A test the fixture never wrote is recorded as a stage below.
-    if (!written || !written->subtest) interrupt_.stage_ended(interrupt_signal() != 0, verdict);
+    if (!written || !written->subtest)
+      interrupt_.stage_ended(interrupt_signal() != 0, verdict, written && written->kept_from_starting);
     // One clock for every test, gtest's, as its console shows it.
     if (written) written->seconds = result.elapsed_time() / 1000.0;
     if (written && written->outcome == verdict) return;

@@ -81,7 +81,7 @@ std::vector<SubTestRow> subtest_rows(const StageResult& stage) {
   for (const auto& t : stage.subtests) {
     SubTestRow row{&t, nullptr};
     for (auto& test : tests)
-      if (test && test->subtest->key == t.key && test->subtest->value == t.value) {
+      if (test && test->subtest && test->subtest->key == t.key && test->subtest->value == t.value) {
         row.test = std::exchange(test, nullptr);
         break;
       }

@@ -2,10 +2,10 @@
 
 namespace aorta::report {
 
-void InterruptWatch::stage_ended(bool signalled, job::Outcome outcome) {
+void InterruptWatch::stage_ended(bool signalled, job::Outcome outcome, bool kept_from_starting) {
   if (!signalled) return;
   if (!started_signalled_ && outcome == job::Outcome::kFailed) stopped_stage_failed_ = true;
-  if (started_signalled_ && outcome == job::Outcome::kSkipped) ++not_started_;
+  if (started_signalled_ && outcome == job::Outcome::kSkipped && kept_from_starting) ++not_started_;
 }
 
 std::optional<StageResult> InterruptWatch::late_record(const std::string& signal) {

@@ -17,8 +17,10 @@ class InterruptWatch {
  public:
   // A test starts; `signalled`: a signal has come.
   void test_started(bool signalled) { started_signalled_ = signalled; }
-  // A stage's test ended with `outcome` (sub-tests are not stages: not counted).
-  void stage_ended(bool signalled, job::Outcome outcome);
+  // A stage's test ended with `outcome` (sub-tests are not stages: not counted);
+  // `kept_from_starting`: the signal kept it from starting (StageResult's flag), so it
+  // counts as not started; a stage gated or skipped by configuration after it does not.
+  void stage_ended(bool signalled, job::Outcome outcome, bool kept_from_starting = false);
   // The run_interrupted record the reports need for the signal `signal` (SIGTERM ...)
   // now: none while no signal came, when the stage it stopped failed, or once made.
   std::optional<StageResult> late_record(const std::string& signal);
@@ -26,7 +28,7 @@ class InterruptWatch {
  private:
   bool started_signalled_ = false;  // the test running now started after the signal
   bool stopped_stage_failed_ = false;
-  int not_started_ = 0;  // stages that began after the signal and were skipped
+  int not_started_ = 0;  // stages the signal kept from starting
   bool recorded_ = false;
 };
 

@@ -19,28 +19,36 @@ current=$2 keep=$3 collected=$4
 remove() {
   local gone=".removing.$1.$$" why
   if mv -T -- "$1" "$gone" 2>/dev/null; then
-    if why=$(rm -rf -- "$gone" 2>&1); then echo "REMOVED $1"; else echo "FAILED $1 ${why%%$'\n'*}"; fi
+    # Another node's sweep may remove it at the same time: gone is removed either way.
+    if why=$(rm -rf -- "$gone" 2>&1) || ! [ -e "$gone" ]; then echo "REMOVED $1"; else echo "FAILED $1 ${why%%$'\n'*}"; fi
   elif [ -e "$1" ]; then echo "FAILED $1 cannot be renamed for removal"; fi
 }
-for gone in .removing.*; do [ -d "$gone" ] && ! [ -L "$gone" ] && rm -rf -- "$gone" 2>/dev/null; done
+# Removals cut short (a signal, a dropped link), not another node's removal under way.
+find . -mindepth 1 -maxdepth 1 -name '.removing.*' -type d -mmin +10 -exec rm -rf -- {} + 2>/dev/null
 kept=0
-if [ -d "$current" ] && ! [ -L "$current" ]; then
+if [[ $current =~ ^[0-9a-f]{32}$ && -d $current && ! -L $current ]]; then
   if [ "$keep" -gt 0 ]; then echo "KEPT $current"; kept=1
   elif [ "$collected" = 1 ]; then remove "$current"
   else echo "UNCOLLECTED $current"; fi
 fi
 for d in *; do
-  [[ $d =~ ^[0-9a-f]{32}$ && $d != "$current" && -d $d && ! -L $d ]] && printf '%s %s\n' "$(stat -c %Y -- "$d")" "$d"
+  [[ $d =~ ^[0-9a-f]{32}$ && $d != "$current" && -d $d && ! -L $d ]] && t=$(stat -c %Y -- "$d" 2>/dev/null) &&
+    printf '%s %s\n' "$t" "$d"
 done | sort -rn | while read -r _ d; do
   if [ "$kept" -lt "$keep" ]; then echo "KEPT $d"; kept=$((kept + 1)); else remove "$d"; fi
 done
 )sh";
 
-// Whether this run's traces from `host` are home: collected, and no collection error.
-bool traces_home(const RunState& state, const std::string& host) {
-  for (const auto& e : state.collection_errors)
-    if (e.host == host) return false;
-  return state.trace_trees.count(host) > 0;
+// Whether this run's traces are home from every node it holds the lock of: collected,
+// and no collection error. One answer for all: nodes on shared storage share the run's
+// folder, so one node removing it would take another node's uncollected traces.
+bool traces_home(const RunState& state) {
+  for (const auto& [host, pid] : state.workdir_locks) {
+    if (!state.trace_trees.count(host)) return false;
+    for (const auto& e : state.collection_errors)
+      if (e.host == host) return false;
+  }
+  return true;
 }
 
 // "a1b2c3d4, e5f6a7b8 and 3 more": the first 8 digits of a few run ids.
@@ -89,10 +97,10 @@ RetentionOutcome apply_retention(NodeExec& exec, const RunState& state) {
   if (state.workdir_locks.empty()) return out;
   const config::Variant& v = exec.variant();
   std::vector<std::string> hosts, commands;
+  const bool collected = traces_home(state);
   for (const auto& [host, pid] : state.workdir_locks) {
     hosts.push_back(host);
-    commands.push_back(retention_command(v.aorta_path + "/" + kSuiteFolder, state.run_id, v.keep_node_runs,
-                                         traces_home(state, host)));
+    commands.push_back(retention_command(v.aorta_path + "/" + kSuiteFolder, state.run_id, v.keep_node_runs, collected));
   }
   auto results = cluster::run_on_hosts(exec.transport(), hosts, commands, std::chrono::seconds(v.timeout_seconds));
   for (const auto& r : results) {

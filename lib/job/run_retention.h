@@ -14,10 +14,11 @@ namespace aorta::job {
 
 // A bash command over `suite_dir` (<aorta_path>/.cvs-aorta): keeps this run's folder and
 // the newest others (by modification time) up to `keep` in all, removes the rest. With
-// `keep` 0 this run's folder goes too, but only when `collected` (its traces are home).
+// `keep` 0 this run's folder goes too, but only when `collected` (every node's traces are home).
 // Only folders named as run ids (32 hex digits, not links) are touched: never the lock,
 // the wills or Aorta's own files. A folder is renamed before it is removed, so nodes
-// sharing storage remove each once and a removal cut short is finished by the next run.
+// sharing storage remove each once, and a removal cut short (left over for 10 minutes) is
+// finished by a later run.
 // Prints one line per folder: "KEPT <id>", "REMOVED <id>", "UNCOLLECTED <id>" (this run's,
 // kept: its traces are not home) or "FAILED <id> <why>".
 std::string retention_command(const std::string& suite_dir, const std::string& run_id, int keep, bool collected);

@@ -60,13 +60,16 @@ TEST_F(RunRetention, KeepsThisRunAndTheNewestOthersAndNothingButRunFoldersIsTouc
   fs::create_directories(dir_.path() / "elsewhere");
   fs::create_directory_symlink(dir_.path() / "elsewhere", suite / id('e'));
   fs::create_directories(suite / (".removing." + id('9') + ".123"));  // a removal cut short
+  fs::last_write_time(suite / (".removing." + id('9') + ".123"), fs::file_time_type::clock::now() - std::chrono::hours(1));
+  fs::create_directories(suite / (".removing." + id('8') + ".456"));  // another node's, under way: left alone
   v.keep_node_runs = 2;
   const config::Cluster one = nodes({"node1"});
   NodeExec exec{local, v, one};
   state.workdir_locks["node1"] = 1;
   auto out = apply_retention(exec, state);
   EXPECT_TRUE(out.errors.empty()) << out.errors.front();
-  const std::vector<std::string> expected{id('1'), id('c'), id('e'), "lock", "not-a-run", "will." + id('c') + ".node1"};
+  const std::vector<std::string> expected{".removing." + id('8') + ".456", id('1'), id('c'), id('e'), "lock",
+                                          "not-a-run", "will." + id('c') + ".node1"};
   EXPECT_EQ(left(), expected);
   EXPECT_TRUE(fs::exists(dir_.path() / "elsewhere")) << "a link's target is never touched";
   ASSERT_EQ(out.notes.size(), 1u);
@@ -109,6 +112,22 @@ TEST_F(RunRetention, NodesSharingStorageRemoveEachFolderOnceWithoutErrors) {
   // The two nodes ran at once: between them, each of the six folders was removed once.
   auto removed = [](const std::string& note) { return std::stoi(note.substr(note.find("removed ") + 8)); };
   EXPECT_EQ(removed(out.notes[0]) + removed(out.notes[1]), 6) << out.notes[0] << "\n" << out.notes[1];
+}
+
+// Shared storage: the run's folder holds both nodes' work; one node's traces did not
+// come home, so neither node removes it (the other's traces are in it).
+TEST_F(RunRetention, ZeroKeepsThisRunsFolderOnSharedStorageWhileAnyNodesTracesAreNotHome) {
+  run_folder(id('c'), 0);
+  v.keep_node_runs = 0;
+  const config::Cluster two = nodes({"node1", "node2"});
+  NodeExec exec{local, v, two};
+  state.workdir_locks = {{"node1", 1}, {"node2", 2}};
+  state.trace_trees["node1"] = {"output"};
+  state.trace_trees["node2"] = {"output"};
+  state.collection_errors.push_back({.host = "node2", .message = "copy failed"});
+  auto out = apply_retention(exec, state);
+  EXPECT_TRUE(out.errors.empty());
+  EXPECT_EQ(left(), std::vector<std::string>{id('c')});
 }
 
 TEST_F(RunRetention, OnlyNodesThisRunHoldsTheLockOfAndAMissingFolderIsNothingToDo) {

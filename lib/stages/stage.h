@@ -28,6 +28,7 @@ struct StageResult {
   job::Outcome outcome = job::Outcome::kPassed;
   double seconds = 0;
   std::string skip_reason;              // set: skipped (by configuration, gating, or filter)
+  bool kept_from_starting = false;      // skipped because a signal came before it started (starts_work)
   std::vector<std::string> failures;    // any failure fails the stage
   std::vector<std::string> log;         // the stage's notes: its Full Log page, JUnit <system-out>
   std::vector<job::SubTest> subtests;   // what a stage's body found (also the original's cvs_aorta_subtest properties)
