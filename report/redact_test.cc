@@ -93,7 +93,7 @@ TEST(Redact, BenchmarkReportTextCarriesNoSecret) {
   job::RunState state;
   state.run_id = std::string(32, 'a');
   state.error_message = "git clone https://me:ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/x failed";
-  state.collection_errors.emplace_back("node1", "export HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyzABCDEF");
+  state.collection_errors.push_back({.host = "node1", .message = "export HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyzABCDEF"});
   config::Variant v;
   v.rccl.branch = "https://user:s3cr3tPassw0rd@git.example/rccl";
   config::Cluster c;
