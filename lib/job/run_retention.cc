@@ -60,21 +60,28 @@ std::string short_ids(const std::vector<std::string>& ids) {
   return out;
 }
 
+// A folder the script could not remove, and why.
+struct Unremoved {
+  std::string id;
+  std::string why;
+};
+
 // The node's note from the script's lines; `failed` gets each folder it could not remove.
 std::string node_note(const std::string& host, const std::string& output, const std::string& run_id, int keep,
-                      std::vector<std::string>& failed) {
+                      std::vector<Unremoved>& failed) {
   std::vector<std::string> removed, kept_earlier;
   bool kept_this = false, uncollected = false;
   std::istringstream lines(output);
   for (std::string line; std::getline(lines, line);) {
     const auto space = line.find(' ');
     const std::string word = line.substr(0, space), rest = space == std::string::npos ? "" : line.substr(space + 1);
-    const std::string id = rest.substr(0, rest.find(' '));
+    const auto id_end = rest.find(' ');
+    const std::string id = rest.substr(0, id_end);
     if (word == "REMOVED") removed.push_back(id == run_id ? "this run's" : id);
     if (word == "KEPT" && id == run_id) kept_this = true;
     if (word == "KEPT" && id != run_id) kept_earlier.push_back(id);
     if (word == "UNCOLLECTED") kept_this = uncollected = true;
-    if (word == "FAILED") failed.push_back(rest);
+    if (word == "FAILED") failed.push_back({id, id_end == std::string::npos ? "" : rest.substr(id_end + 1)});
   }
   std::string note = fmt::format("{}: removed {} run folder(s){}", host, removed.size(),
                                  removed.empty() ? "" : " (" + short_ids(removed) + ")");
@@ -109,15 +116,12 @@ RetentionOutcome apply_retention(NodeExec& exec, const RunState& state) {
                                        v.aorta_path, kSuiteFolder, cluster::describe_failures({r})));
       continue;
     }
-    std::vector<std::string> failed;
+    std::vector<Unremoved> failed;
     out.notes.push_back(node_note(r.host, r.result->output, state.run_id, v.keep_node_runs, failed));
-    for (const auto& f : failed) {
-      const auto space = f.find(' ');
+    for (const auto& f : failed)
       out.errors.push_back(fmt::format("{}: could not remove the run folder {}/{}/{} ({}); the next run retries, or "
                                        "remove it by hand",
-                                       r.host, v.aorta_path, kSuiteFolder, f.substr(0, space),
-                                       space == std::string::npos ? "" : f.substr(space + 1)));
-    }
+                                       r.host, v.aorta_path, kSuiteFolder, f.id, f.why));
   }
   return out;
 }
