@@ -17,6 +17,7 @@
 #include "job/lock_owner.h"
 #include "job/phase.h"
 #include "tests/process_state.h"
+#include "tests/local_nodes.h"
 #include "tests/temp_dir.h"
 
 namespace aorta::job {
@@ -36,12 +37,7 @@ long gone_pid() {
   return child;
 }
 
-config::Cluster nodes(std::vector<std::string> names) {
-  config::Cluster c = config::local_cluster("tester");
-  c.nodes.clear();
-  for (const auto& n : names) c.nodes.push_back({n, "127.0.0.1", ""});
-  return c;
-}
+config::Cluster nodes(const std::vector<std::string>& names) { return aorta::testing::local_nodes(names); }
 
 // This machine as one or more nodes (the local transport runs every node's command
 // here): several nodes of one checkout are nodes on shared storage.

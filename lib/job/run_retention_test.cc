@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "cluster/local_transport.h"
+#include "tests/local_nodes.h"
 #include "tests/temp_dir.h"
 
 namespace aorta::job {
@@ -15,12 +16,7 @@ namespace fs = std::filesystem;
 
 std::string id(char digit) { return std::string(32, digit); }
 
-config::Cluster nodes(std::vector<std::string> names) {
-  config::Cluster c = config::local_cluster("tester");
-  c.nodes.clear();
-  for (const auto& n : names) c.nodes.push_back({n, "127.0.0.1", ""});
-  return c;
-}
+config::Cluster nodes(const std::vector<std::string>& names) { return aorta::testing::local_nodes(names); }
 
 class RunRetention : public ::testing::Test {
  protected:
