@@ -5,6 +5,7 @@
 
 #include "common/interrupt.h"
 #include "common/utf8.h"
+#include "report/progress_reports.h"
 #include "stages/stage_guard.h"
 
 namespace aorta::report {
@@ -25,7 +26,9 @@ AortaListener::AortaListener(ReportSetup setup, RunRecord& record, std::vector<s
       outputs_(std::move(outputs)),
       products_(std::move(products)),
       record_(record),
-      files_(setup_.report_dir) {}
+      files_(setup_.report_dir),
+      progress_names_(progress_outputs(names_)),
+      progress_files_(setup_.report_dir, false) {}
 
 void AortaListener::OnTestProgramStart(const ::testing::UnitTest&) { stamp_record(record_); }
 
@@ -47,38 +50,44 @@ std::vector<std::string> part_messages(const ::testing::TestResult& result, bool
 
 void AortaListener::OnTestEnd(const ::testing::TestInfo& info) {
   try {
-    const ::testing::TestResult& result = *info.result();
-    // gtest's verdict is the one every report shows, so they all agree with its console.
-    const job::Outcome verdict =
-        result.Failed() ? job::Outcome::kFailed : result.Skipped() ? job::Outcome::kSkipped : job::Outcome::kPassed;
-    StageResult* written = record_.find_test(info.name());
-    // A test the fixture never wrote is recorded as a stage below.
-    if (!written || !written->subtest)
-      interrupt_.stage_ended(interrupt_signal() != 0, verdict, written && written->kept_from_starting);
-    // One clock for every test, gtest's, as its console shows it.
-    if (written) written->seconds = result.elapsed_time() / 1000.0;
-    if (written && written->outcome == verdict) return;
-    // A test the fixture never wrote (a broken fixture, say), or one that gtest saw
-    // fail after the fixture wrote it: recorded with gtest's own texts, cleaned as a
-    // stage's are.
-    StageResult from_gtest;
-    if (!written) {
-      from_gtest.name = from_gtest.stage = info.name();
-      from_gtest.seconds = result.elapsed_time() / 1000.0;
-    }
-    StageResult& stage = written ? *written : from_gtest;
-    stage.outcome = verdict;
-    StageResult gtest_texts;
-    gtest_texts.failures = part_messages(result, true);
-    for (const auto& m : part_messages(result, false)) gtest_texts.skip_reason = m;
-    stages::clean_texts(gtest_texts);
-    if (verdict == job::Outcome::kFailed && stage.failures.empty()) stage.failures = gtest_texts.failures;
-    if (verdict == job::Outcome::kSkipped && stage.skip_reason.empty()) stage.skip_reason = gtest_texts.skip_reason;
-    if (!written) record_.stages.push_back(std::move(from_gtest));
+    if (record_verdict(info)) write_progress(info.name());
   } catch (const std::exception& e) {
     // gtest does not catch what a listener throws: it would end the process.
     files_.fail(std::string("could not record ") + info.name() + " for the reports: " + e.what());
   }
+}
+
+bool AortaListener::record_verdict(const ::testing::TestInfo& info) {
+  const ::testing::TestResult& result = *info.result();
+  // gtest's verdict is the one every report shows, so they all agree with its console.
+  const job::Outcome verdict =
+      result.Failed() ? job::Outcome::kFailed : result.Skipped() ? job::Outcome::kSkipped : job::Outcome::kPassed;
+  StageResult* written = record_.find_test(info.name());
+  // A test the fixture never wrote is recorded as a stage below.
+  const bool is_stage = !written || !written->subtest;
+  if (is_stage)
+    interrupt_.stage_ended(interrupt_signal() != 0, verdict, written && written->kept_from_starting);
+  // One clock for every test, gtest's, as its console shows it.
+  if (written) written->seconds = result.elapsed_time() / 1000.0;
+  if (written && written->outcome == verdict) return is_stage;
+  // A test the fixture never wrote (a broken fixture, say), or one that gtest saw
+  // fail after the fixture wrote it: recorded with gtest's own texts, cleaned as a
+  // stage's are.
+  StageResult from_gtest;
+  if (!written) {
+    from_gtest.name = from_gtest.stage = info.name();
+    from_gtest.seconds = result.elapsed_time() / 1000.0;
+  }
+  StageResult& stage = written ? *written : from_gtest;
+  stage.outcome = verdict;
+  StageResult gtest_texts;
+  gtest_texts.failures = part_messages(result, true);
+  for (const auto& m : part_messages(result, false)) gtest_texts.skip_reason = m;
+  stages::clean_texts(gtest_texts);
+  if (verdict == job::Outcome::kFailed && stage.failures.empty()) stage.failures = gtest_texts.failures;
+  if (verdict == job::Outcome::kSkipped && stage.skip_reason.empty()) stage.skip_reason = gtest_texts.skip_reason;
+  if (!written) record_.stages.push_back(std::move(from_gtest));
+  return is_stage;
 }
 
 void AortaListener::OnTestProgramEnd(const ::testing::UnitTest& unit_test) {
@@ -123,6 +132,21 @@ void AortaListener::write_reports() {
   // The products are read once, now, and every output sees the same frozen record.
   const ReportContext context = report_context(record_, setup_, products_ ? products_() : RunProducts{}, names_);
   write_outputs(record_, context, outputs_, files_);
+  remove_progress_leftovers(progress_files_, files_);
+}
+
+void AortaListener::write_progress(const std::string& finished) {
+  // A signal's reports are the final ones, written when the program ends.
+  if (progress_names_.empty() || progress_files_.failed() || interrupt_signal()) return;
+  RunRecord so_far = record_;
+  so_far.stages.push_back(incomplete_record(finished));
+  RunProducts products = products_ ? products_() : RunProducts{};
+  products.artifacts.clear();  // node logs are copied once, at the end
+  auto outputs = create_outputs(progress_names_);
+  if (!outputs) return;
+  write_outputs(so_far, report_context(so_far, setup_, std::move(products), progress_names_), *outputs,
+                progress_files_);
+  if (progress_files_.failed()) std::cerr << "aorta_suite: progress reports stopped; the final ones follow at the end\n";
 }
 
 }  // namespace aorta::report

@@ -3,8 +3,12 @@
 // gtest's verdict (adding a record for a test the fixture never reached), and when
 // the program ends computes the report context once (report/report_context.h) and
 // drives the outputs named at construction (report/outputs.h), in that order, over
-// the finished record into ReportFiles. It never throws and never raises gtest
-// failures; write_failed() lets main change the exit status.
+// the finished record into ReportFiles. After each stage it rewrites the JUnit file
+// and the HTML report (those of them named) with what has finished so far and a failed
+// run_incomplete testcase, so a run killed outright (ctest's TIMEOUT, the OOM killer,
+// a cancelled job) still leaves reports of what finished that no dashboard reads as
+// green. It never throws and never raises gtest failures; write_failed() lets main
+// change the exit status.
 #pragma once
 
 #include <functional>
@@ -41,6 +45,9 @@ class AortaListener final : public ::testing::EmptyTestEventListener {
   bool write_failed() const { return files_.failed(); }
   // Runs every output on the record as it stands (what OnTestProgramEnd does).
   void write_reports();
+  // The progress reports after stage `finished` (what OnTestEnd does after a stage):
+  // quiet; a file that cannot be written is named once and progress writing stops.
+  void write_progress(const std::string& finished);
 
  private:
   AortaListener(ReportSetup setup, RunRecord& record, std::vector<std::string> names, std::vector<Output> outputs,
@@ -50,6 +57,9 @@ class AortaListener final : public ::testing::EmptyTestEventListener {
   // of its own, run_interrupted, so the reports agree with the exit status 1. True when
   // that record was added now.
   bool record_late_interruption();
+  // Holds the test's record to gtest's verdict (adding one for a test the fixture never
+  // reached); true when the test was a stage, not a sub-test.
+  bool record_verdict(const ::testing::TestInfo& info);
 
   ReportSetup setup_;
   std::vector<std::string> names_;
@@ -57,6 +67,8 @@ class AortaListener final : public ::testing::EmptyTestEventListener {
   std::function<RunProducts()> products_;
   RunRecord& record_;
   ReportFiles files_;
+  std::vector<std::string> progress_names_;  // the outputs rewritten after each stage
+  ReportFiles progress_files_;
   InterruptWatch interrupt_;
 };
 

@@ -42,8 +42,8 @@ void write_junit(const RunRecord& run, const ReportContext& context, ReportFiles
 
 // GitLab's metrics report and the Jenkins Plot plugin's CSV, in the report folder.
 void write_ci_metrics(const RunRecord& run, const ReportContext& context, ReportFiles& files) {
-  files.file(kOpenMetricsFile, openmetrics_text(run, context.result()));
-  files.file(kPlotCsvFile, plot_csv(run, context.result()));
+  files.file(kOpenMetricsFile, openmetrics_text(run, context.result()), true);
+  files.file(kPlotCsvFile, plot_csv(run, context.result()), true);
 }
 
 void write_log(const RunRecord& run, const ReportContext& context, ReportFiles& files) {
@@ -67,7 +67,7 @@ void write_deck(const RunRecord& run, const ReportContext& context, ReportFiles&
   write_run_deck_html(json, html);
   files.file(context.deck_dir / "aorta_run_deck.json", result_json::json_text(json));
   files.file(context.deck_dir / "aorta_run_deck.css", run_deck_stylesheet());
-  files.file(context.deck_dir / "aorta_run_deck.html", html.str());
+  files.file(context.deck_dir / "aorta_run_deck.html", html.str(), true);
 }
 
 // A node log kept in the report: its last kNodeLogBytes, redacted (a log can be
@@ -201,7 +201,7 @@ bool ReportFiles::file(const fs::path& relative, const std::string& content, boo
     return false;
   }
   written_.push_back(path.lexically_normal());
-  if (announce) std::cout << "aorta_suite: wrote " << path.string() << "\n";
+  if (announce && announce_) std::cout << "aorta_suite: wrote " << path.string() << "\n";
   return true;
 }
 

@@ -24,7 +24,9 @@ namespace aorta::report {
 // named on stderr with the reason, and failed() says so.
 class ReportFiles final {
  public:
-  explicit ReportFiles(std::filesystem::path report_dir) : report_dir_(std::move(report_dir)) {}
+  // announce false: no "wrote" line for any file (the progress reports rewritten after each stage).
+  explicit ReportFiles(std::filesystem::path report_dir, bool announce = true)
+      : report_dir_(std::move(report_dir)), announce_(announce) {}
   // path relative to the report folder (or absolute); false when it could not be written.
   bool file(const std::filesystem::path& path, const std::string& content, bool announce = false);
   // Prints "aorta_suite: <what>" to stderr; failed() is then true.
@@ -36,6 +38,7 @@ class ReportFiles final {
 
  private:
   std::filesystem::path report_dir_;
+  bool announce_;
   std::vector<std::filesystem::path> written_;
   bool failed_ = false;
 };

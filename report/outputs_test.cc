@@ -14,6 +14,7 @@
 
 #include "common/interrupt.h"
 #include "report/aorta_listener.h"
+#include "report/ci_metrics.h"
 #include "tests/temp_dir.h"
 
 namespace aorta::report {
@@ -126,6 +127,21 @@ TEST(ReportOutputs, NodeLogsAreCopiedBesideTheReportCutRedactedAndLinked) {
       << html;
   EXPECT_NE(html.find("aorta_single_html/node_logs/rccl-node-1.log"), std::string::npos);
   fs::remove_all(dir);
+}
+
+// Issue 45, 8: every file a person opens is named by a "wrote" line, the CI metrics too.
+TEST(ReportOutputs, TheCiMetricsFilesAreNamedAsWritten) {
+  aorta::testing::TempDir dir;
+  ReportSetup context;
+  context.report_dir = dir.path();
+  RunRecord run = test_run();
+  auto listener = AortaListener::create(context, run, {"ci_metrics"});
+  ASSERT_TRUE(listener.ok()) << listener.error().message;
+  ::testing::internal::CaptureStdout();
+  (*listener)->write_reports();
+  const std::string said = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(said, "aorta_suite: wrote " + (dir.path() / kOpenMetricsFile).string() + "\naorta_suite: wrote " +
+                      (dir.path() / kPlotCsvFile).string() + "\n");
 }
 
 // Issue 29 (11): a SIGTERM that came after the last stage, as the reports were being
