@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The project's test cluster on one Debian 12 machine (root, no systemd needed).
 #   ci/testcluster.sh up|down|status       N nodes (default 3), state under BASE (default /tmp/aorta-tc)
+#   CONTAINERS=0 ci/testcluster.sh up      bare-metal nodes: no podman service (a fleet of 32 fits 2 cores)
+#   A second cluster beside the first: its own BASE, PREFIX (names of its namespaces, bridge
+#   and veths; default atc), NET (default 10.211.0) and RUN_DIR (default /run/aorta-tc).
 #   ci/testcluster.sh slurm-up|slurm-down   Slurm (munge, slurmctld, a slurmd per node) on a cluster that is up
 #   ci/testcluster.sh kill-sshd I|restart-sshd I    node I stops / resumes answering SSH (fault tests)
 # Each node is a network namespace (nodeI = 10.211.0.1I on bridge atcbr0, no uplink, no
@@ -10,11 +13,19 @@
 #   BASE/id_ed25519, BASE/known_hosts (strict checking works), BASE/cluster.json
 # and records every daemon it starts in BASE/pids; `down` stops exactly those.
 set -euo pipefail
-N=${N:-3}
 BASE=${BASE:-/tmp/aorta-tc}
-NET=10.211.0
-BRIDGE=atcbr0
+PREFIX=${PREFIX:-atc}
+NET=${NET:-10.211.0}
+RUN_DIR=${RUN_DIR:-/run/aorta-tc}
+CONTAINERS=${CONTAINERS:-1}
+BRIDGE=${PREFIX}br0
 NODE_LOCAL=/var/lib/aorta-node
+# `up` records its node count: every later command (down included) acts on the
+# cluster that is up, whatever N says then.
+if [ -s "$BASE/up" ]; then N=$(cat "$BASE/up"); fi
+N=${N:-3}
+case "$N" in '' | *[!0-9]*) echo "testcluster: N must be a node count, not '$N'" >&2; exit 2 ;; esac
+[ "$N" -ge 1 ] && [ "$N" -le 200 ] || { echo "testcluster: N must be 1..200, not $N" >&2; exit 2; }
 
 ip_of() { echo "$NET.$((10 + $1))"; }
 ssh_node() { ssh -F "$BASE/ssh_config" "$(ip_of "$1")" "$2"; }
@@ -22,7 +33,7 @@ ssh_node() { ssh -F "$BASE/ssh_config" "$(ip_of "$1")" "$2"; }
 up() {
   if [ -e "$BASE/up" ]; then echo "testcluster: already up ($BASE/up); run down first" >&2; exit 1; fi
   local t0; t0=$(date +%s%N)
-  mkdir -p "$BASE/pids" /run/sshd /run/aorta-tc
+  mkdir -p "$BASE/pids" /run/sshd "$RUN_DIR"
   [ -f "$BASE/id_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -C aorta-testcluster -f "$BASE/id_ed25519"
   [ -f "$BASE/host_key" ] || ssh-keygen -q -t ed25519 -N '' -f "$BASE/host_key"
   chmod 600 "$BASE/id_ed25519"
@@ -47,14 +58,14 @@ up() {
     echo "$(ip_of "$i"),node$i $key" >> "$BASE/known_hosts"
   done
   for i in $(seq "$N"); do
-    local ns=atcnode$i dir=$BASE/node$i
+    local ns=${PREFIX}node$i dir=$BASE/node$i
     rm -rf "$dir/local"  # every up starts with empty node-local storage
     # A home of its own: sessions must not read the tester's dotfiles (a pyenv
     # rehash there waits on a lock every concurrent login shares).
-    mkdir -p "$dir/local" "$dir/home" "/run/aorta-tc/node$i"
+    mkdir -p "$dir/local" "$dir/home" "$RUN_DIR/node$i"
     ip netns add "$ns"
-    ip link add "atcveth$i" type veth peer name eth0 netns "$ns"
-    ip link set "atcveth$i" master "$BRIDGE" up
+    ip link add "${PREFIX}veth$i" type veth peer name eth0 netns "$ns"
+    ip link set "${PREFIX}veth$i" master "$BRIDGE" up
     ip -n "$ns" addr add "$(ip_of "$i")/24" dev eth0
     ip -n "$ns" link set eth0 up
     ip -n "$ns" link set lo up
@@ -72,7 +83,7 @@ StrictModes no
 UseDNS no
 MaxStartups 200:30:400
 Subsystem sftp internal-sftp
-SetEnv DOCKER_HOST=unix:///run/aorta-tc/node$i/docker.sock CONTAINERS_CONF=$BASE/containers.conf HOME=$dir/home
+SetEnv DOCKER_HOST=unix://$RUN_DIR/node$i/docker.sock CONTAINERS_CONF=$BASE/containers.conf HOME=$dir/home
 CONF
     start_sshd "$i"
     # Each node's podman has its own storage (container names do not clash) and
@@ -80,23 +91,31 @@ CONF
     cat > "$dir/podman" <<WRAP
 #!/bin/sh
 export CONTAINERS_CONF=$BASE/containers.conf
-exec /usr/bin/podman --root $dir/storage --runroot /run/aorta-tc/node$i --tmpdir /run/aorta-tc/node$i/tmp \\
+exec /usr/bin/podman --root $dir/storage --runroot $RUN_DIR/node$i --tmpdir $RUN_DIR/node$i/tmp \\
   --storage-opt additionalimagestore=/var/lib/containers/storage "\$@"
 WRAP
     chmod +x "$dir/podman"
   done
   for i in $(seq "$N"); do
     for _ in $(seq 50); do [ -s "$BASE/pids/sshd-node$i.pid" ] && break; sleep 0.1; done
-    ssh_node "$i" "setsid $BASE/node$i/podman system service --time=0 unix:///run/aorta-tc/node$i/docker.sock \
+    [ "$CONTAINERS" = 0 ] && continue
+    ssh_node "$i" "setsid $BASE/node$i/podman system service --time=0 unix://$RUN_DIR/node$i/docker.sock \
       > $BASE/node$i/podman-service.log 2>&1 < /dev/null & echo \$! > $BASE/pids/podman-node$i.pid"
   done
   for i in $(seq "$N"); do
-    for _ in $(seq 100); do [ -S "/run/aorta-tc/node$i/docker.sock" ] && break; sleep 0.1; done
-    [ -S "/run/aorta-tc/node$i/docker.sock" ] || { echo "testcluster: podman service on node$i did not start" >&2; exit 1; }
+    [ "$CONTAINERS" = 0 ] && break
+    for _ in $(seq 100); do [ -S "$RUN_DIR/node$i/docker.sock" ] && break; sleep 0.1; done
+    [ -S "$RUN_DIR/node$i/docker.sock" ] || { echo "testcluster: podman service on node$i did not start" >&2; exit 1; }
   done
   write_cluster_file
-  touch "$BASE/up"
+  echo "$N" > "$BASE/up"
   echo "testcluster: $N nodes up in $(( ($(date +%s%N) - t0) / 1000000 )) ms; cluster file $BASE/cluster.json"
+}
+
+# The nodes to take down: those `up` recorded and any namespace of this prefix besides
+# (a cluster brought up by an older script, or one whose `up` failed half-way).
+cluster_nodes() {
+  { seq "$N"; ip netns list 2>/dev/null | sed -n "s/^${PREFIX}node\([0-9][0-9]*\).*/\1/p"; } | sort -nu
 }
 
 # nsenter --net, not `ip netns exec`: the latter remounts /sys and hides the cgroup
@@ -104,7 +123,7 @@ WRAP
 # node-local storage.
 start_sshd() {
   local i=$1 dir=$BASE/node$1
-  nsenter --net="/run/netns/atcnode$i" unshare --uts --mount sh -c \
+  nsenter --net="/run/netns/${PREFIX}node$i" unshare --uts --mount sh -c \
     "mount --bind '$BASE/hosts' /etc/hosts && mkdir -p $NODE_LOCAL && mount --bind '$dir/local' $NODE_LOCAL &&
      hostname node$i && exec /usr/sbin/sshd -f '$dir/sshd_config' -E '$dir/sshd.log'"
 }
@@ -112,7 +131,7 @@ start_sshd() {
 # For the fault tests: node I stops answering SSH (its listener and every session go).
 kill_sshd() {
   local i=$1
-  for pid in $(ip netns pids "atcnode$i"); do
+  for pid in $(ip netns pids "${PREFIX}node$i"); do
     [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = sshd ] && kill "$pid" 2>/dev/null || true
   done
   rm -f "$BASE/pids/sshd-node$i.pid"
@@ -147,14 +166,15 @@ down() {
   # container may still run: both name this cluster's storage in their arguments.
   pkill -f "conmon .*$BASE/node[0-9]*/storage" 2>/dev/null || true
   sleep 0.5
-  for i in $(seq "$N"); do
+  local nodes; nodes=$(cluster_nodes)
+  for i in $nodes; do
     # Containers' processes are children of conmon; anything left in the node's
     # network namespace belongs to this cluster.
-    [ -e "/run/netns/atcnode$i" ] && ip netns pids "atcnode$i" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
-    ip netns del "atcnode$i" 2>/dev/null || true
+    [ -e "/run/netns/${PREFIX}node$i" ] && ip netns pids "${PREFIX}node$i" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
+    ip netns del "${PREFIX}node$i" 2>/dev/null || true
   done
   ip link del "$BRIDGE" 2>/dev/null || true
-  for i in $(seq "$N"); do
+  for i in $nodes; do
     umount -R "$BASE/node$i/storage/overlay" 2>/dev/null || true
   done
   rm -f "$BASE/up"
@@ -173,7 +193,7 @@ slurm_up() {
                                    chown munge:munge /etc/munge/munge.key; chmod 400 /etc/munge/munge.key; }
   runuser -u munge -- /usr/sbin/munged --pid-file=/run/munge/munged.pid
   cp /run/munge/munged.pid "$BASE/pids/munged.pid"
-  printf '#!/bin/sh\necho "export DOCKER_HOST=unix:///run/aorta-tc/$(hostname)/docker.sock"\n' > "$s/task_prolog.sh"
+  printf '#!/bin/sh\necho "export DOCKER_HOST=unix://%s/$(hostname)/docker.sock"\n' "$RUN_DIR" > "$s/task_prolog.sh"
   chmod +x "$s/task_prolog.sh"
   cat > "$s/slurm.conf" <<CONF
 ClusterName=aortatc
@@ -232,7 +252,7 @@ slurm_down() {
 }
 
 status() {
-  ip netns list | grep atcnode || echo "no nodes"
+  ip netns list | grep "^${PREFIX}node" || echo "no nodes"
   ls "$BASE/pids" 2>/dev/null || true
 }
 

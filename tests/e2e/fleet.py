@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""A simulated fleet: N netns nodes (ci/testcluster.sh with CONTAINERS=0, a cluster of
+its own beside the test cluster: BASE /tmp/aorta-fleet, prefix atf, 10.212.0.x), each
+with the real Aorta checkout (../shared/aorta) and the GPU-boundary double
+(tests/doubles/aorta_gpu_boundary) first on its login PATH; the shipped distributed
+config runs there bare-metal over SSH, RANKS ranks a node. Everything but the training
+is real: SSH, the launch, torchrun's arguments reaching Aorta's config code, real H200
+traces written per rank (re-ranked), collection, analysis, reports.
+
+  fleet.py AORTA_SUITE check [NODES [RANKS]]   a fleet run that must pass, every rank's
+                                               metrics equal to tools/independent_metrics.py
+  fleet.py AORTA_SUITE measure NODES RANKS TRACES   one run, its head-node cost as JSON
+                                                     (bench/fleet_bench.sh)
+Exits 77 (skipped) when ../shared/aorta is absent.
+"""
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "tests", "suite"))
+import suite_run  # noqa: E402
+from suite_run import command, expect, passing_stages, results  # noqa: E402
+
+AORTA = os.path.normpath(os.path.join(ROOT, "..", "shared", "aorta"))
+DOUBLE = os.path.join(ROOT, "tests", "doubles", "aorta_gpu_boundary")
+CHECKER = os.path.join(ROOT, "tools", "independent_metrics.py")
+SMALL_TRACES = [os.path.join(ROOT, "tests", "data", f"h200-torch2.11-kineto-nccl_rank{r}.json.gz") for r in (0, 1)]
+FLEET = {"BASE": "/tmp/aorta-fleet", "PREFIX": "atf", "NET": "10.212.0", "RUN_DIR": "/run/aorta-fleet",
+         "CONTAINERS": "0"}
+NODE_DIR = "/var/lib/aorta-node/fleet"  # each node's own storage (a bind mount only it sees)
+FIELDS = ("total_time_us", "compute_time_us", "comm_time_us", "total_comm_time_us", "busy_time_us", "idle_time_us",
+          "compute_ratio", "comm_ratio", "overlap_ratio")
+
+
+def testcluster(action, nodes=None):
+    env = dict(os.environ, **FLEET)
+    env.pop("N", None)
+    if nodes:
+        env["N"] = str(nodes)
+    subprocess.run(["bash", os.path.join(ROOT, "ci", "testcluster.sh"), action], env=env, check=True,
+                   stdout=subprocess.DEVNULL)
+
+
+def prepare_nodes(nodes, traces):
+    """Each node's checkout, traces and double, in its own storage, and a login PATH
+    that finds the double's torchrun first (torchrun mode runs `bash -lc`)."""
+    base = FLEET["BASE"]
+    for i in range(1, nodes + 1):
+        local = os.path.join(base, f"node{i}", "local", "fleet")
+        shutil.rmtree(local, ignore_errors=True)
+        os.makedirs(os.path.join(local, "gpu-traces"), mode=0o700)
+        os.makedirs(os.path.join(local, "bin"))
+        subprocess.run(["cp", "-r", "--no-preserve=mode,ownership", AORTA, os.path.join(local, "repo")], check=True)
+        for t in traces:
+            shutil.copy(t, os.path.join(local, "gpu-traces"))
+        for name in ("torchrun", "python"):
+            shutil.copy(os.path.join(DOUBLE, name), os.path.join(local, "bin", name))
+        with open(os.path.join(base, f"node{i}", "home", ".bash_profile"), "w") as f:
+            f.write(f"export PATH={NODE_DIR}/bin:$PATH\n")
+
+
+def fleet_inputs(work, nodes, ranks, small):
+    variant = json.load(open(os.path.join(ROOT, "configs", "mi3xx_aorta_profile_overlap_2gpu_distributed.json")))
+    variant.update(gpus_per_node=ranks, timeout_seconds=900)
+    variant["paths"]["shared_fs"] = NODE_DIR
+    variant["container"]["image"] = ""
+    variant["container"]["runtime"] = {"name": "none", "args": {}}
+    variant["container"]["env"].update({"NPROC": str(ranks), "AORTA_GPU_DOUBLE_TRACES": f"{NODE_DIR}/gpu-traces"})
+    variant["multi_node"]["extra_env"] = {}
+    variant["multi_node"]["master_launch_mode"] = "torchrun"
+    thresholds = json.load(open(os.path.join(ROOT, "thresholds", variant["threshold_json"])))
+    if small:  # the small traces are a collective micro-benchmark: almost no compute
+        thresholds["expected_results"]["min_compute_ratio"] = None
+    json.dump(thresholds, open(os.path.join(work, variant["threshold_json"]), "w"))
+    json.dump(variant, open(os.path.join(work, "fleet.json"), "w"), indent=1)
+    cluster = json.load(open(os.path.join(FLEET["BASE"], "cluster.json")))
+    expect(len(cluster["node_dict"]) == nodes, f"the fleet has {len(cluster['node_dict'])} nodes, not {nodes}")
+    json.dump(cluster, open(os.path.join(work, "cluster.json"), "w"))
+    return ["--config_file", os.path.join(work, "fleet.json"), "--cluster_file", os.path.join(work, "cluster.json"),
+            "--gtest_filter=aorta_distributed.*"]
+
+
+class Connections(threading.Thread):
+    """The most TCP connections the run held at once (sampled every 0.1 s)."""
+    def __init__(self, pid):
+        super().__init__(daemon=True)
+        self.pid, self.peak, self.done = pid, 0, False
+
+    def run(self):
+        while not self.done:
+            try:
+                found = subprocess.run(["ss", "-Htnp", "state", "established"], capture_output=True, text=True).stdout
+                self.peak = max(self.peak, found.count(f"pid={self.pid},"))
+            except OSError:
+                pass
+            time.sleep(0.1)
+
+
+def bridge_rx_bytes():
+    with open(f"/sys/class/net/{FLEET['PREFIX']}br0/statistics/rx_bytes") as f:
+        return int(f.read())
+
+
+def run_fleet(binary, work, nodes, ranks, small=True):
+    """One run on the fleet that is up; its exit status, output and head-node cost."""
+    args = fleet_inputs(work, nodes, ranks, small)
+    rx0, t0 = bridge_rx_bytes(), time.monotonic()
+    proc = subprocess.Popen(command(binary, work, *args), cwd=work, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    watch = Connections(proc.pid)
+    watch.start()
+    out = proc.stdout.read()
+    # The suite's own usage (and its waited-for children's), not the sampler's `ss` runs.
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    watch.done = True
+    cost = {"nodes": nodes, "ranks": nodes * ranks, "wall_s": round(time.monotonic() - t0, 3),
+            "cpu_s": round(usage.ru_utime + usage.ru_stime, 3), "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
+            "rx_bytes": bridge_rx_bytes() - rx0, "peak_connections": watch.peak, "exit": proc.returncode}
+    return proc.returncode, out, cost
+
+
+def check(binary, nodes, ranks):
+    testcluster("down")
+    testcluster("up", nodes)
+    try:
+        prepare_nodes(nodes, SMALL_TRACES)
+        with tempfile.TemporaryDirectory() as work:
+            rc, out, cost = run_fleet(binary, work, nodes, ranks)
+            p = type("P", (), {"stdout": out, "stderr": ""})
+            stages, report = results(work)
+            expect({k: v[0] for k, v in stages.items()} == passing_stages(binary, "aorta_distributed"),
+                   f"stages {stages}", p)
+            expect(rc == 0, f"exit status {rc}", p)
+            got = report["per_rank_summary"]
+            expect([r["rank"] for r in got] == list(range(nodes * ranks)), f"ranks {[r['rank'] for r in got]}", p)
+            for r in got:  # every rank's figures, recomputed from the trace the run collected
+                ref = json.loads(subprocess.run([sys.executable, CHECKER, r["source"]], check=True,
+                                                capture_output=True, text=True).stdout)
+                expect(ref["rank"] == r["rank"], f"rank {r['rank']}: the trace says rank {ref['rank']}")
+                for key in FIELDS:
+                    expect(abs(r[key] - ref[key]) <= 1e-9 * max(1, abs(ref[key])),
+                           f"rank {r['rank']} {key}: {r[key]} vs {ref[key]}")
+            collections = [k for k, v in suite_run.run.last_subtests.items()
+                           if k.startswith("test_collect_traces/") and v[0] == "passed"]
+            expect(len(collections) == nodes, f"{len(collections)} of {nodes} nodes' collections passed", p)
+            left = subprocess.run(["pgrep", "-af", f"{NODE_DIR}/bin"], capture_output=True, text=True).stdout
+            expect(left.strip() == "", f"training processes left on the fleet: {left}")
+            print(f"PASS fleet: {nodes} nodes x {ranks} ranks over SSH, every rank's metrics match; {json.dumps(cost)}")
+    finally:
+        testcluster("down")
+    left = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    expect(f"{FLEET['PREFIX']}node" not in left, f"fleet namespaces left after down: {left}")
+
+
+def measure(binary, nodes, ranks, traces):
+    testcluster("down")
+    testcluster("up", nodes)
+    try:
+        sources = sorted(glob.glob(os.path.join(traces, "*.json*")))
+        prepare_nodes(nodes, sources)
+        with tempfile.TemporaryDirectory() as work:
+            rc, out, cost = run_fleet(binary, work, nodes, ranks,
+                                      [os.path.basename(t) for t in sources] == [os.path.basename(t) for t in SMALL_TRACES])
+            if rc != 0:
+                sys.stderr.write(out[-4000:])
+            print(json.dumps(cost))
+    finally:
+        testcluster("down")
+
+
+if __name__ == "__main__":
+    if not os.path.isdir(os.path.join(AORTA, "scripts")):
+        print(f"SKIPPED: the real Aorta is not at {AORTA} (../shared/aorta beside the repository)")
+        sys.exit(77)
+    binary, mode = os.path.abspath(sys.argv[1]), sys.argv[2]
+    if mode == "check":
+        check(binary, int(sys.argv[3]) if len(sys.argv) > 3 else 8, int(sys.argv[4]) if len(sys.argv) > 4 else 8)
+    elif mode == "measure":
+        measure(binary, int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+    else:
+        sys.exit(__doc__)
