@@ -13,6 +13,7 @@ traces written per rank (re-ranked), collection, analysis, reports.
                                                      (bench/fleet_bench.sh)
 Exits 77 (skipped) when ../shared/aorta is absent.
 """
+import fcntl
 import glob
 import json
 import os
@@ -181,6 +182,9 @@ if __name__ == "__main__":
     if not os.path.isdir(os.path.join(AORTA, "scripts")):
         print(f"SKIPPED: the real Aorta is not at {AORTA} (../shared/aorta beside the repository)")
         sys.exit(77)
+    # One fleet on this machine at a time: a second waits (flock(1) on the same file too).
+    lock = open("/tmp/aorta-fleet.lock", "a")
+    fcntl.flock(lock, fcntl.LOCK_EX)
     binary, mode = os.path.abspath(sys.argv[1]), sys.argv[2]
     if mode == "check":
         check(binary, int(sys.argv[3]) if len(sys.argv) > 3 else 8, int(sys.argv[4]) if len(sys.argv) > 4 else 8)
