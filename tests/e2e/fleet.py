@@ -10,7 +10,8 @@ traces written per rank (re-ranked), collection, analysis, reports.
   fleet.py AORTA_SUITE check [NODES [RANKS]]   a fleet run that must pass, every rank's
                                                metrics equal to tools/independent_metrics.py
   fleet.py AORTA_SUITE measure NODES RANKS TRACES   one run, its head-node cost as JSON
-                                                     (bench/fleet_bench.sh)
+                                                     (bench/fleet_bench.sh); FLEET_KEEP=DIR
+                                                     keeps its reports and console there
 Exits 77 (skipped) when ../shared/aorta is absent.
 """
 import fcntl
@@ -173,6 +174,9 @@ def measure(binary, nodes, ranks, traces):
                                       [os.path.basename(t) for t in sources] == [os.path.basename(t) for t in SMALL_TRACES])
             if rc != 0:
                 sys.stderr.write(out[-4000:])
+            if os.environ.get("FLEET_KEEP"):  # the run's reports and console, kept for a look
+                shutil.copytree(os.path.join(work, "out"), os.environ["FLEET_KEEP"], dirs_exist_ok=True)
+                open(os.path.join(os.environ["FLEET_KEEP"], "console.txt"), "w").write(out)
             print(json.dumps(cost))
     finally:
         testcluster("down")
