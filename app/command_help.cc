@@ -28,7 +28,8 @@ Usage:
               [--junitxml FILE] [--junit-shape gtest|cvs] [--baseline REPORT] [gtest flags]
               [-v|-q] [-s|--capture=METHOD] [-x|--maxfail=N] [-k EXPR]
       Run a suite. Without --cluster_file the cluster is this machine (no SSH);
-      without --config_file the config is the shipped local_cpu_single.json.
+      without --config_file the config is the shipped local_cpu_single.json. A file
+      name that is not in the working directory names a shipped file (config list).
       Without SUITE or --gtest_filter the suite follows the node count: aorta_single
       for one node, aorta_distributed for more. Examples:
         aorta_suite --gtest_filter=*single*

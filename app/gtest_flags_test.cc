@@ -174,6 +174,20 @@ TEST(GtestFlags, ListTestsReadsLikeGtest) {
   EXPECT_FALSE(check_gtest_flags({"--gtest_list_tests=0"}, env())->list_tests);
 }
 
+// Issue 45, 8: CI that sets GTEST_OUTPUT=json: for every gtest binary lists the tests;
+// a listing writes no file, so the output it names is neither refused nor taken. A run
+// still refuses it.
+TEST(GtestFlags, ListingTakesNoOutputSoAnyOutputSettingIsLeftAlone) {
+  for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
+           {"GTEST_OUTPUT", "json:/tmp/x.json"}, {"GTEST_OUTPUT", "yaml"}, {"XML_OUTPUT_FILE", "b.xml"}}) {
+    auto listed = check_gtest_flags({"--gtest_list_tests"}, env({{name, value}}));
+    ASSERT_TRUE(listed) << name << "=" << value << ": " << listed.error().describe();
+    EXPECT_FALSE(listed->junit) << name;
+  }
+  EXPECT_TRUE(check_gtest_flags({"--gtest_list_tests", "--gtest_output=json:l.json"}, env()));
+  EXPECT_NE(error_of({}, env({{"GTEST_OUTPUT", "json:/tmp/x.json"}})).find("is not supported"), std::string::npos);
+}
+
 // Issue 42, 7: every variable GoogleTest reads, read as gtest reads it, an empty value
 // included (gtest's bool is true for any value but "0"; its int32 that does not parse
 // prints gtest's own error). Each row of gtest_environment.h's table is tried with the

@@ -123,6 +123,7 @@ struct RunInputs {
   TestSelection selection;
   ReportRequest request;
   std::optional<Plan> plan;
+  cli::Options options;  // the command line, its named files found (with_named_files)
 };
 
 // The run ended before its tests, everything already said: its exit status.
@@ -145,12 +146,17 @@ Exit refuse(const cli::Options& o, const RunInputs& in, const std::string& probl
 
 // Preflight: the flags, the environment, the run's form and its plan, checked; only files
 // are read. In a Slurm step, a task other than rank 0 serves as its node's agent here.
-std::variant<RunInputs, Exit> preflight(const cli::Options& o) {
+std::variant<RunInputs, Exit> preflight(const cli::Options& given) {
   const char* (*getenv)(const char*) = [](const char* name) -> const char* { return std::getenv(name); };
-  auto flags = check_gtest_flags(o.gtest_args, getenv);
+  auto flags = check_gtest_flags(given.gtest_args, getenv);
   if (!flags) return Exit{usage_error(flags.error().describe(), cli::Command::kRun)};
-  if (auto problem = environment_problem(o)) return Exit{usage_error(*problem)};
-  RunInputs in{*flags, TestSelection(flags->filter, o.pytest.keyword), report_request(o, *flags, getenv), std::nullopt};
+  if (auto problem = environment_problem(given)) return Exit{usage_error(*problem)};
+  RunInputs in{*flags, TestSelection(flags->filter, given.pytest.keyword), report_request(given, *flags, getenv),
+               std::nullopt, given};
+  auto named = with_named_files(given);
+  if (!named) return refuse(given, in, named.error().message);
+  in.options = std::move(*named);
+  const cli::Options& o = in.options;
   const bool configured = !o.config_file.empty() || !o.cluster_file.empty();  // listing: its suite, else both
   if (flags->list_tests && !configured) return in;
   auto form = run_form_from_environment(!o.cluster_file.empty());
@@ -302,10 +308,11 @@ int finish(const Plan& plan, Started& started, const Ran& ran) {
 
 }  // namespace
 
-int run_suite(const cli::Options& o, const char* argv0) {
-  auto checked = preflight(o);
+int run_suite(const cli::Options& given, const char* argv0) {
+  auto checked = preflight(given);
   if (auto* exit = std::get_if<Exit>(&checked)) return exit->code;
   const RunInputs& in = std::get<RunInputs>(checked);
+  const cli::Options& o = in.options;
   start_gtest(argv0, in.flags, in.selection, in.plan ? &*in.plan : nullptr);
   if (in.flags.list_tests) return RUN_ALL_TESTS() == 0 ? kExitOk : kExitFailed;
   auto started = start(o, in);

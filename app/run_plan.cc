@@ -1,6 +1,7 @@
 #include "app/run_plan.h"
 
 #include <iostream>
+#include <utility>
 
 #include "app/exit_codes.h"
 #include "redact/known_secrets.h"
@@ -112,6 +113,19 @@ std::variant<const fixtures::SuiteSpec*, Refusal> run_suite_spec(const cli::Opti
 }
 
 }  // namespace
+
+Result<cli::Options> with_named_files(const cli::Options& o) {
+  cli::Options found = o;
+  for (auto [flag, file] :
+       {std::pair{"--config_file", &found.config_file}, std::pair{"--cluster_file", &found.cluster_file}}) {
+    if (file->empty()) continue;
+    auto named = config::find_named_file(flag, *file);
+    if (!named) return named.error();
+    if (!named->note.empty()) std::cerr << "aorta_suite: " << printable(named->note) << "\n";
+    *file = named->path.string();
+  }
+  return found;
+}
 
 std::vector<std::string> host_names(const config::Cluster& cluster) {
   std::vector<std::string> hosts;

@@ -10,6 +10,7 @@
 #include "app/cli.h"
 #include "app/gtest_flags.h"
 #include "app/test_selection.h"
+#include "common/result.h"
 #include "config/cluster.h"
 #include "config/variant.h"
 #include "fixtures/lifecycle.h"
@@ -32,6 +33,11 @@ struct Plan {
 struct Refusal {
   std::vector<std::string> problems;
 };
+
+// `o` with its --config_file and --cluster_file found (config::find_named_file): a bare
+// name the working directory lacks becomes the shipped file's full path, and a choice
+// between the two is said on one stderr line each; or the error of a name found nowhere.
+Result<cli::Options> with_named_files(const cli::Options& o);
 
 // The plan for a run in `form`, or why there is none.
 std::variant<Plan, Refusal> load_plan(const cli::Options& o, const GtestFlags& flags, const TestSelection& selection,

@@ -54,6 +54,26 @@ Result<fs::path> shipped_config(const std::string& name) {
   return file;
 }
 
+Result<NamedFile> find_named_file(const std::string& flag, const std::string& given) {
+  std::error_code ec;
+  const bool exists = fs::exists(given, ec);
+  if (given.empty() || given.find('/') != std::string::npos) return NamedFile{given, ""};
+  const fs::path here = fs::absolute(given, ec);
+  auto shipped = shipped_config(given);
+  if (exists)
+    return NamedFile{given, shipped ? flag + " " + given + ": " + here.string() +
+                                          " from the working directory (it shadows the shipped " + shipped->string() + ")"
+                                    : ""};
+  if (shipped) return NamedFile{*shipped, flag + " " + given + ": the shipped " + shipped->string() +
+                                             " (none in the working directory)"};
+  return Error{ErrorCode::kNotFound,
+               flag + " " + given + ": not found in the working directory (" + here.parent_path().string() +
+                   "), and " + shipped.error().message +
+                   "\n  `aorta_suite config list` lists the shipped files; `aorta_suite config copy NAME --output "
+                   "FILE` copies one to edit",
+               ""};
+}
+
 Status copy_shipped_config(const std::string& name, const fs::path& output) {
   auto source = shipped_config(name);
   if (!source) return source.error();

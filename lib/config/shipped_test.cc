@@ -69,5 +69,51 @@ TEST(ShippedConfigs, TheGuidesPathFormNamesTheShippedFile) {
       << unknown.error().message;
 }
 
+// The working directory for one test, restored after it.
+class InFolder {
+ public:
+  explicit InFolder(const std::filesystem::path& dir) : old_(std::filesystem::current_path()) {
+    std::filesystem::current_path(dir);
+  }
+  ~InFolder() { std::filesystem::current_path(old_); }
+
+ private:
+  std::filesystem::path old_;
+};
+
+// Issue 45, 4: `--config_file local_cpu_single.json` from an empty CI workspace is the
+// shipped file, said with its full path; the working directory's file wins and says
+// what it shadows; a path with a folder is the loader's to refuse; a name found nowhere
+// says where it looked and how to list and copy the shipped files.
+TEST(ShippedConfigs, ABareNameIsTheWorkingDirectorysFileElseTheShippedOne) {
+  aorta::testing::TempDir data, work;
+  const auto shipped = data.write("config/local_cpu_single.json", "{}");
+  DataFolder folder(data.path().string());
+  InFolder in(work.path());
+  auto found = find_named_file("--config_file", "local_cpu_single.json");
+  ASSERT_TRUE(found.ok()) << found.error().message;
+  EXPECT_EQ(found->path, shipped);
+  EXPECT_EQ(found->note, "--config_file local_cpu_single.json: the shipped " + shipped.string() +
+                             " (none in the working directory)");
+
+  work.write("local_cpu_single.json", "{}");
+  found = find_named_file("--config_file", "local_cpu_single.json");
+  ASSERT_TRUE(found.ok());
+  EXPECT_EQ(found->path, "local_cpu_single.json");
+  EXPECT_EQ(found->note, "--config_file local_cpu_single.json: " + (work.path() / "local_cpu_single.json").string() +
+                             " from the working directory (it shadows the shipped " + shipped.string() + ")");
+  work.write("mine.json", "{}");
+  EXPECT_EQ(find_named_file("--config_file", "mine.json")->note, "");  // not a shipped name: nothing to say
+  EXPECT_EQ(find_named_file("--cluster_file", "sub/local_cpu_single.json")->path, "sub/local_cpu_single.json");
+
+  auto missing = find_named_file("--cluster_file", "cluster.json");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().message,
+            "--cluster_file cluster.json: not found in the working directory (" + work.path().string() +
+                "), and no shipped config named 'cluster.json'; shipped configs:\n  local_cpu_single.json\n"
+                "  `aorta_suite config list` lists the shipped files; `aorta_suite config copy NAME --output FILE` "
+                "copies one to edit");
+}
+
 }  // namespace
 }  // namespace aorta::config

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Issue 31: every gtest flag, every filter and every consumer gives the same honest
 verdict. On the real binary with the built-in local default:
+0. the CI examples run as written from a workspace holding only the unpacked release
+   tarball (ci_examples.py);
 1. gtest's flags and their GTEST_* variables keep the JUnit names and outcomes, the
    JSON report and a teardown that ran;
 2. a filter that selects tests without the stages they need is refused (exit 2),
@@ -26,21 +28,19 @@ import tempfile
 import xml.etree.ElementTree as ET
 import zipfile
 
+from ci_examples import once_more_on_torchrun_flake, run_examples
 from suite_run import copy_default, expect
 
 try:
     import junitparser
-    import yaml
     from prometheus_client.openmetrics.parser import text_string_to_metric_families
 except ImportError:
-    # Debian's python3-junitparser, -yaml and -prometheus-client, when the interpreter is not Debian's own.
+    # Debian's python3-junitparser and -prometheus-client, when the interpreter is not Debian's own.
     sys.path.append("/usr/lib/python3/dist-packages")
     import junitparser
-    import yaml
     from prometheus_client.openmetrics.parser import text_string_to_metric_families
 
 binary = os.path.abspath(sys.argv[1])
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 MAX_ITER = 0.001   # ms: fails
 MIN_COMPUTE = 1.0  # a CPU run never spends all its window computing: fails
 MAX_VARIANCE = 1.0
@@ -73,20 +73,6 @@ def finished_run(work, label, p):
     return p, cases, json.load(open(reports[0])), os.path.dirname(reports[0])
 
 
-# torchrun's own store (Debian's torch, --standalone) now and then drops its connection
-# on a loaded 2-core machine: the training exits 1 before any step. That one named
-# failure of the launcher, not of the suite, is run again once, saying so.
-TORCHRUN_FLAKE = "RendezvousConnectionError: The connection to the C10d store has failed"
-
-
-def once_more_on_torchrun_flake(run):
-    p = run()
-    if TORCHRUN_FLAKE in p.stdout:
-        print("note: torchrun's c10d store dropped its connection (a launcher flake); running it once more")
-        p = run()
-    return p
-
-
 def full_run(work, label, *args, env=None):
     out = os.path.join(work, label)
 
@@ -96,28 +82,12 @@ def full_run(work, label, *args, env=None):
     return finished_run(work, label, once_more_on_torchrun_flake(run))
 
 
-def gitlab_example(work, env):
-    """The README's .gitlab-ci.yml job, its script run as GitLab's runner would (bash,
-    one shell, stopping at the first failing line), then its report paths read."""
-    job = yaml.safe_load(open(os.path.join(ROOT, "ci", "examples", "gitlab-ci.yml")))["aorta"]
-    os.symlink(binary, os.path.join(work, "aorta_suite"))
-    script = "set -e\n" + "\n".join(job["script"]) + "\n"
-    # Twice in the same folder, as a kept workspace runs it build after build.
-    for _ in range(2):
-        p = once_more_on_torchrun_flake(lambda: subprocess.run(["bash", "-c", script], capture_output=True, text=True,
-                                                                cwd=work, env=env, timeout=900))
-        expect("cp:" not in p.stderr, "the example's copies failed", p)
-    reports = job["artifacts"]["reports"]
-    for key in ("junit", "metrics"):
-        expect(os.path.isfile(os.path.join(work, reports[key])), f"the GitLab example's {key} report exists", p)
-    return p
-
-
 with tempfile.TemporaryDirectory() as work:
     copy_default(binary, work, edit_thresholds=lambda t: t["expected_results"].update(
         max_avg_iteration_ms=MAX_ITER, min_compute_ratio=MIN_COMPUTE, max_time_variance_ratio=MAX_VARIANCE))
     base_env = {k: v for k, v in os.environ.items() if not k.startswith("GTEST_")}
-    p, baseline, report, run_dir = finished_run(work, "results", gitlab_example(work, base_env))
+    run_examples(binary, work, base_env)
+    p, baseline, report, run_dir = full_run(work, "results", env=base_env)
 
     # 4. Two failed gates: three failed tests (the stage and its two gates); each
     #    gate's message once, the stage's failure naming both without repeating them.
@@ -155,7 +125,7 @@ with tempfile.TemporaryDirectory() as work:
                 for c in suite if c.name == "max_time_variance_ratio"]
         expect(len(read) == 1 and read[0].is_passed and f"margin {MAX_VARIANCE - variance:.6g}" in read[0].system_out,
                f"junitparser reads the passing gate's margin: {[c.system_out for c in read]}")
-    text = open(os.path.join(work, "metrics.txt")).read()  # where the GitLab example put it
+    text = open(os.path.join(run_dir, "metrics.txt")).read()
     families = {f.name: f for f in text_string_to_metric_families(text)}  # the real parser: raises on bad text
     margins = {s.labels["gate"]: s.value for s in families["aorta_gate_margin"].samples}
     for gate, margin in expected_margin.items():
