@@ -9,6 +9,8 @@ traces written per rank (re-ranked), collection, analysis, reports.
 
   fleet.py AORTA_SUITE check [NODES [RANKS]]   a fleet run that must pass, every rank's
                                                metrics equal to tools/independent_metrics.py
+  fleet.py AORTA_SUITE measure-agents NODES RANKS TRACES   the same as a managed run: Slurm on the
+                                                     fleet, one task a node (srun), agents
   fleet.py AORTA_SUITE measure NODES RANKS TRACES   one run, its head-node cost as JSON
                                                      (bench/fleet_bench.sh); FLEET_KEEP=DIR
                                                      keeps its reports and console there
@@ -69,13 +71,13 @@ def prepare_nodes(nodes, traces):
             f.write(f"export PATH={NODE_DIR}/bin:$PATH\n")
 
 
-def fleet_inputs(work, nodes, ranks, small):
+def fleet_inputs(work, nodes, ranks, small, shared_fs=NODE_DIR):
     variant = json.load(open(os.path.join(ROOT, "configs", "mi3xx_aorta_profile_overlap_2gpu_distributed.json")))
     variant.update(gpus_per_node=ranks, timeout_seconds=900)
-    variant["paths"]["shared_fs"] = NODE_DIR
+    variant["paths"]["shared_fs"] = shared_fs
     variant["container"]["image"] = ""
     variant["container"]["runtime"] = {"name": "none", "args": {}}
-    variant["container"]["env"].update({"NPROC": str(ranks), "AORTA_GPU_DOUBLE_TRACES": f"{NODE_DIR}/gpu-traces"})
+    variant["container"]["env"].update({"NPROC": str(ranks), "AORTA_GPU_DOUBLE_TRACES": f"{shared_fs}/gpu-traces"})
     variant["multi_node"]["extra_env"] = {}
     variant["multi_node"]["master_launch_mode"] = "torchrun"
     thresholds = json.load(open(os.path.join(ROOT, "thresholds", variant["threshold_json"])))
@@ -182,6 +184,57 @@ def measure(binary, nodes, ranks, traces):
         testcluster("down")
 
 
+def measure_agents(binary, nodes, ranks, traces):
+    """A managed run (srun -N NODES, one task a node: rank 0 the suite, every task an
+    agent) on the fleet's own Slurm; rank 0's usage, its own node's agent included."""
+    if os.path.exists("/tmp/aorta-tc/pids/slurmctld.pid"):
+        print(json.dumps({"nodes": nodes, "skipped": "the test cluster's Slurm holds the ports"}))
+        return
+    testcluster("down")
+    testcluster("up", nodes)
+    try:
+        testcluster("slurm-up")
+        sources = sorted(glob.glob(os.path.join(traces, "*.json*")))
+        prepare_nodes(nodes, sources)
+        # Slurm tasks get root's home, not the sshd's per-node one: a home of the fleet's
+        # whose login profile finds the double (the same node-local path on every node).
+        home = os.path.join(FLEET["BASE"], "agents-home")
+        os.makedirs(home, exist_ok=True)
+        shutil.copy(os.path.join(FLEET["BASE"], "node1", "home", ".bash_profile"), home)
+        # The rendezvous, the config and aorta_path must be on storage every node sees.
+        shared = os.path.join(FLEET["BASE"], "shared", "fleet")
+        shutil.rmtree(shared, ignore_errors=True)
+        shutil.copytree(os.path.join(FLEET["BASE"], "node1", "local", "fleet"), shared)
+        with tempfile.TemporaryDirectory(dir="/tmp") as work:
+            small = [os.path.basename(t) for t in sources] == [os.path.basename(t) for t in SMALL_TRACES]
+            args = fleet_inputs(work, nodes, ranks, small, shared)
+            cut = args.index("--cluster_file")
+            args = args[:cut] + args[cut + 2:]  # a managed run's nodes are the job's
+            suite = " ".join(command(binary, work, *args))
+            script = os.path.join(work, "job.sh")
+            with open(script, "w") as f:
+                f.write(f"#!/bin/bash\n#SBATCH --nodes={nodes}\n#SBATCH --time=30\n#SBATCH --output={work}/job.out\n"
+                        f"cd {work}\nexport HOME={home}\n"
+                        f"srun -N{nodes} --ntasks-per-node=1 bash -c 'if [ \"$SLURM_PROCID\" = 0 ]; then "
+                        f"exec /usr/bin/time -f \"%e %U %S %M\" -o {work}/cost.txt {suite}; else exec {suite}; fi'\n"
+                        "echo SUITE_EXIT=$?\n")
+            rx0 = bridge_rx_bytes()
+            env = dict(os.environ, SLURM_CONF=os.path.join(FLEET["BASE"], "slurm", "slurm.conf"))
+            subprocess.run(["sbatch", "--wait", script], env=env, capture_output=True, text=True, timeout=1800)
+            out = open(os.path.join(work, "job.out")).read() if os.path.exists(os.path.join(work, "job.out")) else ""
+            timed = open(os.path.join(work, "cost.txt")).read().split() if os.path.exists(
+                os.path.join(work, "cost.txt")) else []
+            exit_code = int(out.rsplit("SUITE_EXIT=", 1)[1].split()[0]) if "SUITE_EXIT=" in out else -1
+            if exit_code != 0 or len(timed) < 4:
+                sys.stderr.write(out[-4000:])
+            wall, user, system, rss = (float(x) for x in timed[-4:]) if len(timed) >= 4 else (0, 0, 0, 0)
+            print(json.dumps({"nodes": nodes, "ranks": nodes * ranks, "wall_s": wall, "cpu_s": round(user + system, 3),
+                              "peak_rss_mb": round(rss / 1024, 1), "rx_bytes": bridge_rx_bytes() - rx0,
+                              "peak_connections": None, "exit": exit_code}))
+    finally:
+        testcluster("down")
+
+
 if __name__ == "__main__":
     if not os.path.isdir(os.path.join(AORTA, "scripts")):
         print(f"SKIPPED: the real Aorta is not at {AORTA} (../shared/aorta beside the repository)")
@@ -192,6 +245,8 @@ if __name__ == "__main__":
     binary, mode = os.path.abspath(sys.argv[1]), sys.argv[2]
     if mode == "check":
         check(binary, int(sys.argv[3]) if len(sys.argv) > 3 else 8, int(sys.argv[4]) if len(sys.argv) > 4 else 8)
+    elif mode == "measure-agents":
+        measure_agents(binary, int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
     elif mode == "measure":
         measure(binary, int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
     else:
