@@ -101,6 +101,10 @@ bool write_outputs(const cli::Options& o, const nlohmann::ordered_json& doc) {
   std::vector<std::pair<fs::path, std::string>> files;
   if (!o.output.empty()) files.emplace_back(o.output, result_json::json_text(doc));
   if (!o.html_file.empty()) {
+    if (const fs::path folder = fs::path(o.html_file).parent_path(); !folder.empty()) {
+      std::error_code ec;
+      fs::create_directories(folder, ec);  // a failure is said by the write below
+    }
     std::ostringstream page;
     report::write_history_html(doc, page);
     files.emplace_back(o.html_file, page.str());

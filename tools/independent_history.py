@@ -49,7 +49,8 @@ def group(report):
     cluster = report["cluster"]
     nodes = cluster["nodes"]
     text = ("aorta_single" if nodes == 1 else "aorta_distributed") + \
-        f", {nodes} node{'' if nodes == 1 else 's'} x {cluster['gpus_per_node']} GPUs"
+        f", {nodes} node{'' if nodes == 1 else 's'} x {cluster['gpus_per_node']} GPU" + \
+        ("" if cluster["gpus_per_node"] == 1 else "s")
     for key, value in sorted((report.get("configuration") or {}).items()):
         if value is not None:
             text += f", {key} {value if isinstance(value, str) else json.dumps(value)}"

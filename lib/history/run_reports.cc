@@ -39,8 +39,9 @@ const json& at(const json& object, const char* key) {
 std::string group_key(const json& report) {
   const json& cluster = at(report, "cluster");
   const int nodes = integer(at(cluster, "nodes")).value_or(0);
-  std::string group = fmt::format("{}, {} node{} x {} GPUs", nodes == 1 ? "aorta_single" : "aorta_distributed", nodes,
-                                  nodes == 1 ? "" : "s", integer(at(cluster, "gpus_per_node")).value_or(0));
+  const int gpus = integer(at(cluster, "gpus_per_node")).value_or(0);
+  std::string group = fmt::format("{}, {} node{} x {} GPU{}", nodes == 1 ? "aorta_single" : "aorta_distributed", nodes,
+                                  nodes == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s");
   const json& configuration = at(report, "configuration");
   if (configuration.is_object())
     for (const auto& [key, value] : configuration.items())  // json objects iterate by key: a stable text

@@ -2,8 +2,9 @@
 """aorta_suite history on run folders made from real reports (docs/sample-output's and
 the H200 run's of docs/gpu-h200-single): 6 nightly runs with avg_iteration_time_ms 10 %
 worse in run4, node17 named in 4 of the last 5 runs (diagnosis outliers in run2 and
-run3, a kernel-log finding in run4, a failed gate in run5; its rank 1 in 3 of them),
-one damaged report, and 2 older runs of another configuration. Checks the exact run,
+run3, a kernel-log finding in run4, a failed gate in run5, 50 % slower, which no later
+baseline takes in; its rank 1 in 3 of them), one damaged report, and 2 older runs of
+another configuration; baselines of 3 runs. Checks the exact run,
 change and counts reported, the rolling baselines against tools/independent_history.py,
 --max-regression's exit code on a regressed newest run, history.html under a CSP, and
 ROOT without a readable report (exit 2 naming it).
@@ -61,6 +62,7 @@ def nights(root):
             r["diagnosis"]["outliers"] = [outlier("node17", 1)]
         if i == 5:
             r["validation_passed"] = False
+            r["performance"]["avg_iteration_time_ms"] = base * 1.5
             r["gates"][0].update(outcome="failed", subject={"node": "node17", "rank": 1, "gpu": 1,
                                                             "text": "node17 rank 1 (GPU 1)"})
         write(root, f"run{i}", r, 2_000_000 + i * DAY)
@@ -78,7 +80,7 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         root = os.path.join(work, "runs")
         base = nights(root)
-        p = history(root, "--last", "5", "--output", "h.json", "--html", "page/history.html", cwd=work)
+        p = history(root, "--last", "5", "--baseline-runs", "3", "--output", "h.json", "--html", "page/history.html", cwd=work)
         expect(p.returncode == 0, f"history exit {p.returncode}", p)
         with open(os.path.join(work, "h.json"), encoding="utf-8") as f:
             h = json.load(f)
@@ -87,9 +89,14 @@ def main():
                f"the damaged report named: {h['unreadable']}", p)
         expect("unreadable: " + os.path.join(root, "run9") in p.stdout, "the console names the damaged report", p)
         changes = [(c["run"], c["metric"], round(c["change"], 6), c["direction"]) for c in h["changes"]]
-        expect(changes == [("run4", "avg_iteration_time_ms", 10.0, "worse")], f"one change, run4: {changes}", p)
+        expect(changes == [("run4", "avg_iteration_time_ms", 10.0, "worse"), ("run5", "avg_iteration_time_ms", 50.0, "worse")],
+               f"two changes, run4 and the failed run5: {changes}", p)
         run4 = h["changes"][0]
         expect(abs(run4["baseline"] - base) < 1e-9 and abs(run4["value"] - base * 1.1) < 1e-9, f"run4: {run4}", p)
+        trend = next(t for t in h["trends"] if t["metric"] == "avg_iteration_time_ms" and "2 GPUs" in t["group"])
+        run6 = trend["points"][-1]
+        expect(run6["run"] == "run6" and abs(run6["baseline"] - base) < 1e-9 and run6["verdict"] == "same",
+               f"run6 against runs 2 to 4 (run5 failed): {run6}", p)
         expect("changed: run4 avg_iteration_time_ms" in p.stdout, "the console lists run4's change", p)
         named = [(n["subject"], n["runs"], n["of_last"], n["run_ids"]) for n in h["named"]]
         expect(named == [("node17", 4, 5, ["run2", "run3", "run4", "run5"]),
@@ -111,7 +118,7 @@ def main():
 def check_independent(root, h, p):
     """Every trend point's baseline equals the independent script's median; the counts too."""
     metrics = sorted({t["metric"] for t in h["trends"]})
-    out = subprocess.run([sys.executable, os.path.join(source, "tools", "independent_history.py"), root, "5", "5",
+    out = subprocess.run([sys.executable, os.path.join(source, "tools", "independent_history.py"), root, "3", "5",
                           *metrics], capture_output=True, text=True, check=True)
     mine = json.loads(out.stdout)
     ours = {f"{t['group']}|{t['metric']}|{pt['run']}": pt["baseline"]
