@@ -147,4 +147,17 @@ History analyse(const RunReports& rr, const HistoryOptions& o) {
   return h;
 }
 
+Result<GroupHistory> group_history(const std::filesystem::path& root, const std::string& group,
+                                   const HistoryOptions& options) {
+  auto all = read_run_reports(root);
+  if (!all) return all.error();
+  GroupHistory out;
+  out.runs.unreadable = std::move(all->unreadable);
+  for (auto& run : all->runs)
+    if (run.group == group) out.runs.runs.push_back(std::move(run));
+  if (out.runs.runs.empty()) return Error{ErrorCode::kNotFound, "no run of the group " + group, root.string()};
+  out.history = analyse(out.runs, options);
+  return out;
+}
+
 }  // namespace aorta::history

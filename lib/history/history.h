@@ -66,4 +66,14 @@ const char* worse_unit(const metrics::MetricComparison& m);  // "pp" or "%"
 
 History analyse(const RunReports& runs, const HistoryOptions& options);
 
+// One group's runs under root and their history: what a Run Deck's "recent runs" strip
+// shows of its own run's group (group_of its report). An error names root when it
+// holds no readable report of the group.
+struct GroupHistory {
+  RunReports runs;  // the group's alone, oldest first; every unreadable report
+  History history;
+};
+Result<GroupHistory> group_history(const std::filesystem::path& root, const std::string& group,
+                                   const HistoryOptions& options);
+
 }  // namespace aorta::history

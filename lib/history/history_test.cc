@@ -124,6 +124,21 @@ TEST(History, AFailedRunIsInNoBaselineAndGroupsDoNotMix) {
   EXPECT_EQ(rr->runs[h.trends[h.changes[0].trend].points[h.changes[0].point].run].run, "b");
 }
 
+TEST(History, AGroupsHistoryHasItsRunsAloneForTheDecksRecentRuns) {
+  TempDir root;
+  nlohmann::json r = sample_report(), other = r;
+  other["cluster"]["gpus_per_node"] = 8;
+  write_run(root, "a", r, kNight);
+  write_run(root, "b", other, 2 * kNight);
+  write_run(root, "c", r, 3 * kNight);
+  auto g = group_history(root.path(), group_of(r.dump()), {});
+  ASSERT_TRUE(g) << g.error().describe();
+  ASSERT_EQ(g->runs.runs.size(), 2u);
+  EXPECT_EQ(g->runs.runs[1].run, "c");
+  EXPECT_EQ(g->history.trends.front().points.size(), 2u);
+  EXPECT_FALSE(group_history(root.path(), "aorta_single, 9 nodes", {}));
+}
+
 TEST(History, ForeignAndDamagedReportsAreNamedAndARootWithoutOneIsAnError) {
   TempDir root;
   root.write("x/aorta_benchmark_report.json", R"({"status": "completed", "tool": {"name": "other"}})");
