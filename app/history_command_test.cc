@@ -11,11 +11,10 @@
 namespace aorta::app {
 namespace {
 
-using aorta::testing::run_suite;
-using aorta::testing::TempDir;
+using testing::run_suite;
 
 TEST(HistoryCommand, UsageErrorsAndARootWithoutAReportExit2NamingWhat) {
-  TempDir dir;
+  testing::TempDir dir;
   const std::string empty = (dir.path() / "empty").string();
   std::filesystem::create_directories(empty);
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
@@ -33,7 +32,7 @@ TEST(HistoryCommand, UsageErrorsAndARootWithoutAReportExit2NamingWhat) {
 }
 
 TEST(HistoryCommand, MaxRegressionFailsOnANewestRunPastItAndTheJsonKeysAreStable) {
-  TempDir dir;
+  testing::TempDir dir;
   nlohmann::json r = testing::sample_report();
   const double base = r["performance"]["avg_iteration_time_ms"].get<double>();
   for (int i = 1; i <= 3; ++i) {
