@@ -58,6 +58,7 @@ void name_subject(const json& who, bool node_only, const std::string& source, st
 
 // Every node the report's ranks ran on, for the kernel-log findings (their texts name the host).
 std::vector<Named> kernel_log_nodes(const json& report) {
+  if (at(report, "kernel_log_matches").empty()) return {};  // the usual case: no pattern to build
   std::set<std::string> nodes;
   for (const auto& r : at(report, "per_rank_summary"))
     if (auto node = text(at(r, "node"))) nodes.insert(*node);
