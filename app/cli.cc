@@ -129,6 +129,30 @@ void parse_compare(const std::vector<std::string>& args, Options& o) {
   else o.compare_paths = p.positional;
 }
 
+namespace {
+
+// A whole number >= 1 into out; false when the text is not one.
+bool count_of(const std::string& given, int& out) {
+  auto [end, ec] = std::from_chars(given.data(), given.data() + given.size(), out);
+  return ec == std::errc() && end == given.data() + given.size() && out >= 1;
+}
+
+}  // namespace
+
+void parse_history(const std::vector<std::string>& args, Options& o) {
+  if (o.help) return;
+  Parsed p = parse_with(args, history_options());
+  o.output = text(p.vm, "output");
+  o.html_file = text(p.vm, "html");
+  if (p.vm.count("max-regression")) o.max_regression = {text(p.vm, "max-regression")};
+  if (!p.unknown.empty()) o.error = "unknown argument: " + p.unknown.front();
+  else if (p.positional.size() != 1) o.error = "history needs one ROOT (a folder of run folders)";
+  else if (p.vm.count("last") && !count_of(text(p.vm, "last"), o.history_last)) o.error = "--last needs a whole number >= 1";
+  else if (p.vm.count("baseline-runs") && !count_of(text(p.vm, "baseline-runs"), o.history_baseline_runs))
+    o.error = "--baseline-runs needs a whole number >= 1";
+  else o.history_root = p.positional.front();
+}
+
 void parse_list(const std::vector<std::string>& args, Options& o) {
   if (o.help) return;
   Parsed p = parse_with(args, plain_options());

@@ -9,7 +9,7 @@
 
 namespace aorta::cli {
 
-enum class Command { kRun, kHelp, kVersion, kList, kConfigCopy, kConfigList, kConfigImport, kAnalyze, kCompare };
+enum class Command { kRun, kHelp, kVersion, kList, kConfigCopy, kConfigList, kConfigImport, kAnalyze, kCompare, kHistory };
 
 struct Options {
   Command command = Command::kRun;
@@ -43,6 +43,10 @@ struct Options {
   // compare: BASELINE CANDIDATE, and --max-regression PCT or KEY=PCT (repeatable)
   std::vector<std::string> compare_paths;
   std::vector<std::string> max_regression;
+  // history ROOT [--last N] [--baseline-runs K] [--html FILE] (html_file), --output, --max-regression PCT
+  std::string history_root;
+  int history_last = 20;
+  int history_baseline_runs = 5;
 };
 
 // The command its first word names (app/commands.h), else a run; its arguments read.
@@ -55,5 +59,6 @@ void parse_list(const std::vector<std::string>& args, Options& o);
 void parse_config(const std::vector<std::string>& args, Options& o);  // list, copy and import
 void parse_analyze(const std::vector<std::string>& args, Options& o);
 void parse_compare(const std::vector<std::string>& args, Options& o);
+void parse_history(const std::vector<std::string>& args, Options& o);
 
 }  // namespace aorta::cli

@@ -56,6 +56,23 @@ po::options_description compare_options() {
   return d;
 }
 
+po::options_description history_options() {
+  po::options_description d("Options");
+  d.add_options()
+      ("last", po::value<std::string>()->value_name("N"), "count the nodes and ranks named in the last N runs (default 20)")
+      ("baseline-runs", po::value<std::string>()->value_name("K"),
+       "the rolling baseline: the median of the last K passing runs of the same group (default 5)")
+      ("output", po::value<std::string>()->value_name("FILE"), "also write the history as JSON here")
+      ("html", po::value<std::string>()->value_name("FILE"),
+       "also write the history as HTML here (history.html), its stylesheet history.css beside it")
+      ("max-regression", po::value<std::string>()->value_name("PCT"),
+       "exit 1 when a group's newest run is more than PCT % worse than its rolling baseline on a headline "
+       "metric (points for a ratio), beyond noise")
+      ("help,h", "print this help")
+      ("version", "print the version and git commit");
+  return d;
+}
+
 po::options_description plain_options() {
   po::options_description d("Options");
   d.add_options()("help,h", "print this help")("version", "print the version and git commit");

@@ -143,7 +143,7 @@ TEST(Commands, EveryCommandHasOneRow) {
     EXPECT_TRUE(row.help && row.run) << row.help_words;
     EXPECT_EQ(&command_row(row.command), &row);
   }
-  EXPECT_EQ(seen.size(), 9u);  // Command's values, kRun .. kCompare
+  EXPECT_EQ(seen.size(), 10u);  // Command's values, kRun .. kHistory
   for (const auto& row : command_rows()) {
     if (row.word && row.parse) {
       EXPECT_EQ(parse({row.word, "--help"}).command, row.command) << row.word;

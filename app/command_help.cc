@@ -52,8 +52,12 @@ Usage:
   aorta_suite compare BASELINE CANDIDATE [--max-regression [KEY=]PCT ...] [--output FILE]
       Two runs side by side (report JSONs, run folders or trace folders): per metric the
       values, change, ratio and verdict; a Mann-Whitney U test on the per-step times.
+  aorta_suite history ROOT [--last N] [--baseline-runs K] [--max-regression PCT]
+                      [--output FILE.json] [--html FILE]
+      The run folders under ROOT: each headline metric's trend against a rolling
+      baseline, the runs where one changed, the nodes and ranks named most often.
   aorta_suite COMMAND --help
-      One command's options (run, list, config, analyze, compare).
+      One command's options (run, list, config, analyze, compare, history).
   aorta_suite --help
   aorta_suite --version
       Print the version and the git commit this binary was built from.
@@ -118,6 +122,22 @@ std::string compare_help() {
       compare_options(),
       "\nExit status: 0 no metric regressed past its limit; 1 one did; 2 usage error or an input that\n"
       "cannot be read.\n");
+}
+
+std::string history_help() {
+  return help_text(
+      "Usage: aorta_suite history ROOT [--last N] [--baseline-runs K] [--max-regression PCT]\n"
+      "                           [--output FILE.json] [--html FILE]\n\n"
+      "Reads ROOT/<run>/aorta_benchmark_report.json (and ROOT/*/<run>/...; never the traces), oldest\n"
+      "first by when each report was written, grouped by suite and configuration. Per headline metric\n"
+      "(the gated ones compare judges): each run's value against the median of the last K passing runs\n"
+      "of its group before it, judged as compare judges (a U test on the step times where both sides\n"
+      "have enough, ratios in percentage points); the runs where a metric changed by 5 % (or PCT) or\n"
+      "more; each node and rank named in the last N runs (diagnosis outliers, kernel-log findings,\n"
+      "failed gates), most often first. A report that cannot be read is named and skipped.\n\n",
+      history_options(),
+      "\nExit status: 0 no group's newest run regressed past PCT; 1 one did; 2 usage error, or ROOT\n"
+      "holds no readable report.\n");
 }
 
 std::string list_help() {

@@ -10,6 +10,7 @@ std::string usage();  // the whole usage
 std::string run_help();
 std::string analyze_help();
 std::string compare_help();
+std::string history_help();
 std::string list_help();
 std::string config_help();  // config list, copy and import share it
 

@@ -7,6 +7,7 @@
 #include "app/compare_command.h"
 #include "app/config_import.h"
 #include "app/exit_codes.h"
+#include "app/history_command.h"
 #include "app/list_commands.h"
 #include "app/run_command.h"
 #include "common/version.h"
@@ -39,6 +40,7 @@ constexpr CommandRow kCommands[] = {
     {Command::kConfigImport, nullptr, "config import ", config_help, nullptr, with_options<app::import_config>},
     {Command::kAnalyze, "analyze", "analyze ", analyze_help, parse_analyze, with_options<app::analyze>},
     {Command::kCompare, "compare", "compare ", compare_help, parse_compare, with_options<app::compare>},
+    {Command::kHistory, "history", "history ", history_help, parse_history, with_options<app::history>},
     {Command::kHelp, "help", "", usage, nullptr, print_usage},
     {Command::kVersion, nullptr, "", usage, nullptr, print_version},
 };

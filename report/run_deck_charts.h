@@ -2,6 +2,9 @@
 // drawn on them, and the per-rank and per-step bars. The page draws them from here.
 #pragma once
 
+#include <ostream>
+#include <string>
+
 #include "report/run_deck.h"
 
 namespace aorta::report {
@@ -11,5 +14,10 @@ nlohmann::ordered_json data_axis(double largest);
 
 // metric_charts: per-rank series, per-rank charts and per-step charts with their note.
 nlohmann::ordered_json metric_charts_json(const DeckInput& in);
+
+// Horizontal bars ([label, value] each) on `axis` as inline SVG, with the gates
+// ({threshold, drawn_at, label} each) as dashed lines: the deck's charts and history.html's trends.
+void svg_chart(const nlohmann::ordered_json& bars, const std::string& unit, const nlohmann::ordered_json& axis,
+               const nlohmann::ordered_json& gates, std::ostream& out);
 
 }  // namespace aorta::report

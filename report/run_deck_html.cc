@@ -42,6 +42,8 @@ void svg_gates(const nlohmann::ordered_json& gates, const XOf& x_of, int base, s
   }
 }
 
+}  // namespace
+
 // Horizontal bars, one per entry, on the chart's axis, as inline SVG: ticks in the
 // chart's unit, the gates as lines.
 void svg_chart(const nlohmann::ordered_json& bars, const std::string& unit, const nlohmann::ordered_json& axis, const nlohmann::ordered_json& gates,
@@ -74,6 +76,8 @@ void svg_chart(const nlohmann::ordered_json& bars, const std::string& unit, cons
   }
   out << "</svg>\n";
 }
+
+namespace {
 
 void chart_html(const nlohmann::ordered_json& c, std::ostream& out) {
   out << "<h3 id=\"chart-" << escape_xml(c["id"]) << "\">" << escape_xml(c["title"]) << "</h3>\n";
