@@ -227,6 +227,9 @@ def measure_agents(binary, nodes, ranks, traces):
             exit_code = int(out.rsplit("SUITE_EXIT=", 1)[1].split()[0]) if "SUITE_EXIT=" in out else -1
             if exit_code != 0 or len(timed) < 4:
                 sys.stderr.write(out[-4000:])
+            if os.environ.get("FLEET_KEEP"):
+                shutil.copytree(os.path.join(work, "out"), os.environ["FLEET_KEEP"], dirs_exist_ok=True)
+                open(os.path.join(os.environ["FLEET_KEEP"], "console.txt"), "w").write(out)
             wall, user, system, rss = (float(x) for x in timed[-4:]) if len(timed) >= 4 else (0, 0, 0, 0)
             print(json.dumps({"nodes": nodes, "ranks": nodes * ranks, "wall_s": wall, "cpu_s": round(user + system, 3),
                               "peak_rss_mb": round(rss / 1024, 1), "rx_bytes": bridge_rx_bytes() - rx0,
