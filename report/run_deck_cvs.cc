@@ -191,14 +191,15 @@ nlohmann::ordered_json training_sweep_json(const nlohmann::ordered_json& deck, c
 nlohmann::ordered_json panels_json(const nlohmann::ordered_json& deck) {
   nlohmann::ordered_json panels = nlohmann::ordered_json::array();
   const auto panel = [&](const char* id, const char* title) { panels.push_back({{"id", id}, {"title", title}}); };
+  // The page's order (run_deck_html.cc): the gates and the Diagnosis first.
+  panel("gates", "Threshold gates");
+  if (!deck["diagnosis"].is_null()) panel("diagnosis-section", "Diagnosis");
   panel("run-card", "Run card");
   panel("lifecycle", "Lifecycle timeline");
-  panel("gates", "Threshold gates");
   panel("result", "Benchmark result");
   const auto& charts = deck["metric_charts"];
   if (!charts["charts"].empty()) panel("per-rank", "Per-rank breakdown");
   if (!charts["step_charts"].empty() || !charts["step_note"].is_null()) panel("per-step", "Per-step time");
-  if (!deck["diagnosis"].is_null()) panel("diagnosis-section", "Diagnosis");
   if (!deck["comparison"].is_null()) panel("comparison", "Against the baseline");
   panel("results", "Full results");
   return panels;
