@@ -82,12 +82,14 @@ std::vector<std::pair<const metrics::ThresholdSpec*, const job::SubTest*>> faile
   return out;
 }
 
-// "✗ fails max_avg_iteration_ms (≤ 1 ms)": words beside the colour, read with styles off.
+// "✗ fails max_avg_iteration_ms (≤ 1 ms)", then a per-rank gate's rank ("on node3 rank 3
+// (GPU 1)"): words beside the colour, read with styles off.
 std::string failed_mark(const metrics::ThresholdSpec& spec, const job::SubTest& gate) {
   std::string mark = " <strong class=\"gate-mark\">&#x2717; fails " + escape_xml(spec.key);
   if (gate.limit)
     mark += fmt::format(" ({} {})", spec.kind == metrics::ThresholdKind::kMin ? "&ge;" : "&le;",
                         escape_xml(gate_limit_text(*gate.limit, gate.unit)));
+  if (gate.subject) mark += " on " + escape_xml(gate.subject->text());
   return mark + "</strong>";
 }
 

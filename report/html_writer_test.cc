@@ -126,7 +126,8 @@ TEST(HtmlReport, GateCellsCarryTheirMetricsUnit) {
 }
 
 // Issue 45, 7: the Metrics table marks the metric whose gate failed, in words beside
-// the colour; a failed gate's metric the table does not list gets its own marked row.
+// the colour (a per-rank gate with its rank); a failed gate's metric the table does not
+// list gets its own marked row.
 TEST(HtmlReport, MetricsTableMarksTheFailedGatesMetric) {
   RunRecord run;
   run.suite = "aorta_single";
@@ -136,7 +137,7 @@ TEST(HtmlReport, MetricsTableMarksTheFailedGatesMetric) {
                                  .unit = metrics::MetricUnit::kMs},
                     job::SubTest{.key = "metric", .value = "max_rank_compute_slowdown_ratio", .outcome = Outcome::kFailed,
                                  .actual = 1.3, .limit = 1.1, .gate = metrics::ThresholdKind::kMax,
-                                 .unit = metrics::MetricUnit::kRatio},
+                                 .unit = metrics::MetricUnit::kRatio, .subject = metrics::GateSubject{"node3", 3, 1}},
                     job::SubTest{.key = "metric", .value = "min_compute_ratio", .outcome = Outcome::kPassed,
                                  .actual = 0.775, .limit = 0.5, .gate = metrics::ThresholdKind::kMin,
                                  .unit = metrics::MetricUnit::kFraction}};
@@ -152,7 +153,10 @@ TEST(HtmlReport, MetricsTableMarksTheFailedGatesMetric) {
                       "(&le; 1 ms)</strong></td></tr>"),
             std::string::npos)
       << html;
-  EXPECT_NE(html.find("<tr class=\"gate-failed\"><th>rank compute slowdown</th><td>1.3000x <strong"), std::string::npos);
+  EXPECT_NE(html.find("<tr class=\"gate-failed\"><th>rank compute slowdown</th><td>1.3000x <strong class=\"gate-mark\">"
+                      "&#x2717; fails max_rank_compute_slowdown_ratio (&le; 1.1x) on node3 rank 3 (GPU 1)</strong>"),
+            std::string::npos)
+      << html;
   EXPECT_NE(html.find("<tr><th>avg compute ratio</th><td>77.50%</td></tr>"), std::string::npos);  // passed: unmarked
   EXPECT_EQ(count(html, "class=\"gate-mark\""), 2u);
 }
