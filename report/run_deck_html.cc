@@ -111,8 +111,8 @@ void lifecycle_html(const nlohmann::ordered_json& deck, std::ostream& out) {
   out << "</section>\n";
 }
 
-// A snake_case name that may break after each '_' (a <wbr>), so that at 800 px the
-// gates table fits its card and the reason column keeps its room.
+// A dotted snake_case name that may break after each '_' and '.' (a <wbr>), so that at
+// 800 px the gates table fits its card and the reason column keeps its room.
 std::string breakable(const std::string& name) {
   std::string out;
   for (char c : escape_xml(name)) {
@@ -251,7 +251,7 @@ std::string run_deck_stylesheet() {
          // The full results table: as wide as its card, cells wrap, and what still
          // does not fit scrolls inside the card.
          ".scroll{overflow-x:auto;max-width:100%}table.wide{width:100%}table.wide th,table.wide td{font-size:12px}\n"
-         // The gates table fits its card (names break after '_', a <wbr>), so the reason
+         // The gates table fits its card (names break after '_' and '.'), so the reason
          // keeps its room and wraps between words.
          "table.gates{width:100%}td.reason{min-width:12em;overflow-wrap:break-word}\n";
 }
