@@ -13,11 +13,6 @@ namespace {
 
 constexpr double kBarWidth = 300;  // px for the largest of the ranks and the median
 
-std::string rank_name(const metrics::RankMetrics& r) {
-  const std::string rank = r.rank ? fmt::format("rank {}", *r.rank) : "rank ? (" + r.source + ")";
-  return r.node ? *r.node + " " + rank : rank;
-}
-
 // One bar, its value's width, with the median as a line across it.
 std::string bar_svg(double value, double median, double largest) {
   const double width = kBarWidth * value / largest, at = kBarWidth * median / largest;
@@ -29,6 +24,11 @@ std::string bar_svg(double value, double median, double largest) {
 }
 
 }  // namespace
+
+std::string rank_name(const metrics::RankMetrics& r) {
+  const std::string rank = r.rank ? fmt::format("rank {}", *r.rank) : "rank ? (" + r.source + ")";
+  return r.node ? *r.node + " " + rank : rank;
+}
 
 DiagnosisBars diagnosis_bars(const metrics::RunMetrics& run) {
   DiagnosisBars out;
@@ -45,6 +45,12 @@ DiagnosisBars diagnosis_bars(const metrics::RunMetrics& run) {
     }
   return out;
 }
+
+bool any_diagnosed(const metrics::RunMetrics& run) {
+  return std::any_of(run.per_rank.begin(), run.per_rank.end(), [](const auto& r) { return r.diagnosis.has_value(); });
+}
+
+std::string no_diagnosis() { return "No diagnosis: no rank has kernels on a GPU timeline."; }
 
 std::string no_compute_comparison() {
   return fmt::format("No per-rank compute comparison: fewer than {} ranks have compute kernels on a GPU timeline.",

@@ -32,6 +32,14 @@ struct DiagnosisBars {
 };
 DiagnosisBars diagnosis_bars(const metrics::RunMetrics& run);
 
+// "node2 rank 3", "rank ? (<trace>)": a rank as the bars and the per-rank table name it.
+std::string rank_name(const metrics::RankMetrics& r);
+
+// Whether any rank has a GPU-timeline diagnosis; when none has, no_diagnosis() says so
+// in place of the bars (a CPU run).
+bool any_diagnosed(const metrics::RunMetrics& run);
+std::string no_diagnosis();
+
 // Why there are no compute bars.
 std::string no_compute_comparison();
 // "No outlier." or why there is no outlier test; nothing when there are outliers.

@@ -85,8 +85,28 @@ TEST(DiagnosisHtml, TooFewRanksSaySoAndNoDiagnosisWritesNothing) {
   EXPECT_NE(html.find("No outlier test: 2 rank(s) diagnosed, at least 3 needed"), std::string::npos) << html;
   // The bandwidth needs no median test: two ranks, median (5 + 7) / 2 = 6.
   EXPECT_NE(html.find("the median of 2 ranks, 6.00 GB/s"), std::string::npos) << html;
-  run.per_rank = {metrics::RankMetrics{}};
-  EXPECT_EQ(html_of(run), "");
+  EXPECT_EQ(html_of(metrics::RunMetrics{}), "");
+}
+
+// Issue 45, 7: a CPU run (no GPU timeline, so no rank diagnosed) still has the per-rank
+// table and a Diagnosis line saying why there are no bars.
+TEST(DiagnosisHtml, ACpuRunHasThePerRankTableAndADiagnosisLine) {
+  metrics::RunMetrics run;
+  for (int rank : {0, 1}) {
+    metrics::RankMetrics r;
+    r.rank = rank;
+    r.node = "localhost";
+    r.parser = metrics::ParserPath::kCpuTimeline;
+    r.total_time_us = 2500 + 500 * rank;
+    r.compute_ratio = 0.5;
+    run.per_rank.push_back(r);
+  }
+  const std::string html = html_of(run);
+  EXPECT_NE(html.find("<h2>Diagnosis</h2>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<tr><td>localhost rank 1</td><td>cpu_timeline</td><td>3.000 ms</td><td>50.00%</td>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find(">No diagnosis: no rank has kernels on a GPU timeline.</p>"), std::string::npos) << html;
 }
 
 }  // namespace

@@ -1,12 +1,15 @@
 #include "report/html_writer.h"
 
+#include <algorithm>
 #include <functional>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "metrics/metric_catalogue.h"
+#include "metrics/threshold_catalogue.h"
 #include "report/diagnosis_html.h"
+#include "report/gate_figures.h"
 
 namespace aorta::report {
 namespace {
@@ -21,6 +24,7 @@ table.facts{width:auto;margin-bottom:8px}table.facts th{font-weight:normal;color
 .skipped .col-result{color:#9a6700;font-weight:bold}.extra td{background:#fafafa;font-family:monospace;white-space:pre-wrap}
 .failure{color:#cf222e}.subtests td{font-family:Helvetica,Arial,sans-serif}.sub-passed .col-result{color:#1a7f37}
 .sub-failed .col-result{color:#cf222e}.summary span{margin-right:16px}pre{white-space:pre-wrap}
+tr.gate-failed th,tr.gate-failed td{background:#ffebe9}.gate-mark{color:#cf222e}
 )";
 
 std::string capitalized(job::Outcome outcome) {
@@ -43,18 +47,72 @@ void write_facts(const char* id, const char* title, const std::vector<std::pair<
   out << "</table>\n";
 }
 
-// The run's size and iteration time, the catalogue's HTML ratios, then the steps.
-std::vector<std::pair<std::string, std::string>> headline(const metrics::RunMetrics& m) {
-  std::vector<std::pair<std::string, std::string>> rows = {
-      {"ranks", std::to_string(m.per_rank.size())},
-      {"avg iteration time (the whole profiled window)", fmt::format("{:.3f} ms (min {:.3f}, max {:.3f})", m.avg_iteration_time_ms,
-                                         m.min_iteration_time_us / 1000.0, m.max_iteration_time_us / 1000.0)}};
+// A row of the Metrics table and the metrics it shows, whose failed gates it marks.
+struct MetricRow {
+  std::string what, value;
+  std::vector<std::string> metrics;  // catalogue keys
+};
+
+// The run's size and iteration time, the catalogue's HTML ratios (as %, as the gate
+// cells show them), then the steps.
+std::vector<MetricRow> headline(const metrics::RunMetrics& m) {
+  std::vector<MetricRow> rows = {
+      {"ranks", std::to_string(m.per_rank.size()), {"ranks"}},
+      {"avg iteration time (the whole profiled window)",
+       fmt::format("{:.3f} ms (min {:.3f}, max {:.3f})", m.avg_iteration_time_ms, m.min_iteration_time_us / 1000.0,
+                   m.max_iteration_time_us / 1000.0),
+       {"avg_iteration_time_ms"}}};
   for (const metrics::MetricSpec* spec : metrics::metrics_in(metrics::kInHtml))
-    rows.emplace_back(spec->label, metrics::format_metric(*spec, m, metrics::RatioStyle::kFraction));
-  rows.emplace_back("steps", m.steps ? fmt::format("{} (mean {:.3f} ms, p95 {:.3f} ms, cv {:.4f})", m.steps->step_count,
-                                                   m.steps->mean_ms, m.steps->p95_ms, m.steps->cv)
-                                     : "none (no ProfilerStep annotations in the traces)");
+    rows.push_back({spec->label, metrics::format_metric(*spec, m, metrics::RatioStyle::kPercent), {spec->key}});
+  rows.push_back({"steps",
+                  m.steps ? fmt::format("{} (mean {:.3f} ms, p95 {:.3f} ms, cv {:.2f}%)", m.steps->step_count,
+                                        m.steps->mean_ms, m.steps->p95_ms, m.steps->cv * 100)
+                          : "none (no ProfilerStep annotations in the traces)",
+                  {"avg_step_time_ms", "step_time_cv"}});
   return rows;
+}
+
+// The record's failed gates (each stage's threshold sub-tests), by the metric they gate.
+std::vector<std::pair<const metrics::ThresholdSpec*, const job::SubTest*>> failed_gates(const RunRecord& run) {
+  std::vector<std::pair<const metrics::ThresholdSpec*, const job::SubTest*>> out;
+  for (const auto& stage : run.stages)
+    for (const auto& t : stage.subtests)
+      if (t.kind == job::SubTestKind::kThreshold && t.outcome == job::Outcome::kFailed)
+        if (const metrics::ThresholdSpec* spec = metrics::find_threshold(t.value)) out.emplace_back(spec, &t);
+  return out;
+}
+
+// "✗ fails max_avg_iteration_ms (≤ 1 ms)", then a per-rank gate's rank ("on node3 rank 3
+// (GPU 1)"): words beside the colour, read with styles off.
+std::string failed_mark(const metrics::ThresholdSpec& spec, const job::SubTest& gate) {
+  std::string mark = " <strong class=\"gate-mark\">&#x2717; fails " + escape_xml(spec.key);
+  if (gate.limit)
+    mark += fmt::format(" ({} {})", spec.kind == metrics::ThresholdKind::kMin ? "&ge;" : "&le;",
+                        escape_xml(gate_limit_text(*gate.limit, gate.unit)));
+  if (gate.subject) mark += " on " + escape_xml(gate.subject->text());
+  return mark + "</strong>";
+}
+
+// The Metrics table: a row whose metric failed its gate has class gate-failed and says
+// which gate; a failed gate's metric the table does not list gets a row of its own.
+void write_metrics(const RunRecord& run, const metrics::RunMetrics& m, std::ostream& out) {
+  std::vector<MetricRow> rows = headline(m);
+  const auto failed = failed_gates(run);
+  for (const auto& [spec, gate] : failed)
+    if (std::none_of(rows.begin(), rows.end(), [&](const MetricRow& r) {
+          return std::find(r.metrics.begin(), r.metrics.end(), spec->metric) != r.metrics.end();
+        }))
+      rows.push_back({spec->row->label, gate->actual ? gate_actual_text(*gate->actual, gate->unit) : "-", {spec->metric}});
+  out << "<h2>Metrics</h2>\n<table class=\"facts\" id=\"metrics\">\n";
+  for (const auto& row : rows) {
+    std::string marks;
+    for (const auto& [spec, gate] : failed)
+      if (std::find(row.metrics.begin(), row.metrics.end(), spec->metric) != row.metrics.end())
+        marks += failed_mark(*spec, *gate);
+    out << (marks.empty() ? "<tr>" : "<tr class=\"gate-failed\">") << "<th>" << escape_xml(row.what) << "</th><td>"
+        << escape_xml(row.value) << marks << "</td></tr>\n";
+  }
+  out << "</table>\n";
 }
 
 // One row of a stage's sub-test panel: what the stage's body found, or (`body` null) a
@@ -129,8 +187,11 @@ void write_subtests(const RunRecord& run, const std::vector<SubTestRow>& rows, s
     out << "<tr class=\"sub-" << job::outcome_name(r.outcome()) << "\""
         << (r.test ? " id=\"" + escape_xml(r.test->name) + "\"" : std::string()) << "><td class=\"col-result\">" << result
         << "</td><td class=\"col-subtest\">" << escape_xml(t.label()) << "</td><td>"
-        << (t.actual ? fmt::format("{:.6g}", *t.actual) : "") << "</td><td>"
-        << (t.limit ? fmt::format("{} {:.6g}", t.gate == metrics::ThresholdKind::kMin ? "&ge;" : "&le;", *t.limit) : "") << "</td><td>"
+        << (t.actual ? gate_actual_text(*t.actual, t.unit) : "") << "</td><td>"
+        << (t.limit ? fmt::format("{} {}", t.gate == metrics::ThresholdKind::kMin ? "&ge;" : "&le;",
+                                  escape_xml(gate_limit_text(*t.limit, t.unit)))
+                    : "")
+        << "</td><td>"
         << escape_xml(t.message) << "</td><td class=\"col-links\">";
     if (r.test) out << "<a href=\"" << link_href(stage_log_path(run, *r.test)) << "\">Full Log</a>";
     out << "</td></tr>\n";
@@ -197,7 +258,7 @@ void HtmlWriter::write(const RunRecord& run, std::ostream& out) const {
   const std::vector<Entry> rows = entries(run);
   write_verdict(run, rows, out);
   if (extras_.result && !extras_.result->per_rank.empty()) {
-    write_facts("metrics", "Metrics", headline(*extras_.result), out);
+    write_metrics(run, *extras_.result, out);
     write_diagnosis_html(*extras_.result, out);
   }
   write_facts("environment", "Environment", extras_.environment, out);

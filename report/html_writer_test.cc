@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/rank_fixture.h"
+
 namespace aorta::report {
 namespace {
 
@@ -97,6 +99,66 @@ TEST(HtmlReport, ASubTestWithoutItsStageKeepsItsOwnRow) {
   EXPECT_NE(html.find("<a href=\"" + stage_log_path(run, run.stages[1]) + "\">Full Log</a>"), std::string::npos);
   EXPECT_NE(html.find("so this check was not evaluated</div>"), std::string::npos);
   EXPECT_NE(html.find("FAILED: 0 of 1 stages failed, 1 of 1 subtests failed"), std::string::npos);
+}
+
+// Issue 45, 7: every gate cell in its metric row's unit: times in ms, fractions as %,
+// a ratio of like values as a multiple, bandwidth in GB/s; a limit as configured.
+TEST(HtmlReport, GateCellsCarryTheirMetricsUnit) {
+  using metrics::MetricUnit;
+  RunRecord run;
+  run.suite = "aorta_single";
+  StageResult gates = stage("test_validate_thresholds", Outcome::kFailed);
+  auto gate = [](const char* key, double actual, double limit, metrics::ThresholdKind kind, MetricUnit unit) {
+    return job::SubTest{.key = "metric", .value = key, .outcome = Outcome::kPassed, .actual = actual, .limit = limit,
+                        .gate = kind, .unit = unit};
+  };
+  gates.subtests = {gate("max_avg_iteration_ms", 92.694, 1, metrics::ThresholdKind::kMax, MetricUnit::kMs),
+                    gate("min_overlap_ratio", 0.715701, 0.99, metrics::ThresholdKind::kMin, MetricUnit::kFraction),
+                    gate("max_rank_compute_slowdown_ratio", 1.3, 1.1, metrics::ThresholdKind::kMax, MetricUnit::kRatio),
+                    gate("min_allreduce_busbw_gbps", 5.35192, 40, metrics::ThresholdKind::kMin, MetricUnit::kGbps)};
+  run.stages = {gates};
+  std::ostringstream out;
+  HtmlWriter().write(run, out);
+  const std::string html = out.str();
+  for (const char* cells : {"<td>92.694 ms</td><td>&le; 1 ms</td>", "<td>71.57%</td><td>&ge; 99%</td>",
+                            "<td>1.3000x</td><td>&le; 1.1x</td>", "<td>5.35 GB/s</td><td>&ge; 40 GB/s</td>"})
+    EXPECT_NE(html.find(cells), std::string::npos) << cells << "\n" << html;
+}
+
+// Issue 45, 7: the Metrics table marks the metric whose gate failed, in words beside
+// the colour (a per-rank gate with its rank); a failed gate's metric the table does not
+// list gets its own marked row.
+TEST(HtmlReport, MetricsTableMarksTheFailedGatesMetric) {
+  RunRecord run;
+  run.suite = "aorta_single";
+  StageResult gates = stage("test_validate_thresholds", Outcome::kFailed);
+  gates.subtests = {job::SubTest{.key = "metric", .value = "max_avg_iteration_ms", .outcome = Outcome::kFailed,
+                                 .actual = 11.0, .limit = 1.0, .gate = metrics::ThresholdKind::kMax,
+                                 .unit = metrics::MetricUnit::kMs},
+                    job::SubTest{.key = "metric", .value = "max_rank_compute_slowdown_ratio", .outcome = Outcome::kFailed,
+                                 .actual = 1.3, .limit = 1.1, .gate = metrics::ThresholdKind::kMax,
+                                 .unit = metrics::MetricUnit::kRatio, .subject = metrics::GateSubject{"node3", 3, 1}},
+                    job::SubTest{.key = "metric", .value = "min_compute_ratio", .outcome = Outcome::kPassed,
+                                 .actual = 0.775, .limit = 0.5, .gate = metrics::ThresholdKind::kMin,
+                                 .unit = metrics::MetricUnit::kFraction}};
+  run.stages = {gates};
+  const auto result =
+      metrics::aggregate({testing::rank_metrics(0, 10000, 8000, 3000), testing::rank_metrics(1, 12000, 9000, 4000)});
+  ASSERT_TRUE(result);
+  std::ostringstream out;
+  HtmlWriter({.result = &*result}).write(run, out);
+  const std::string html = out.str();
+  EXPECT_NE(html.find("<tr class=\"gate-failed\"><th>avg iteration time (the whole profiled window)</th><td>11.000 ms "
+                      "(min 10.000, max 12.000) <strong class=\"gate-mark\">&#x2717; fails max_avg_iteration_ms "
+                      "(&le; 1 ms)</strong></td></tr>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<tr class=\"gate-failed\"><th>rank compute slowdown</th><td>1.3000x <strong class=\"gate-mark\">"
+                      "&#x2717; fails max_rank_compute_slowdown_ratio (&le; 1.1x) on node3 rank 3 (GPU 1)</strong>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<tr><th>avg compute ratio</th><td>77.50%</td></tr>"), std::string::npos);  // passed: unmarked
+  EXPECT_EQ(count(html, "class=\"gate-mark\""), 2u);
 }
 
 }  // namespace

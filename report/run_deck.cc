@@ -10,6 +10,7 @@
 #include "metrics/metric_catalogue.h"
 #include "metrics/threshold_catalogue.h"
 #include "redact/redact.h"
+#include "result_json/benchmark_report.h"
 #include "report/run_deck_charts.h"
 #include "report/run_deck_cvs.h"
 #include "report/run_deck_diagnosis.h"
@@ -42,17 +43,6 @@ std::string metrics_algorithm(const metrics::RunMetrics* r) {
   }
   if (cpu) return "CPU timeline (operators and collectives) on raw traces";
   return gpu ? "TraceLens-compatible GPU timeline on raw traces" : "Basic raw-trace scan";
-}
-
-// NCCL channels and the RCCL branch describe an accelerator run: one that builds
-// RCCL, or whose parsed ranks have a GPU timeline. A CPU run (gloo, RCCL build
-// skipped, basic trace scan) has neither, and the deck leaves them out.
-bool accelerator_run(const DeckInput& in) {
-  if (!in.variant->skip_rccl_build) return true;
-  if (in.result)
-    for (const auto& r : in.result->per_rank)
-      if (r.parser == metrics::ParserPath::kGpuTimeline || r.parser == metrics::ParserPath::kTracelensExcel) return true;
-  return false;
 }
 
 std::string generated_at(const DeckInput& in) {
@@ -277,7 +267,7 @@ std::string overall_status(const DeckInput& in) {
 }
 
 nlohmann::ordered_json run_deck_json(const DeckInput& in) {
-  const DeckFacts facts{threshold_state(in), recorded_verdicts(in), accelerator_run(in)};
+  const DeckFacts facts{threshold_state(in), recorded_verdicts(in), result_json::accelerator_run(*in.variant, in.result)};
   nlohmann::ordered_json deck;
   deck["schema_version"] = 1;
   deck["suite_id"] = "aorta";

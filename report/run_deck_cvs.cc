@@ -1,5 +1,6 @@
 #include "report/run_deck_cvs.h"
 
+#include <algorithm>
 #include <string_view>
 #include <utility>
 
@@ -73,9 +74,14 @@ std::string cvs_metrics_source(const metrics::RunMetrics* result) {
   // The Excel source is all or nothing: parse_results uses it for every rank or none.
   for (const auto& rank : result->per_rank)
     if (rank.parser == metrics::ParserPath::kTracelensExcel) return "Aorta TraceLens Excel reports";
-  // Our raw-trace parser always tries a timeline first, as CVS's raw parser always asks
-  // for TraceLens; CVS's "Basic raw-trace scan" (no TraceLens installed) has no twin here.
-  return "TraceLens on raw traces (basic-scan fallback possible per rank)";
+  // CVS's "TraceLens on raw traces" would claim a TraceLens that never ran: our own
+  // parser read the raw traces (the "Metrics algorithm" row says which path each took).
+  // Every rank on the basic scan is CVS's own words for it.
+  if (!result->per_rank.empty() && std::all_of(result->per_rank.begin(), result->per_rank.end(), [](const auto& r) {
+        return r.parser == metrics::ParserPath::kBasicScan;
+      }))
+    return "Basic raw-trace scan";
+  return "aorta_suite raw-trace parser (TraceLens not run)";
 }
 
 nlohmann::ordered_json session_lifecycle_labels(const std::vector<const stages::StageSpec*>& stages) {
@@ -191,14 +197,15 @@ nlohmann::ordered_json training_sweep_json(const nlohmann::ordered_json& deck, c
 nlohmann::ordered_json panels_json(const nlohmann::ordered_json& deck) {
   nlohmann::ordered_json panels = nlohmann::ordered_json::array();
   const auto panel = [&](const char* id, const char* title) { panels.push_back({{"id", id}, {"title", title}}); };
+  // The page's order (run_deck_html.cc): the gates and the Diagnosis first.
+  panel("gates", "Threshold gates");
+  if (!deck["diagnosis"].is_null()) panel("diagnosis-section", "Diagnosis");
   panel("run-card", "Run card");
   panel("lifecycle", "Lifecycle timeline");
-  panel("gates", "Threshold gates");
   panel("result", "Benchmark result");
   const auto& charts = deck["metric_charts"];
   if (!charts["charts"].empty()) panel("per-rank", "Per-rank breakdown");
   if (!charts["step_charts"].empty() || !charts["step_note"].is_null()) panel("per-step", "Per-step time");
-  if (!deck["diagnosis"].is_null()) panel("diagnosis-section", "Diagnosis");
   if (!deck["comparison"].is_null()) panel("comparison", "Against the baseline");
   panel("results", "Full results");
   return panels;

@@ -29,7 +29,9 @@ std::string gate_status(const DeckFacts& facts, const std::string& key);
 // The gate's recorded message for `key` (empty when it passed or did not run).
 std::string gate_message(const DeckFacts& facts, const std::string& key);
 
-// CVS's "Metrics source" words: the parser, not the path each rank took.
+// The run card's "Metrics source": what read the traces, in CVS's words where they are
+// true ("Aorta TraceLens Excel reports", "Basic raw-trace scan"), else our own parser's
+// name (never "TraceLens on raw traces": TraceLens reads no raw trace here).
 std::string cvs_metrics_source(const metrics::RunMetrics* result);
 
 // CVS's stage labels (its STAGE_LABELS): the labels of the stages given, in their order.

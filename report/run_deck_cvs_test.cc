@@ -194,7 +194,7 @@ TEST(RunDeckCvs, TopLevelSectionsPanelsAndSummary) {
     at = html.str().find("<section id=\"" + p["id"].get<std::string>() + "\"><h2>" + p["title"].get<std::string>(), at);
     EXPECT_NE(at, std::string::npos) << p.dump();
   }
-  EXPECT_EQ(ids, "run-card lifecycle gates result per-rank per-step diagnosis-section results ");
+  EXPECT_EQ(ids, "gates diagnosis-section run-card lifecycle result per-rank per-step results ");
   EXPECT_EQ(html.str().find("<section id=", at + 1), std::string::npos);  // no section the panels leave out
   f.result = metrics::aggregate({rank_metrics(0, 10000, 8000, 3000)}).value();
   EXPECT_EQ(run_deck_json(f.input())["panels"].dump().find("per-rank"), std::string::npos);

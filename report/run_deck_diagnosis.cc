@@ -37,8 +37,8 @@ nlohmann::ordered_json deck_diagnosis_json(const metrics::RunMetrics* result) {
   d["busbw"] = nlohmann::ordered_json::array();
   d["outliers"] = nlohmann::ordered_json::array();
   d["outlier_note"] = nullptr;
-  if (std::none_of(result->per_rank.begin(), result->per_rank.end(), [](const auto& r) { return r.diagnosis.has_value(); })) {
-    d["note"] = "No diagnosis: no rank has kernels on a GPU timeline.";
+  if (!any_diagnosed(*result)) {
+    d["note"] = no_diagnosis();
     return d;
   }
   const DiagnosisBars bars = diagnosis_bars(*result);

@@ -115,16 +115,27 @@ void lifecycle_html(const nlohmann::ordered_json& deck, std::ostream& out) {
   out << "</section>\n";
 }
 
+// A dotted snake_case name that may break after each '_' and '.' (a <wbr>), so that at
+// 800 px the gates table fits its card and the reason column keeps its room.
+std::string breakable(const std::string& name) {
+  std::string out;
+  for (char c : escape_xml(name)) {
+    out += c;
+    if (c == '_' || c == '.') out += "<wbr>";
+  }
+  return out;
+}
+
 void gates_html(const nlohmann::ordered_json& deck, std::ostream& out) {
-  out << "<section id=\"gates\"><h2>Threshold gates</h2><table>\n<tr><th>Tier</th><th>Metric</th><th>Gate</th>"
+  out << "<section id=\"gates\"><h2>Threshold gates</h2><table class=\"gates\">\n<tr><th>Tier</th><th>Metric</th><th>Gate</th>"
          "<th>Actual</th><th>Status</th><th>Reason</th></tr>\n";
   for (const auto& [tier, g] : deck["gate_matrix"].items()) {
     if (tier == "record") {  // the metrics no gate reads: recorded only
       std::string metrics;
       for (const auto& m : g["metrics"]) metrics += (metrics.empty() ? "" : ", ") + m.get<std::string>();
-      out << "<tr><td>record</td><td>" << escape_xml(metrics)
+      out << "<tr><td>record</td><td>" << breakable(metrics)
           << "</td><td class=\"num\">n/a</td><td class=\"num\">n/a</td><td class=\"record\">record</td>"
-             "<td>recorded, not gated</td></tr>\n";
+             "<td class=\"reason\">recorded, not gated</td></tr>\n";
       continue;
     }
     std::string status = g["status"];
@@ -136,9 +147,10 @@ void gates_html(const nlohmann::ordered_json& deck, std::ostream& out) {
                                  metrics::format_limit(*spec, g["spec"]["value"].get<double>());
     // The actual in the gate's unit too: 11.00 ms, 0.7750.
     std::string actual = g["actual"].is_null() || !spec ? "n/a" : metrics::format_actual(*spec, g["actual"].get<double>());
-    out << "<tr><td>" << tier << "</td><td>" << escape_xml(g["metric"]) << "</td><td class=\"num\">" << escape_xml(gate)
-        << "</td><td class=\"num\">" << escape_xml(actual) << "</td><td class=\"" << status.substr(0, status.find(' '))
-        << "\">" << status << "</td><td>" << escape_xml(g.value("reason", "")) << "</td></tr>\n";
+    out << "<tr><td>" << breakable(tier) << "</td><td>" << breakable(g["metric"]) << "</td><td class=\"num\">"
+        << escape_xml(gate) << "</td><td class=\"num\">" << escape_xml(actual) << "</td><td class=\""
+        << status.substr(0, status.find(' ')) << "\">" << status << "</td><td class=\"reason\">"
+        << escape_xml(g.value("reason", "")) << "</td></tr>\n";
   }
   out << "</table></section>\n";
 }
@@ -242,7 +254,10 @@ std::string run_deck_stylesheet() {
          "border:3px solid currentColor;border-radius:6px}ul.skipped{color:#6e7781}td.num{white-space:nowrap}\n"
          // The full results table: as wide as its card, cells wrap, and what still
          // does not fit scrolls inside the card.
-         ".scroll{overflow-x:auto;max-width:100%}table.wide{width:100%}table.wide th,table.wide td{font-size:12px}\n";
+         ".scroll{overflow-x:auto;max-width:100%}table.wide{width:100%}table.wide th,table.wide td{font-size:12px}\n"
+         // The gates table fits its card (names break after '_' and '.'), so the reason
+         // keeps its room and wraps between words.
+         "table.gates{width:100%}td.reason{min-width:12em;overflow-wrap:break-word}\n";
 }
 
 void write_run_deck_html(const nlohmann::ordered_json& deck, std::ostream& out) {
@@ -255,12 +270,14 @@ void write_run_deck_html(const nlohmann::ordered_json& deck, std::ostream& out) 
   out << "<h1>" << escape_xml(report["title"]) << "</h1>\n<p class=\"verdict-line\">overall <span id=\"overall-status\" "
       << "class=\"verdict " << overall << "\">" << overall << "</span></p>\n<p>" << escape_xml(report["subtitle"])
       << "</p>\n";
+  // What a reader looks for next: the gates and the Diagnosis, before the card and the
+  // charts (one per rank and step, thousands of px with many ranks).
+  gates_html(deck, out);
+  if (const auto& d = deck["diagnosis"]; !d.is_null()) deck_diagnosis_html(d, out);
   run_card_html(deck, out);
   lifecycle_html(deck, out);
-  gates_html(deck, out);
   result_html(deck, out);
   charts_html(deck, out);
-  if (const auto& d = deck["diagnosis"]; !d.is_null()) deck_diagnosis_html(d, out);
   if (const auto& c = deck["comparison"]; !c.is_null()) comparison_html(c, out);
   full_results_html(deck, out);
   out << "<footer>" << escape_xml(report["footer"]) << "</footer>\n</body>\n</html>\n";

@@ -44,5 +44,28 @@ TEST(RunDeckPage, VerdictFirstSkippedStagesNamedNumbersWhole) {
   EXPECT_NE(html.find("<td class=\"num\">11</td>", table), std::string::npos) << html.substr(table, 1500);
 }
 
+// Issue 45, 7: the gates and the Diagnosis come right after the verdict, before the
+// run card and the charts; at 800 px the gates table fits its card: names break after
+// '_', the reason column is the wrapping one.
+TEST(RunDeckPage, GatesAndDiagnosisBeforeTheChartsAndTheReasonKeepsItsRoom) {
+  Fixture f;
+  f.variant.thresholds = {{"max_avg_iteration_ms", 1.0}};
+  const std::string html = page(run_deck_json(f.input()));
+  const size_t verdict = html.find("id=\"overall-status\""), gates = html.find("<section id=\"gates\">"),
+               diagnosis = html.find("<section id=\"diagnosis-section\">"), card = html.find("<section id=\"run-card\">"),
+               charts = html.find("<section id=\"per-rank\">");
+  ASSERT_NE(charts, std::string::npos);
+  EXPECT_TRUE(verdict < gates && gates < diagnosis && diagnosis < card && card < charts) << html;
+  EXPECT_NE(html.find("<table class=\"gates\">"), std::string::npos);
+  EXPECT_NE(html.find("<td>iteration_<wbr>time</td><td>training.<wbr>avg_<wbr>iteration_<wbr>time_<wbr>ms</td>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<td class=\"reason\">Average iteration time 11.00ms exceeds threshold 1ms</td>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(run_deck_stylesheet().find("table.gates{width:100%}td.reason{min-width:12em;overflow-wrap:break-word}"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace aorta::report

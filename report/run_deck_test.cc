@@ -336,10 +336,11 @@ TEST(RunDeck, AcceleratorFieldsOnlyOnAcceleratorRuns) {
   EXPECT_EQ(fields(), all);
 }
 
-// The run card's "Metrics source" says CVS's words for the parser (issue 32, D7): the
-// Excel reports, or the raw-trace parser (CVS's TraceLens path) whatever path its ranks
-// took; "Metrics algorithm" names that path: the CPU timeline for gloo on CPU (no
-// accelerator fields), each path by name when the ranks differ.
+// The run card's "Metrics source" names what made the numbers (issue 45, 7): the
+// TraceLens Excel reports only when they were read, CVS's "Basic raw-trace scan" when
+// every rank took it, else our own raw-trace parser (never "TraceLens on raw traces":
+// TraceLens did not run); "Metrics algorithm" names each rank's path: the CPU timeline
+// for gloo on CPU (no accelerator fields), each path by name when the ranks differ.
 TEST(RunDeck, MetricsSourceNamesTheParserPath) {
   Fixture f;
   auto row = [&](const std::string& label) {
@@ -348,8 +349,8 @@ TEST(RunDeck, MetricsSourceNamesTheParserPath) {
     const size_t at = html.find(open);
     return at == std::string::npos ? std::string() : html.substr(at + open.size(), html.find("</td>", at) - at - open.size());
   };
-  const std::string raw = "TraceLens on raw traces (basic-scan fallback possible per rank)";
-  EXPECT_EQ(row("Metrics source"), raw);  // every rank fell back to the basic scan
+  const std::string raw = "aorta_suite raw-trace parser (TraceLens not run)";
+  EXPECT_EQ(row("Metrics source"), "Basic raw-trace scan");  // every rank fell back to the basic scan
   EXPECT_EQ(row("Metrics algorithm"), "Basic raw-trace scan");
   for (auto& r : f.result.per_rank) r.parser = metrics::ParserPath::kCpuTimeline;
   EXPECT_EQ(row("Metrics source"), raw);

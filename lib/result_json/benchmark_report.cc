@@ -26,6 +26,14 @@ std::string gate_outcome(const job::SubTest& gate) {
 
 }  // namespace
 
+bool accelerator_run(const config::Variant& variant, const metrics::RunMetrics* result) {
+  if (!variant.skip_rccl_build) return true;
+  if (result)
+    for (const auto& r : result->per_rank)
+      if (r.parser == metrics::ParserPath::kGpuTimeline || r.parser == metrics::ParserPath::kTracelensExcel) return true;
+  return false;
+}
+
 ordered_json gates_json(const std::vector<job::SubTest>& gates) {
   ordered_json list = ordered_json::array();
   for (const auto& g : gates) {
@@ -56,8 +64,11 @@ ordered_json benchmark_report(const job::RunState& state, const config::Variant&
   int gpus = variant.ranks_per_node();
   r["cluster"] = {{"nodes", cluster.nodes.size()}, {"gpus_per_node", gpus},
                   {"total_gpus", static_cast<int>(cluster.nodes.size()) * gpus}};
-  r["configuration"] = {{"nccl_channels", job::nccl_channels(variant)}, {"compute_channels", nullptr},
-                        {"rccl_branch", valid_utf8(redact::redact_value("rccl_branch", variant.rccl.branch))}};
+  const bool accelerator = accelerator_run(variant, state.result ? &*state.result : nullptr);
+  ordered_json& configuration = r["configuration"] = ordered_json::object();
+  if (accelerator) configuration["nccl_channels"] = job::nccl_channels(variant);
+  configuration["compute_channels"] = nullptr;
+  if (accelerator) configuration["rccl_branch"] = valid_utf8(redact::redact_value("rccl_branch", variant.rccl.branch));
   if (state.result) {
     r["performance"] = performance_json(*state.result);
     r["per_rank_summary"] = per_rank_json(*state.result);

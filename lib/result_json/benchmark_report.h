@@ -27,6 +27,12 @@ struct RunVerdict {
 // (passed | failed | recorded | not evaluated), message and subject (null: none).
 ordered_json gates_json(const std::vector<job::SubTest>& gates);
 
+// NCCL channels and the RCCL branch describe an accelerator run: one that builds RCCL,
+// or whose parsed ranks have a GPU timeline (or TraceLens reports). A CPU run (gloo,
+// RCCL build skipped, CPU timelines) has neither: the reports leave both out.
+bool accelerator_run(const config::Variant& variant, const metrics::RunMetrics* result);
+
+// `configuration` holds nccl_channels and rccl_branch on an accelerator_run only.
 ordered_json benchmark_report(const job::RunState& state, const config::Variant& variant,
                               const config::Cluster& cluster, bool validation_passed, const RunVerdict& verdict = {});
 

@@ -6,6 +6,7 @@
 
 #include "stages/specs.h"
 #include "tests/fake_transport.h"
+#include "tests/report_schema.h"
 #include "tests/temp_dir.h"
 #include "test_paths.h"  // AORTA_TEST_DATA_DIR, AORTA_SOURCE_DIR, AORTA_SUITE_BINARY
 
@@ -51,6 +52,29 @@ TEST(BenchmarkReport, FailedRunIsParsedFromItsTracesAndReportedAsFailed) {
   EXPECT_EQ(report["per_rank_summary"][0]["rank"], 0);
   EXPECT_EQ(report["per_rank_summary"][1]["rank"], 1);
   EXPECT_GT(report["performance"]["avg_compute_ratio"].get<double>(), 0);
+}
+
+// Issue 45, 7: `configuration` names NCCL channels and the RCCL branch only on a run
+// that builds RCCL or has GPU ranks; a CPU run (RCCL build skipped, CPU timelines) has neither.
+TEST(BenchmarkReport, ConfigurationHasNoRcclFieldsOnACpuRun) {
+  config::Variant v;
+  v.skip_rccl_build = true;
+  config::Cluster cluster;
+  job::RunState state;
+  metrics::RankMetrics rank;
+  rank.parser = metrics::ParserPath::kCpuTimeline;
+  rank.total_time_us = 1000;
+  state.result = metrics::aggregate({rank}).value();
+  aorta::testing::TempDir dir;
+  const auto configuration = [&] { return benchmark_report(state, v, cluster, true)["configuration"]; };
+  EXPECT_EQ(configuration().dump(), R"({"compute_channels":null})");
+  EXPECT_TRUE(aorta::testing::passes_report_schema(dir.write("cpu.json", json_text(configuration())), "configuration"));
+  state.result->per_rank[0].parser = metrics::ParserPath::kGpuTimeline;
+  EXPECT_EQ(configuration().dump(), R"({"nccl_channels":112,"compute_channels":null,"rccl_branch":"develop"})");
+  EXPECT_TRUE(aorta::testing::passes_report_schema(dir.write("gpu.json", json_text(configuration())), "configuration"));
+  state.result->per_rank[0].parser = metrics::ParserPath::kCpuTimeline;
+  v.skip_rccl_build = false;
+  EXPECT_TRUE(configuration().contains("rccl_branch"));
 }
 
 }  // namespace

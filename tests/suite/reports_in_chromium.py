@@ -8,6 +8,7 @@ import glob
 import http.server
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -85,6 +86,34 @@ with tempfile.TemporaryDirectory() as work:
     for needle in ("NCCL channels", "RCCL branch", "Pytest"):
         expect(needle not in deck_dom, f"deck DOM has {needle!r} on a CPU run")
     expect(deck_dom.count("<svg") >= 4, "deck charts are inline SVG")
+
+    # Issue 45, 7: the gates and the Diagnosis right after the verdict, before the run
+    # card and the charts; at 800 px every gate's reason inside its card, not scrolled
+    # out of it (a copy of the deck measures itself: the real one has no script).
+    order = [deck_dom.find(s) for s in ('id="overall-status"', 'id="gates"', 'id="diagnosis-section"', 'id="run-card"',
+                                        'id="per-rank"')]
+    expect(-1 not in order and order == sorted(order), f"deck sections in order {order}")
+    probe = os.path.join(os.path.dirname(deck), "deck-at-800.html")
+    open(probe, "w").write(open(deck).read().replace("</body>", """<script>
+const hidden = [];
+const reasons = document.querySelectorAll('#gates td.reason');
+for (const td of reasons) {
+  const card = td.closest('section').getBoundingClientRect(), r = td.getBoundingClientRect();
+  if (r.right > card.right || r.width < 100) hidden.push(td.textContent + ' at ' + r.left + '-' + r.right + ' of ' + card.right);
+}
+document.body.insertAdjacentHTML('beforeend', '<p id="layout">' + reasons.length + ' reasons, hidden: ' + hidden.join('; ') + '</p>');
+</script></body>"""))
+    probed = chromium(work, "--dump-dom", "--window-size=800,1000", "file://" + probe).stdout
+    os.remove(probe)
+    layout = re.search(r'<p id="layout">(\d+) reasons, hidden: (.*?)</p>', probed)
+    expect(layout and int(layout.group(1)) >= 1 and not layout.group(2),
+           f"at 800 px a gate's reason is out of its card: {layout.group(0) if layout else probed[-600:]}")
+
+    # The report: the gate cells in their unit, the failed metric marked in words, the
+    # per-rank table and a Diagnosis line on this CPU run.
+    for needle in ("≤ 0.001 ms</td>", '<tr class="gate-failed"><th>avg iteration time', "fails max_avg_iteration_ms",
+                   '<table id="per-rank">', "No diagnosis: no rank has kernels on a GPU timeline."):
+        expect(needle in dom.stdout, f"the report lacks {needle!r}")
 
     # Readable with styles off: the verdict is words, the facts are tables.
     failed = sum(r["class"] == "failed" for r in rows)
