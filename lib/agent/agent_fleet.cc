@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "agent/agent_transport.h"
+#include "common/child_exit.h"
 
 namespace aorta::agent {
 
@@ -29,12 +30,12 @@ namespace {
 void end_child(bp::child& child, std::chrono::seconds grace, bool srun) {
   std::error_code ec;
   if (!child.valid()) return;
-  if (grace.count() > 0 && child.wait_for(grace, ec)) return;
+  if (grace.count() > 0 && wait_for_exit(child, grace)) return;
   if (srun && child.running(ec)) {
     ::kill(child.id(), SIGINT);
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     ::kill(child.id(), SIGINT);
-    if (child.wait_for(std::chrono::seconds(15), ec)) return;
+    if (wait_for_exit(child, std::chrono::seconds(15))) return;
   }
   if (child.running(ec)) child.terminate(ec);
   if (child.running(ec)) child.wait(ec);
