@@ -33,6 +33,22 @@ struct Nights {
   }
 };
 
+// A report's started_at orders the runs, whatever the files' times say (a copy that
+// lost them); a report without one falls back to when it was written.
+TEST(History, RunsAreOrderedByWhenTheyStarted) {
+  TempDir root;
+  nlohmann::json r = sample_report();
+  r["started_at"] = "2026-12-02T01:00:00Z";
+  write_run(root, "b_second", r, kNight * 1);
+  r["started_at"] = "2026-12-01T01:00:00Z";
+  write_run(root, "a_first", r, kNight * 2);  // written later, started earlier
+  auto rr = read_run_reports(root.path());
+  ASSERT_TRUE(rr) << rr.error().describe();
+  ASSERT_EQ(rr->runs.size(), 2u);
+  EXPECT_EQ(rr->runs[0].run, "a_first");
+  EXPECT_EQ(*rr->runs[0].started, 1796086800.0);  // 2026-12-01T01:00:00Z
+}
+
 TEST(History, TheRegressedRunIsListedWithItsChangeAgainstTheRollingBaseline) {
   Nights n;
   auto rr = read_run_reports(n.root.path());

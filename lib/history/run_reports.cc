@@ -4,8 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ctime>
+#include <iomanip>
 #include <regex>
 #include <set>
+#include <sstream>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -92,6 +96,16 @@ std::vector<Named> named_in(const json& report) {
   return named;
 }
 
+// "2026-12-05T13:10:21Z" as seconds since the epoch; none for anything else.
+std::optional<double> started_seconds(const json& value) {
+  if (!value.is_string()) return std::nullopt;
+  std::tm utc{};
+  std::istringstream in(value.get<std::string>());
+  in >> std::get_time(&utc, "%Y-%m-%dT%H:%M:%SZ");
+  if (in.fail()) return std::nullopt;
+  return static_cast<double>(timegm(&utc));
+}
+
 }  // namespace
 
 std::string group_of(std::string_view report_json) {
@@ -118,6 +132,7 @@ Result<RunReport> parse_run_report(std::string_view text_in, const std::string& 
     for (const auto& step : at(rank, "steps"))
       if (const json& ms = at(step, "step_time_ms"); ms.is_number()) run.step_times_ms.push_back(ms.get<double>());
   run.named = named_in(report);
+  run.started = started_seconds(at(report, "started_at"));
   return run;
 }
 
@@ -177,7 +192,7 @@ Result<RunReports> read_run_reports(const fs::path& root) {
     out.runs.push_back(std::move(*run));
   }
   std::stable_sort(out.runs.begin(), out.runs.end(), [](const RunReport& a, const RunReport& b) {
-    return std::tie(a.written, a.run) < std::tie(b.written, b.run);
+    return std::make_tuple(a.when(), std::cref(a.run)) < std::make_tuple(b.when(), std::cref(b.run));
   });
   if (out.runs.empty())
     return Error{ErrorCode::kNotFound,

@@ -27,9 +27,13 @@ struct Named {
 struct RunReport {
   std::string run;               // the run folder, relative to the root ("ebb87...", "nightly/1234")
   std::filesystem::path report;  // its aorta_benchmark_report.json
-  // When the report was written (seconds since the epoch, its mtime): the report
-  // records no start time, and it is written once, at the end of the run.
+  // When the report was written (seconds since the epoch, its mtime; written once, at
+  // the end of the run), and when the run started, from its `started_at` (UTC; reports
+  // of builds before it have none). Runs are ordered by when they started, else by
+  // when their report was written.
   double written = 0;
+  std::optional<double> started;
+  double when() const { return started.value_or(written); }
   std::string group;  // the suite and the configuration the report records (group_of)
   bool passed = false;  // status completed and validation passed
   std::map<std::string, double> performance;  // the headline metrics it has as numbers
@@ -43,7 +47,7 @@ struct Unreadable {
 };
 
 struct RunReports {
-  std::vector<RunReport> runs;  // oldest first (by `written`, then by run folder)
+  std::vector<RunReport> runs;  // oldest first (by `when()`, then by run folder)
   std::vector<Unreadable> unreadable;
 };
 

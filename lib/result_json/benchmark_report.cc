@@ -1,5 +1,7 @@
 #include "result_json/benchmark_report.h"
 
+#include <ctime>
+
 #include "common/utf8.h"
 #include "common/version.h"
 #include "job/launch.h"
@@ -22,6 +24,17 @@ ordered_json subject_json(const std::optional<metrics::GateSubject>& s) {
 // A skipped gate that was not only recorded never got its verdict.
 std::string gate_outcome(const job::SubTest& gate) {
   return gate.outcome == job::Outcome::kSkipped && !gate.record_only ? "not evaluated" : gate.verdict();
+}
+
+// "2026-12-05T13:10:21Z": when the run started, in UTC, so runs from machines in
+// other time zones (or either side of a DST change) order as they happened.
+std::string utc_timestamp(std::chrono::system_clock::time_point when) {
+  const std::time_t t = std::chrono::system_clock::to_time_t(when);
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
 }
 
 }  // namespace
@@ -60,6 +73,7 @@ ordered_json benchmark_report(const job::RunState& state, const config::Variant&
   ordered_json errors = ordered_json::object();
   for (const auto& e : state.collection_errors) errors[valid_utf8(e.host)] = valid_utf8(redact::redact_text(e.message));
   r["collection_errors"] = errors;
+  r["started_at"] = state.started_at ? ordered_json(utc_timestamp(*state.started_at)) : ordered_json(nullptr);
   r["duration_seconds"] = state.duration_seconds();
   int gpus = variant.ranks_per_node();
   r["cluster"] = {{"nodes", cluster.nodes.size()}, {"gpus_per_node", gpus},

@@ -77,5 +77,19 @@ TEST(BenchmarkReport, ConfigurationHasNoRcclFieldsOnACpuRun) {
   EXPECT_TRUE(configuration().contains("rccl_branch"));
 }
 
+// When the run started, in UTC to the second, so history orders runs as they ran;
+// null for a run that never started.
+TEST(BenchmarkReport, StartedAtIsTheRunsStartInUtc) {
+  config::Variant v;
+  config::Cluster cluster;
+  job::RunState state;
+  EXPECT_TRUE(benchmark_report(state, v, cluster, false)["started_at"].is_null());
+  state.started_at = std::chrono::system_clock::from_time_t(1796470000);  // 2026-12-05T11:26:40Z
+  EXPECT_EQ(benchmark_report(state, v, cluster, false)["started_at"], "2026-12-05T11:26:40Z");
+  aorta::testing::TempDir dir;
+  EXPECT_TRUE(aorta::testing::passes_report_schema(
+      dir.write("s.json", json_text(benchmark_report(state, v, cluster, false)["started_at"])), "started_at"));
+}
+
 }  // namespace
 }  // namespace aorta::result_json
