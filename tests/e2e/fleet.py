@@ -11,6 +11,10 @@ traces written per rank (re-ranked), collection, analysis, reports.
                                                metrics equal to tools/independent_metrics.py
   fleet.py AORTA_SUITE measure NODES RANKS TRACES   one run, its head-node cost as JSON
                                                      (bench/fleet_bench.sh)
+  fleet.py AORTA_SUITE check-nodes NODES RANKS [TRACES]   the same traces analyzed on the head,
+                                               then on the nodes (analysis.where): per-rank
+                                               figures, performance and diagnosis equal (==),
+                                               and each run's head-node cost as JSON
 Exits 77 (skipped) when ../shared/aorta is absent.
 """
 import glob
@@ -67,7 +71,7 @@ def prepare_nodes(nodes, traces):
             f.write(f"export PATH={NODE_DIR}/bin:$PATH\n")
 
 
-def fleet_inputs(work, nodes, ranks, small):
+def fleet_inputs(work, nodes, ranks, small, analysis=None):
     variant = json.load(open(os.path.join(ROOT, "configs", "mi3xx_aorta_profile_overlap_2gpu_distributed.json")))
     variant.update(gpus_per_node=ranks, timeout_seconds=900)
     variant["paths"]["shared_fs"] = NODE_DIR
@@ -76,6 +80,7 @@ def fleet_inputs(work, nodes, ranks, small):
     variant["container"]["env"].update({"NPROC": str(ranks), "AORTA_GPU_DOUBLE_TRACES": f"{NODE_DIR}/gpu-traces"})
     variant["multi_node"]["extra_env"] = {}
     variant["multi_node"]["master_launch_mode"] = "torchrun"
+    variant["analysis"].update(analysis or {})
     thresholds = json.load(open(os.path.join(ROOT, "thresholds", variant["threshold_json"])))
     if small:  # the small traces are a collective micro-benchmark: almost no compute
         thresholds["expected_results"]["min_compute_ratio"] = None
@@ -109,9 +114,9 @@ def bridge_rx_bytes():
         return int(f.read())
 
 
-def run_fleet(binary, work, nodes, ranks, small=True):
+def run_fleet(binary, work, nodes, ranks, small=True, analysis=None):
     """One run on the fleet that is up; its exit status, output and head-node cost."""
-    args = fleet_inputs(work, nodes, ranks, small)
+    args = fleet_inputs(work, nodes, ranks, small, analysis)
     rx0, t0 = bridge_rx_bytes(), time.monotonic()
     proc = subprocess.Popen(command(binary, work, *args), cwd=work, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
@@ -177,6 +182,54 @@ def measure(binary, nodes, ranks, traces):
         testcluster("down")
 
 
+def analyzed(binary, nodes, ranks, small, where):
+    """A run analyzed where `where` says: its report (each trace named by its folder in the
+    run: the double names files by process id and time) and cost."""
+    from node_analysis import name_by_folder
+    with tempfile.TemporaryDirectory() as work:
+        rc, out, cost = run_fleet(binary, work, nodes, ranks, small, {"where": where})
+        p = type("P", (), {"stdout": out, "stderr": ""})
+        stages, report = results(work)
+        expect(rc == 0 and report and report["validation_passed"], f"the {where} run passes (exit {rc})", p)
+        expect(("Node-side analysis: " in out) == (where == "nodes"), f"the {where} run says who read the traces", p)
+        run_dir = os.path.dirname(glob.glob(os.path.join(work, "out", "*", "aorta_benchmark_report.json"))[0])
+        name_by_folder(report, run_dir)
+        return report, cost
+
+
+def first_difference(a, b, where=""):
+    """Where two JSON documents first differ, and the two values there; None when equal."""
+    if type(a) is not type(b) or not isinstance(a, (dict, list)):
+        return None if a == b else f"{where}: {str(a)[:300]} vs {str(b)[:300]}"
+    keys = sorted(set(a) | set(b)) if isinstance(a, dict) else range(max(len(a), len(b)))
+    for k in keys:
+        if isinstance(a, list) and (k >= len(a) or k >= len(b)):
+            return f"{where}: {len(a)} vs {len(b)} entries"
+        found = first_difference(a.get(k) if isinstance(a, dict) else a[k], b.get(k) if isinstance(b, dict) else b[k],
+                                 f"{where}/{k}")
+        if found:
+            return found
+    return None
+
+
+def check_nodes(binary, nodes, ranks, traces=None):
+    sources = sorted(glob.glob(os.path.join(traces, "*.json*"))) if traces else SMALL_TRACES
+    small = [os.path.basename(t) for t in sources] == [os.path.basename(t) for t in SMALL_TRACES]
+    testcluster("down")
+    testcluster("up", nodes)
+    try:
+        prepare_nodes(nodes, sources)
+        head, head_cost = analyzed(binary, nodes, ranks, small, "head")
+        on_nodes, nodes_cost = analyzed(binary, nodes, ranks, small, "nodes")
+        for key in ("per_rank_summary", "performance", "diagnosis"):
+            expect(on_nodes[key] == head[key], f"{key} differs between head-side and node-side analysis: "
+                                               f"{first_difference(head[key], on_nodes[key], key)}")
+        print(f"PASS fleet check-nodes: {nodes} nodes x {ranks} ranks, node-side analysis equals head-side (==)")
+        print(json.dumps({"head": head_cost, "nodes": nodes_cost}))
+    finally:
+        testcluster("down")
+
+
 if __name__ == "__main__":
     if not os.path.isdir(os.path.join(AORTA, "scripts")):
         print(f"SKIPPED: the real Aorta is not at {AORTA} (../shared/aorta beside the repository)")
@@ -184,6 +237,8 @@ if __name__ == "__main__":
     binary, mode = os.path.abspath(sys.argv[1]), sys.argv[2]
     if mode == "check":
         check(binary, int(sys.argv[3]) if len(sys.argv) > 3 else 8, int(sys.argv[4]) if len(sys.argv) > 4 else 8)
+    elif mode == "check-nodes":
+        check_nodes(binary, int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] if len(sys.argv) > 5 else None)
     elif mode == "measure":
         measure(binary, int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
     else:
