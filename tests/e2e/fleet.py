@@ -11,9 +11,11 @@ traces written per rank (re-ranked), collection, analysis, reports.
                                                metrics equal to tools/independent_metrics.py
   fleet.py AORTA_SUITE measure NODES RANKS TRACES   one run, its head-node cost as JSON
                                                      (bench/fleet_bench.sh)
-  fleet.py AORTA_SUITE check-nodes NODES RANKS [TRACES]   the same traces analyzed on the head,
-                                               then on the nodes (analysis.where): per-rank
-                                               figures, performance and diagnosis equal (==),
+  fleet.py AORTA_SUITE check-nodes NODES RANKS [TRACES [ARCHIVE]]   the same traces analyzed
+                                               on the head, then on the nodes (analysis.where,
+                                               archive_traces ARCHIVE, default all): per-rank
+                                               figures, performance and diagnosis equal (==; with
+                                               less than all, diagnosis and sources not compared),
                                                and each run's head-node cost as JSON
 Exits 77 (skipped) when ../shared/aorta is absent.
 """
@@ -182,12 +184,12 @@ def measure(binary, nodes, ranks, traces):
         testcluster("down")
 
 
-def analyzed(binary, nodes, ranks, small, where):
+def analyzed(binary, nodes, ranks, small, where, archive="all"):
     """A run analyzed where `where` says: its report (each trace named by its folder in the
     run: the double names files by process id and time) and cost."""
     from node_analysis import name_by_folder
     with tempfile.TemporaryDirectory() as work:
-        rc, out, cost = run_fleet(binary, work, nodes, ranks, small, {"where": where})
+        rc, out, cost = run_fleet(binary, work, nodes, ranks, small, {"where": where, "archive_traces": archive})
         p = type("P", (), {"stdout": out, "stderr": ""})
         stages, report = results(work)
         expect(rc == 0 and report and report["validation_passed"], f"the {where} run passes (exit {rc})", p)
@@ -212,7 +214,7 @@ def first_difference(a, b, where=""):
     return None
 
 
-def check_nodes(binary, nodes, ranks, traces=None):
+def check_nodes(binary, nodes, ranks, traces=None, archive="all"):
     sources = sorted(glob.glob(os.path.join(traces, "*.json*"))) if traces else SMALL_TRACES
     small = [os.path.basename(t) for t in sources] == [os.path.basename(t) for t in SMALL_TRACES]
     testcluster("down")
@@ -220,7 +222,12 @@ def check_nodes(binary, nodes, ranks, traces=None):
     try:
         prepare_nodes(nodes, sources)
         head, head_cost = analyzed(binary, nodes, ranks, small, "head")
-        on_nodes, nodes_cost = analyzed(binary, nodes, ranks, small, "nodes")
+        on_nodes, nodes_cost = analyzed(binary, nodes, ranks, small, "nodes", archive)
+        if archive != "all":  # a trace left on its node is named there (host:path)
+            for doc in (head, on_nodes):
+                for rank in doc["per_rank_summary"]:
+                    del rank["source"]
+                doc["diagnosis"] = None
         for key in ("per_rank_summary", "performance", "diagnosis"):
             expect(on_nodes[key] == head[key], f"{key} differs between head-side and node-side analysis: "
                                                f"{first_difference(head[key], on_nodes[key], key)}")
@@ -238,7 +245,7 @@ if __name__ == "__main__":
     if mode == "check":
         check(binary, int(sys.argv[3]) if len(sys.argv) > 3 else 8, int(sys.argv[4]) if len(sys.argv) > 4 else 8)
     elif mode == "check-nodes":
-        check_nodes(binary, int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] if len(sys.argv) > 5 else None)
+        check_nodes(binary, int(sys.argv[3]), int(sys.argv[4]), *sys.argv[5:7])
     elif mode == "measure":
         measure(binary, int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
     else:
