@@ -5,6 +5,7 @@
 #include "app/commands.h"
 #include "app/exit_codes.h"
 #include "app/managed_run.h"
+#include "app/rank_results_command.h"
 #include "common/utf8.h"
 
 namespace {
@@ -14,6 +15,8 @@ using namespace aorta;
 int run_main(int argc, char** argv) {
   // A node's agent in a managed run, started by aorta_suite itself (app/managed_run.h).
   if (argc > 1 && std::string(argv[1]) == "agent") return app::agent_command(argc, argv);
+  // A node's part of node-side analysis, run by the head (app/rank_results_command.h).
+  if (argc > 1 && std::string(argv[1]) == "rank-results") return app::rank_results_command(argc, argv);
   cli::Options o = cli::parse(std::vector<std::string>(argv + 1, argv + argc));
   if (!o.error.empty()) return app::usage_error(o.error, o.command);
   if (o.help) {

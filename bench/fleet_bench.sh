@@ -9,20 +9,25 @@
 #   bash bench/fleet_bench.sh BUILD_DIR [NODE_COUNTS] [RANKS]
 #   TRACES=big: the 29 MB real Aorta rank traces (tests/data/h200-aorta-overlap_*), else
 #   the 0.3 MB ones (h200-torch2.11-kineto-nccl_*).
-#   PATHS="ssh agents" (default): over SSH (a cluster file), and as a managed run on the
-#   fleet's own Slurm (one task a node, the node agents; the run on shared storage, so its
-#   traces cross no wire; skipped while the test cluster's Slurm is up).
+#   PATHS="ssh ssh-nodes agents" (default): over SSH (a cluster file); over SSH with the
+#   analysis on the nodes and no trace archived (analysis.where nodes, archive_traces
+#   none); and as a managed run on the fleet's own Slurm (one task a node, the node agents;
+#   the run on shared storage, so its traces cross no wire; skipped while the test
+#   cluster's Slurm is up).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(realpath "$1"); counts=${2:-"4 8 16 32"}; ranks=${3:-8}
 traces=$(mktemp -d); results=$(mktemp); trap 'rm -rf "$traces" "$results"' EXIT
 if [ "${TRACES:-small}" = big ]; then cp "$root"/tests/data/h200-aorta-overlap_rank*.pt.trace.json.gz "$traces"
 else cp "$root"/tests/data/h200-torch2.11-kineto-nccl_rank*.json.gz "$traces"; fi
-for path in ${PATHS:-ssh agents}; do
-  mode=measure; [ "$path" = agents ] && mode=measure-agents
+for path in ${PATHS:-ssh ssh-nodes agents}; do
+  mode=measure; extra=""
+  [ "$path" = agents ] && mode=measure-agents
+  [ "$path" = ssh-nodes ] && extra="nodes none"
   for n in $counts; do
     echo "fleet_bench: $path, $n nodes x $ranks ranks ..." >&2
-    python3 "$root/tests/e2e/fleet.py" "$build/aorta_suite" "$mode" "$n" "$ranks" "$traces" | tail -1 |
+    # shellcheck disable=SC2086 # extra: two words or none
+    python3 "$root/tests/e2e/fleet.py" "$build/aorta_suite" "$mode" "$n" "$ranks" "$traces" $extra | tail -1 |
       sed "s/^{/{\"path\": \"$path\", /" >> "$results"
   done
 done

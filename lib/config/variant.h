@@ -65,6 +65,15 @@ struct Analysis {
   std::string tracelens_script = "scripts/tracelens_single_config/run_tracelens_single_config.sh";
   std::string gemm_script = "scripts/gemm_analysis/run_tracelens_analysis.sh";
   bool skip_if_exists = false;
+  // Where the rank traces are analyzed: "head" (copied home, parsed there) or "nodes"
+  // (each node runs `<node_binary> rank-results` on its own traces; the head merges).
+  std::string where = "head";
+  // The suite's binary as the nodes see it; empty: the head's own path (the local
+  // transport, and clusters that share the head's files).
+  std::string node_binary;
+  // Which traces come home: "all" (compressed, as always), "outliers" (the diagnosis's
+  // outlier ranks') or "none"; the last two need where "nodes".
+  std::string archive_traces = "all";
 };
 
 struct MultiNode {

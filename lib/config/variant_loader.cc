@@ -128,6 +128,20 @@ void refuse_shell_words(const std::vector<std::string>& args, const std::string&
   }
 }
 
+// Where the traces are analyzed and which of them come home (node-side analysis).
+void read_analysis_placement(const json& an, Analysis& a, ConfigErrors& errors) {
+  read_string(an, "where", "analysis", a.where, errors);
+  if (a.where != "head" && a.where != "nodes")
+    errors.add("analysis.where", "must be head or nodes, got '" + a.where + "'");
+  read_string(an, "node_binary", "analysis", a.node_binary, errors);
+  read_string(an, "archive_traces", "analysis", a.archive_traces, errors);
+  if (a.archive_traces != "all" && a.archive_traces != "outliers" && a.archive_traces != "none")
+    errors.add("analysis.archive_traces", "must be all, outliers or none, got '" + a.archive_traces + "'");
+  else if (a.archive_traces != "all" && a.where != "nodes")
+    errors.add("analysis.archive_traces", "'" + a.archive_traces + "' needs analysis.where \"nodes\": head-side "
+               "analysis reads every trace's copy");
+}
+
 void read_multi_node(const json& doc, MultiNode& m, ConfigErrors& errors) {
   const std::string p = "multi_node";
   const json& mj = block(doc, "multi_node", "", errors);
@@ -213,13 +227,15 @@ void read_variant_fields(const json& doc, Variant& v, json& raw_args, ConfigErro
 
   const json& an = block(doc, "analysis", "", errors);
   reject_unknown_keys(an, "analysis",
-                      {"enable_tracelens", "enable_gemm_analysis", "tracelens_script", "gemm_script", "skip_if_exists"},
+                      {"enable_tracelens", "enable_gemm_analysis", "tracelens_script", "gemm_script", "skip_if_exists",
+                       "where", "node_binary", "archive_traces"},
                       errors);
   read_bool(an, "enable_tracelens", "analysis", v.analysis.enable_tracelens, errors);
   read_bool(an, "enable_gemm_analysis", "analysis", v.analysis.enable_gemm_analysis, errors);
   read_string(an, "tracelens_script", "analysis", v.analysis.tracelens_script, errors);
   read_string(an, "gemm_script", "analysis", v.analysis.gemm_script, errors);
   read_bool(an, "skip_if_exists", "analysis", v.analysis.skip_if_exists, errors);
+  read_analysis_placement(an, v.analysis, errors);
 
   read_multi_node(doc, v.multi_node, errors);
   read_kernel_log(doc, v.kernel_log, errors);

@@ -79,6 +79,23 @@ TEST(VariantLoader, JunitShapeIsGtestOrCvs) {
   expect_error(load_with([](json& v) { v["junit_shape"] = "pytest"; }), "junit_shape: must be gtest or cvs, got 'pytest'");
 }
 
+TEST(VariantLoader, AnalysisWhereIsHeadOrNodes) {
+  EXPECT_EQ(load_with([](json&) {}).load.variant->analysis.where, "head");
+  auto nodes = load_with([](json& v) { v["analysis"]["where"] = "nodes"; });
+  expect_ok(nodes);
+  EXPECT_EQ(nodes.load.variant->analysis.where, "nodes");
+  expect_error(load_with([](json& v) { v["analysis"]["where"] = "node"; }), "analysis.where: must be head or nodes, got 'node'");
+}
+
+TEST(VariantLoader, ArchiveTracesIsAllOutliersOrNoneAndLessThanAllNeedsNodeSideAnalysis) {
+  EXPECT_EQ(load_with([](json&) {}).load.variant->analysis.archive_traces, "all");
+  expect_ok(load_with([](json& v) { v["analysis"]["where"] = "nodes"; v["analysis"]["archive_traces"] = "outliers"; }));
+  expect_error(load_with([](json& v) { v["analysis"]["archive_traces"] = "some"; }),
+               "analysis.archive_traces: must be all, outliers or none, got 'some'");
+  expect_error(load_with([](json& v) { v["analysis"]["archive_traces"] = "none"; }),
+               "analysis.archive_traces: 'none' needs analysis.where \"nodes\"");
+}
+
 // Issue 32 (5): each element is one argument, quoted; CVS inserted them raw, so an
 // element with whitespace was meant as several. Refused before any node is touched.
 TEST(VariantLoader, ExtraLaunchArgumentWithWhitespaceRefusedNamingKeyAndElement) {

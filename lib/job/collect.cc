@@ -12,6 +12,7 @@
 #include "job/collect_copy.h"
 #include "job/collect_node_commands.h"
 #include "job/phase.h"
+#include "trace/trace_files.h"
 
 // The collection's steps in order: list every node, choose its files
 // (collect_selection.cc), place them under the output folder, copy them
@@ -169,9 +170,27 @@ NodeCopy place_files(size_t i, const std::string& host, std::vector<FreshFile> f
   return node;
 }
 
+// Where node i's copies go: its own folder when every node's traces are combined.
+fs::path node_folder(const fs::path& artifact, bool combined, size_t i) {
+  return combined ? artifact / ("node_" + std::to_string(i)) : artifact;
+}
+
+// The node's traces for node-side analysis: each one's path on the node and its copy
+// here, by the copy's path as head-side analysis reads them (trace::find_traces).
+void record_node_traces(const NodeCopy& node, const fs::path& folder, const std::string& node_repo, RunState& state) {
+  RunState::NodeTraces traces{node.index, node.host, folder, {}};
+  for (size_t f = 0; f < node.files.size(); ++f)
+    if (trace::is_trace_name(node.dests[f].filename().string()))
+      traces.files.emplace_back(node_repo + "/" + node.files[f].path, copy_destination(node, f).string());
+  std::sort(traces.files.begin(), traces.files.end(),
+            [](const auto& a, const auto& b) { return fs::path(a.second) < fs::path(b.second); });
+  state.node_traces.push_back(std::move(traces));
+}
+
 // What the copies brought: each node's trace trees, or its failure; the torch_traces
 // artifact (combined: every node's folder, else the head's tree).
-void record_copies(std::vector<NodeCopy>& copies, RunState& state, bool combined, const fs::path& artifact) {
+void record_copies(std::vector<NodeCopy>& copies, RunState& state, bool combined, const fs::path& artifact,
+                   const std::string& node_repo) {
   std::string first_tree;
   for (auto& node : copies) {
     if (!node.error.empty()) {
@@ -185,9 +204,33 @@ void record_copies(std::vector<NodeCopy>& copies, RunState& state, bool combined
     std::sort(node.trees.begin(), node.trees.end());
     if (first_tree.empty()) first_tree = node.trees.front();
     state.trace_trees[node.host] = node.trees;
+    record_node_traces(node, node_folder(artifact, combined, node.index), node_repo, state);
   }
+  // In the order head-side analysis reads the copies: by path (trace::find_traces).
+  std::sort(state.node_traces.begin(), state.node_traces.end(),
+            [](const auto& a, const auto& b) { return a.folder < b.folder; });
   if (!state.trace_trees.empty())
     state.artifacts["torch_traces"] = combined ? artifact : artifact / here_relative(first_tree, state);
+}
+
+// analysis.archive_traces outliers or none: the traces stay on their nodes, each named
+// by where its copy would go (the compression chosen as for a copy), for node-side
+// analysis and archive_traces.
+void defer_copies(NodeExec& exec, std::vector<NodeCopy>& copies, RunState& state, bool combined,
+                  const fs::path& artifact, std::vector<std::string>& notes) {
+  choose_compression(exec, copies, notes);
+  size_t files = 0;
+  for (auto& node : copies) {
+    for (const auto& f : node.files)
+      if (std::string tree = trace_tree(f.path); std::find(node.trees.begin(), node.trees.end(), tree) == node.trees.end())
+        node.trees.push_back(tree);
+    files += node.files.size();
+  }
+  record_copies(copies, state, combined, artifact, exec.variant().node_repo_path());
+  notes.push_back(fmt::format("{} file(s) of {} node(s) left on the nodes for node-side analysis "
+                              "(analysis.archive_traces {})", files, copies.size(),
+                              exec.variant().analysis.archive_traces));
+  state.deferred_copies = std::make_shared<DeferredCopies>(DeferredCopies{std::move(copies)});
 }
 
 // Node i's <phase>.log, copied by the checked walk (checked_copy_command), never a
@@ -255,6 +298,8 @@ std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool co
   std::vector<NodeCopy> copies;  // the nodes with files to copy, in node order
   std::set<std::pair<std::string, double>> seen;  // (path, mtime) already collected
   state.trace_folders.clear();
+  state.node_traces.clear();
+  state.deferred_copies.reset();
   bool shared = false;
   for (size_t i = 0; i < nodes; ++i) {
     const std::string& host = exec.hosts()[i];
@@ -267,7 +312,7 @@ std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool co
       fail(state, host, unsized);
       continue;
     }
-    fs::path dest_root = combined ? artifact / ("node_" + std::to_string(i)) : artifact;
+    fs::path dest_root = node_folder(artifact, combined, i);
     NodeCopy node = place_files(i, host, std::move(files), dest_root, state);
     if (!node.error.empty()) {
       fail(state, host, node.error);
@@ -284,8 +329,12 @@ std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool co
       for (auto& node : copies) fail(state, node.host, unmarked);
       copies.clear();
     }
+  if (exec.variant().analysis.archive_traces != "all") {
+    defer_copies(exec, copies, state, combined, artifact, notes);
+    return notes;
+  }
   copy_all(exec, copies, nodes, progress, progress_every, notes);
-  record_copies(copies, state, combined, artifact);
+  record_copies(copies, state, combined, artifact, exec.variant().node_repo_path());
   return notes;
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -119,6 +120,13 @@ inline constexpr std::chrono::milliseconds kProgressEvery{15000};
 std::vector<std::string> collect_traces(NodeExec& exec, RunState& state, bool combined,
                                         const ProgressFn& progress = {},
                                         std::chrono::milliseconds progress_every = kProgressEvery);
+
+// With analysis.archive_traces outliers or none, collect_traces places the files and
+// chooses their compression but copies nothing (state.deferred_copies; node_traces names
+// each trace by where its copy would go). This copies those of them in `wanted` (copy
+// paths here) and returns the ones now here; a node's failure is a note. Once only.
+std::set<std::string> archive_traces(NodeExec& exec, RunState& state, const std::set<std::string>& wanted,
+                                     std::vector<std::string>& notes, const ProgressFn& progress = {});
 
 // Downloads <phase>.log of every launched phase and node to <phase>-node-<i>.log.
 // Returns warnings for logs that could not be fetched.

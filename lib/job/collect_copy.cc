@@ -31,8 +31,10 @@ std::string probed_compressor(const Result<cluster::CommandResult>& probe) {
   return has;
 }
 
-// What each node can compress with, as the variant asks: a node without the asked
-// compressor fails with a message naming it; `auto` takes the best one it has.
+}  // namespace
+
+// A node without the asked compressor fails with a message naming it; `auto` takes
+// the best one it has.
 void choose_compression(NodeExec& exec, std::vector<NodeCopy>& copies, std::vector<std::string>& notes) {
   const std::string& wanted = exec.variant().trace_compression;
   if (wanted == "none" || copies.empty()) return;
@@ -63,6 +65,8 @@ void choose_compression(NodeExec& exec, std::vector<NodeCopy>& copies, std::vect
   }
 }
 
+namespace {
+
 // Copy job j belongs to owners[j].node's file owners[j].file.
 struct JobOf {
   NodeCopy* node;
@@ -87,9 +91,8 @@ CopyJobs plan_jobs(NodeExec& exec, std::vector<NodeCopy>& copies, Clock::time_po
     const std::string& repo = exec.variant().node_repo_path();
     for (size_t f = 0; f < node.files.size(); ++f) {
       const FreshFile& file = node.files[f];
-      // Traces are most of the bytes and compress ~15x; a .gz or a log goes as it is.
-      Compression c = file.path.ends_with(".json") ? node.compression : Compression::kNone;
-      fs::path local = node.dests[f].string() + compression_suffix(c);
+      Compression c = copy_compression(node, f);
+      fs::path local = copy_destination(node, f);
       // Checked as it streams: a lying node's copy stops at what its listed size can take.
       const auto listed = static_cast<uint64_t>(file.size);
       // Where the listing ran (in the container, if any), from the descriptor the
@@ -233,6 +236,15 @@ class CopyProgress {
 };
 
 }  // namespace
+
+// Traces are most of the bytes and compress ~15x; a .gz or a log goes as it is.
+Compression copy_compression(const NodeCopy& node, size_t f) {
+  return node.files[f].path.ends_with(".json") ? node.compression : Compression::kNone;
+}
+
+fs::path copy_destination(const NodeCopy& node, size_t f) {
+  return node.dests[f].string() + compression_suffix(copy_compression(node, f));
+}
 
 void copy_all(NodeExec& exec, std::vector<NodeCopy>& copies, size_t nodes, const ProgressFn& progress,
               std::chrono::milliseconds progress_every, std::vector<std::string>& notes) {

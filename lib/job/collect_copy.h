@@ -34,6 +34,21 @@ struct NodeCopy {
   size_t first_job = 0;   // its files' jobs are first_job, first_job + 1, ... in order
 };
 
+// What each node can compress with, as the variant asks (a node without the asked
+// compressor gets its error); copy_all asks it first.
+void choose_compression(NodeExec& exec, std::vector<NodeCopy>& copies, std::vector<std::string>& notes);
+
+// The copies a collection held back (analysis.archive_traces outliers or none): placed,
+// compression chosen, copied later only where archive_traces (collect.h) is asked to.
+struct DeferredCopies {
+  std::vector<NodeCopy> nodes;
+};
+
+// How file f of the node travels (a .json trace compressed, a .gz or a log as it is),
+// and where its copy lands here (its dest with the compression's suffix).
+Compression copy_compression(const NodeCopy& node, size_t f);
+std::filesystem::path copy_destination(const NodeCopy& node, size_t f);
+
 // Copies every node's files at once and checks each copy; fills the NodeCopy fields.
 // nodes: how many the collection covers (the progress lines' "done of N").
 void copy_all(NodeExec& exec, std::vector<NodeCopy>& copies, size_t nodes, const ProgressFn& progress,

@@ -108,5 +108,33 @@ TEST(CollectRules, LinkInTheDestinationPointingOutsideIsRefused) {
   EXPECT_TRUE(t.state.trace_trees.empty());
 }
 
+// analysis.archive_traces outliers or none (node-side analysis, issue 46): the
+// collection copies nothing and names each trace by where its copy would go;
+// archive_traces then copies the traces asked for, and only those.
+TEST(CollectRules, LessThanAllArchivedLeavesTracesOnTheNodesUntilAsked) {
+  TwoNodes t;
+  t.v.analysis.where = "nodes";
+  t.v.analysis.archive_traces = "outliers";
+  t.serve("n1", "torch_profiler/rank0/trace.json", "1700000000.5");
+  t.serve("n2", "torch_profiler/rank1/trace.json", "1700000000.5");
+  t.collect(true);
+  EXPECT_TRUE(t.state.collection_errors.empty());
+  const fs::path here = t.state.output_root / "combined_traces";
+  EXPECT_EQ(t.state.artifacts.at("torch_traces"), here);
+  EXPECT_FALSE(fs::exists(here / "node_0/torch_profiler/rank0/trace.json"));
+  ASSERT_EQ(t.state.node_traces.size(), 2u);
+  const std::string wanted = (here / "node_1/torch_profiler/rank1/trace.json").string();
+  EXPECT_EQ(t.state.node_traces[1].host, "n2");
+  EXPECT_EQ(t.state.node_traces[1].files,
+            (std::vector<std::pair<std::string, std::string>>{{"/scratch/alice/aorta/torch_profiler/rank1/trace.json",
+                                                               wanted}}));
+  NodeExec exec(t.fake, t.v, t.cluster);
+  std::vector<std::string> notes;
+  EXPECT_EQ(archive_traces(exec, t.state, {wanted}, notes), std::set<std::string>{wanted});
+  EXPECT_TRUE(fs::is_regular_file(wanted));
+  EXPECT_FALSE(fs::exists(here / "node_0/torch_profiler/rank0/trace.json"));
+  EXPECT_FALSE(t.state.deferred_copies);
+}
+
 }  // namespace
 }  // namespace aorta::job

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -44,6 +45,8 @@ inline const char* run_status_name(RunStatus status) {
 // `dmesg -T` over its minutes.
 enum class KernelLogBackend { kIso, kLegacy };
 
+struct DeferredCopies;  // collect_copy.h
+
 struct RunState {
   std::string run_id;                   // 32 hex digits, new per invocation
   std::filesystem::path output_root;    // <output_dir>/<run-id>
@@ -76,6 +79,16 @@ struct RunState {
   // the nodes listed the same files (shared storage: who wrote a file is unknown), and
   // when only the head's traces were collected in a run of several nodes.
   std::map<std::filesystem::path, std::string> trace_folders;
+  // Node-side analysis (analysis.where "nodes"): each collected node's traces, each as
+  // (its path on the node, its copy here), in the order of the copies' folders.
+  struct NodeTraces {
+    size_t index = 0;  // in the cluster
+    std::string host;
+    std::filesystem::path folder;  // where the node's copies were put
+    std::vector<std::pair<std::string, std::string>> files;
+  };
+  std::vector<NodeTraces> node_traces;
+  std::shared_ptr<DeferredCopies> deferred_copies;  // the traces left on the nodes for now
   std::vector<CollectionError> collection_errors;  // cluster order
   std::map<std::string, std::filesystem::path> artifacts;          // torch_traces, training_log, ...
 

@@ -20,6 +20,7 @@ struct KernelClassTime {
   uint64_t kernels = 0;
   double time_us = 0;
   double share = 0;
+  bool operator==(const KernelClassTime&) const = default;
 };
 
 // One collective type and message size: nccl-tests' definitions, S the larger of In and
@@ -34,6 +35,7 @@ struct CollectiveBandwidth {
   double time_us = 0;
   double algbw_gbps = 0;             // count * S / time, GB = 1e9 bytes
   std::optional<double> busbw_gbps;  // unset: no nccl-tests factor for this type (barrier, gather)
+  bool operator==(const CollectiveBandwidth&) const = default;
 };
 
 // Collective kernels left out of the bandwidths, by why (never guessed).
@@ -41,6 +43,7 @@ struct MissingMetadata {
   std::string reason;  // e.g. "no dtype", "dtype Foo has no known size"
   uint64_t kernels = 0;
   double time_us = 0;
+  bool operator==(const MissingMetadata&) const = default;
 };
 
 // HTA's idle-time breakdown, over the whole GPU (every stream together: the GPU is
@@ -57,6 +60,7 @@ struct IdleBreakdown {
   double other_us = 0;
   uint64_t host_wait_gaps = 0;
   uint64_t gaps = 0;
+  bool operator==(const IdleBreakdown&) const = default;
 };
 
 struct RankDiagnosis {
@@ -65,6 +69,7 @@ struct RankDiagnosis {
   std::vector<CollectiveBandwidth> collectives;  // by collective, then bytes
   std::vector<MissingMetadata> missing;
   IdleBreakdown idle;
+  bool operator==(const RankDiagnosis&) const = default;
 };
 
 // Bytes of one element of a PyTorch dtype as record_param_comms writes it (Float, BFloat16...).

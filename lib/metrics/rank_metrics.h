@@ -54,6 +54,8 @@ struct RankMetrics {
   std::optional<double> peak_memory_gb;
   std::vector<StepMetrics> steps;  // empty: the trace has no ProfilerStep annotations
   std::optional<RankDiagnosis> diagnosis;  // the GPU timeline path only
+  // Field by field, doubles by value: node-side and head-side analysis agree to the bit.
+  bool operator==(const RankMetrics&) const = default;
 };
 
 // Timeline path. Overlap is |COMP ∩ COMM| / |COMM| (HTA's comp_comm_overlap): the

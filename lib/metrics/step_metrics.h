@@ -32,6 +32,7 @@ struct StepMetrics {
   // the step's GPU span (first start to last end of its events); GPU timeline only.
   std::vector<KernelClassTime> classes;
   std::optional<IdleBreakdown> idle;
+  bool operator==(const StepMetrics&) const = default;
 };
 
 // One entry per ProfilerStep annotation, by start time. `selected` is the rank's

@@ -241,6 +241,30 @@ std::vector<Slot> analyze_all(const std::vector<fs::path>& files, const AnalyzeO
   return slots;
 }
 
+// A parsed rank joins the set unless its rank number was read before: kept once.
+void keep_rank(TraceSet& set, std::map<int, std::string>& seen_ranks, RankMetrics m) {
+  if (m.rank) {
+    auto [it, inserted] = seen_ranks.emplace(*m.rank, m.source);
+    if (!inserted) {
+      set.errors.push_back(fmt::format("{}: duplicate rank {} (already read from {}); this file is ignored",
+                                       m.source, *m.rank, it->second));
+      return;
+    }
+  }
+  set.ranks.push_back(std::move(m));
+  ++set.files_parsed;
+}
+
+// The set's verdict once every file is in.
+void settle(TraceSet& set) {
+  if (set.ranks.empty()) {
+    set.status = ParseStatus::kFailed;
+    set.errors.push_back("No traces could be parsed");
+  } else {
+    set.status = set.errors.empty() ? ParseStatus::kSuccess : ParseStatus::kPartial;
+  }
+}
+
 // The files' ranks, warnings and errors, in file order; a rank seen twice is kept once.
 void gather(TraceSet& set, std::vector<Slot>& slots) {
   std::map<int, std::string> seen_ranks;
@@ -251,24 +275,28 @@ void gather(TraceSet& set, std::vector<Slot>& slots) {
       set.errors.push_back(slot.result->error().describe());
       continue;
     }
-    RankMetrics m = std::move(slot.result->value());
-    if (m.rank) {
-      auto [it, inserted] = seen_ranks.emplace(*m.rank, m.source);
-      if (!inserted) {
-        set.errors.push_back(fmt::format("{}: duplicate rank {} (already read from {}); this file is ignored",
-                                         m.source, *m.rank, it->second));
-        continue;
-      }
-    }
-    set.ranks.push_back(std::move(m));
-    ++set.files_parsed;
+    keep_rank(set, seen_ranks, std::move(slot.result->value()));
   }
-  if (set.ranks.empty()) {
-    set.status = ParseStatus::kFailed;
-    set.errors.push_back("No traces could be parsed");
-  } else {
-    set.status = set.errors.empty() ? ParseStatus::kSuccess : ParseStatus::kPartial;
+}
+
+// options.limits from the environment when unset; false (with the error in set) when
+// the environment's are wrong.
+bool resolve_limits(AnalyzeOptions& options, TraceSet& set) {
+  if (options.limits) return true;
+  auto limits = trace::trace_limits_from_environment();
+  if (!limits) {
+    set.errors.push_back(limits.error().describe());
+    return false;
   }
+  options.limits = *limits;
+  return true;
+}
+
+// Every text of the set made valid UTF-8 (file names and trace bytes need not be).
+void clean_texts(TraceSet& set) {
+  for (auto& w : set.warnings) w = valid_utf8(w);
+  for (auto& e : set.errors) e = valid_utf8(e);
+  for (auto& r : set.ranks) r.source = valid_utf8(r.source);
 }
 
 TraceSet analyze_found(const fs::path& dir, AnalyzeOptions options) {
@@ -278,14 +306,7 @@ TraceSet analyze_found(const fs::path& dir, AnalyzeOptions options) {
     set.errors.push_back("Trace directory does not exist: " + dir.string());
     return set;
   }
-  if (!options.limits) {
-    auto limits = trace::trace_limits_from_environment();
-    if (!limits) {
-      set.errors.push_back(limits.error().describe());
-      return set;
-    }
-    options.limits = *limits;
-  }
+  if (!resolve_limits(options, set)) return set;
   trace::FoundTraces found = trace::find_traces(dir);
   for (const auto& folder : found.unreadable)
     set.errors.push_back("cannot read folder " + folder + "; traces in it are not analyzed");
@@ -301,6 +322,7 @@ TraceSet analyze_found(const fs::path& dir, AnalyzeOptions options) {
   const int jobs = worker_count(options, files.size());
   std::vector<Slot> slots = analyze_all(files, options, jobs);
   gather(set, slots);
+  settle(set);
   return set;
 }
 
@@ -308,9 +330,31 @@ TraceSet analyze_found(const fs::path& dir, AnalyzeOptions options) {
 
 TraceSet analyze_traces(const fs::path& dir, const AnalyzeOptions& options) {
   TraceSet set = analyze_found(dir, options);
-  for (auto& w : set.warnings) w = valid_utf8(w);
-  for (auto& e : set.errors) e = valid_utf8(e);
-  for (auto& r : set.ranks) r.source = valid_utf8(r.source);
+  clean_texts(set);
+  return set;
+}
+
+TraceSet analyze_files(const std::vector<fs::path>& files, AnalyzeOptions options) {
+  TraceSet set;
+  set.files_found = files.size();
+  if (files.empty() || !resolve_limits(options, set)) return set;
+  std::vector<Slot> slots = analyze_all(files, options, worker_count(options, files.size()));
+  gather(set, slots);
+  clean_texts(set);
+  return set;
+}
+
+TraceSet merge_trace_sets(std::vector<TraceSet> parts) {
+  TraceSet set;
+  std::map<int, std::string> seen_ranks;
+  for (auto& part : parts) {
+    set.warnings.insert(set.warnings.end(), part.warnings.begin(), part.warnings.end());
+    set.errors.insert(set.errors.end(), part.errors.begin(), part.errors.end());
+    set.files_found += part.files_found;
+    set.bytes += part.bytes;
+    for (auto& rank : part.ranks) keep_rank(set, seen_ranks, std::move(rank));
+  }
+  settle(set);
   return set;
 }
 

@@ -52,4 +52,14 @@ Result<RankMetrics> analyze_trace_file(const std::filesystem::path& file, const 
 
 TraceSet analyze_traces(const std::filesystem::path& dir, const AnalyzeOptions& options);
 
+// Node-side analysis: each node reads its own ranks' traces with analyze_files and
+// sends the set (result_json/rank_results_json.h); the head merges them, in the order
+// head-side analysis would read the files, into the set analyze_traces gives.
+// The given files' figures, warnings and errors, status left to the merge (a part
+// that parsed no rank is no failure of the run's).
+TraceSet analyze_files(const std::vector<std::filesystem::path>& files, AnalyzeOptions options);
+// The parts' ranks in order (a rank number kept once, as analyze_traces keeps it),
+// texts and counts, and the status analyze_traces gives.
+TraceSet merge_trace_sets(std::vector<TraceSet> parts);
+
 }  // namespace aorta::metrics

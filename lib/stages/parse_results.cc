@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "tracelens/excel_reports.h"
+#include "stages/node_analysis.h"
 #include "stages/stage.h"
 
 namespace aorta::stages {
@@ -80,6 +81,13 @@ void name_nodes(std::vector<metrics::RankMetrics>& ranks, const std::map<std::fi
   }
 }
 
+// The traces' per-rank figures: read here, or on their nodes (node_analysis.h).
+metrics::TraceSet read_traces(StageContext& ctx, const std::filesystem::path& dir,
+                              const metrics::AnalyzeOptions& options, std::vector<std::string>& log) {
+  if (ctx.exec.variant().analysis.where == "nodes") return analyze_on_nodes(ctx, dir, log);
+  return metrics::analyze_traces(dir, options);
+}
+
 // state.parse from the Excel reports or the raw traces; false (with the failure in
 // out) when there is nothing to parse.
 bool parse_source(StageContext& ctx, StageResult& out) {
@@ -95,7 +103,7 @@ bool parse_source(StageContext& ctx, StageResult& out) {
     if (!excel->ranks.empty()) {
       out.log.push_back(fmt::format("Metrics from the TraceLens Excel reports: {} of {} report(s) in {}",
                                     excel->files_parsed, excel->files_found, state.artifacts["tracelens_analysis"].string()));
-      if (have_traces) join_trace_ranks(*excel, metrics::analyze_traces(traces->second, options), out.log);
+      if (have_traces) join_trace_ranks(*excel, read_traces(ctx, traces->second, options, out.log), out.log);
       state.parse = std::move(*excel);
     }
   }
@@ -104,13 +112,13 @@ bool parse_source(StageContext& ctx, StageResult& out) {
     out.failures.push_back("No torch_traces artifact; cannot parse benchmark metrics");
     return false;
   }
-  state.parse = metrics::analyze_traces(traces->second, options);
+  state.parse = read_traces(ctx, traces->second, options, out.log);
   for (const auto& w : state.parse->warnings) out.log.push_back(w);
   for (const auto& e : state.parse->errors) out.log.push_back("trace error: " + e);
   return true;
 }
 
-StageResult parse_results(StageContext& ctx) {
+StageResult parse_traces(StageContext& ctx) {
   StageResult out;
   auto& state = ctx.state;
   if (state.status != job::RunStatus::kCompleted && state.status != job::RunStatus::kPending)
@@ -137,6 +145,14 @@ StageResult parse_results(StageContext& ctx) {
                                        ctx.exec.variant().ranks_per_node(), *missing,
                                        state.parse->errors.empty() ? std::string()
                                                                    : " (" + state.parse->errors.front() + ")"));
+  return out;
+}
+
+// With analysis.archive_traces outliers or none, the traces the run keeps are known
+// once it is parsed (node_analysis.h).
+StageResult parse_results(StageContext& ctx) {
+  StageResult out = parse_traces(ctx);
+  archive_chosen_traces(ctx, out.log);
   return out;
 }
 

@@ -11,14 +11,14 @@
 namespace aorta::trace {
 namespace fs = std::filesystem;
 
-namespace {
-
 bool is_trace_name(const std::string& name) {
   auto ends_with = [&](const std::string& suffix) {
     return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
   return ends_with(".json") || ends_with(".json.gz") || ends_with(".json.zst");
 }
+
+namespace {
 
 bool under_torch_profiler(const fs::path& file) {
   for (const auto& part : file.parent_path())

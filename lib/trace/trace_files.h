@@ -23,6 +23,9 @@ struct FoundTraces {
   std::vector<std::string> not_regular;
 };
 
+// A trace's file name: *.json, *.json.gz or *.json.zst.
+bool is_trace_name(const std::string& name);
+
 // Every *.json / *.json.gz / *.json.zst file below dir, sorted by path. When some of them sit in
 // a torch_profiler directory (Aorta's layout, also under combined_traces/node_<i>/),
 // only those count, so reports and metrics files next to traces are never read.

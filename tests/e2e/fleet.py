@@ -11,9 +11,16 @@ traces written per rank (re-ranked), collection, analysis, reports.
                                                metrics equal to tools/independent_metrics.py
   fleet.py AORTA_SUITE measure-agents NODES RANKS TRACES   the same as a managed run: Slurm on the
                                                      fleet, one task a node (srun), agents
-  fleet.py AORTA_SUITE measure NODES RANKS TRACES   one run, its head-node cost as JSON
+  fleet.py AORTA_SUITE measure NODES RANKS TRACES [WHERE [ARCHIVE]]   one run, its head-node cost
+                                                     as JSON (analysis.where, archive_traces)
                                                      (bench/fleet_bench.sh); FLEET_KEEP=DIR
                                                      keeps its reports and console there
+  fleet.py AORTA_SUITE check-nodes NODES RANKS [TRACES [ARCHIVE]]   the same traces analyzed
+                                               on the head, then on the nodes (analysis.where,
+                                               archive_traces ARCHIVE, default all): per-rank
+                                               figures, performance and diagnosis equal (==; with
+                                               less than all, diagnosis and sources not compared),
+                                               and each run's head-node cost as JSON
 Exits 77 (skipped) when ../shared/aorta is absent.
 """
 import fcntl
@@ -71,7 +78,7 @@ def prepare_nodes(nodes, traces):
             f.write(f"export PATH={NODE_DIR}/bin:$PATH\n")
 
 
-def fleet_inputs(work, nodes, ranks, small, shared_fs=NODE_DIR):
+def fleet_inputs(work, nodes, ranks, small, shared_fs=NODE_DIR, analysis=None):
     variant = json.load(open(os.path.join(ROOT, "configs", "mi3xx_aorta_profile_overlap_2gpu_distributed.json")))
     variant.update(gpus_per_node=ranks, timeout_seconds=900)
     variant["paths"]["shared_fs"] = shared_fs
@@ -80,6 +87,7 @@ def fleet_inputs(work, nodes, ranks, small, shared_fs=NODE_DIR):
     variant["container"]["env"].update({"NPROC": str(ranks), "AORTA_GPU_DOUBLE_TRACES": f"{shared_fs}/gpu-traces"})
     variant["multi_node"]["extra_env"] = {}
     variant["multi_node"]["master_launch_mode"] = "torchrun"
+    variant["analysis"].update(analysis or {})
     thresholds = json.load(open(os.path.join(ROOT, "thresholds", variant["threshold_json"])))
     if small:  # the small traces are a collective micro-benchmark: almost no compute
         thresholds["expected_results"]["min_compute_ratio"] = None
@@ -113,9 +121,9 @@ def bridge_rx_bytes():
         return int(f.read())
 
 
-def run_fleet(binary, work, nodes, ranks, small=True):
+def run_fleet(binary, work, nodes, ranks, small=True, analysis=None):
     """One run on the fleet that is up; its exit status, output and head-node cost."""
-    args = fleet_inputs(work, nodes, ranks, small)
+    args = fleet_inputs(work, nodes, ranks, small, analysis=analysis)
     rx0, t0 = bridge_rx_bytes(), time.monotonic()
     proc = subprocess.Popen(command(binary, work, *args), cwd=work, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
@@ -165,15 +173,15 @@ def check(binary, nodes, ranks):
     expect(f"{FLEET['PREFIX']}node" not in left, f"fleet namespaces left after down: {left}")
 
 
-def measure(binary, nodes, ranks, traces):
+def measure(binary, nodes, ranks, traces, where="head", archive="all"):
     testcluster("down")
     testcluster("up", nodes)
     try:
         sources = sorted(glob.glob(os.path.join(traces, "*.json*")))
         prepare_nodes(nodes, sources)
         with tempfile.TemporaryDirectory() as work:
-            rc, out, cost = run_fleet(binary, work, nodes, ranks,
-                                      [os.path.basename(t) for t in sources] == [os.path.basename(t) for t in SMALL_TRACES])
+            small = [os.path.basename(t) for t in sources] == [os.path.basename(t) for t in SMALL_TRACES]
+            rc, out, cost = run_fleet(binary, work, nodes, ranks, small, {"where": where, "archive_traces": archive})
             if rc != 0:
                 sys.stderr.write(out[-4000:])
             if os.environ.get("FLEET_KEEP"):  # the run's reports and console, kept for a look
@@ -234,6 +242,57 @@ def measure_agents(binary, nodes, ranks, traces):
             print(json.dumps({"nodes": nodes, "ranks": nodes * ranks, "wall_s": wall, "cpu_s": round(user + system, 3),
                               "peak_rss_mb": round(rss / 1024, 1), "rx_bytes": bridge_rx_bytes() - rx0,
                               "peak_connections": None, "exit": exit_code}))
+
+
+def analyzed(binary, nodes, ranks, small, where, archive="all"):
+    """A run analyzed where `where` says: its report (each trace named by its folder in the
+    run: the double names files by process id and time) and cost."""
+    from node_analysis import name_by_folder
+    with tempfile.TemporaryDirectory() as work:
+        rc, out, cost = run_fleet(binary, work, nodes, ranks, small, {"where": where, "archive_traces": archive})
+        p = type("P", (), {"stdout": out, "stderr": ""})
+        stages, report = results(work)
+        expect(rc == 0 and report and report["validation_passed"], f"the {where} run passes (exit {rc})", p)
+        expect(("Node-side analysis: " in out) == (where == "nodes"), f"the {where} run says who read the traces", p)
+        run_dir = os.path.dirname(glob.glob(os.path.join(work, "out", "*", "aorta_benchmark_report.json"))[0])
+        name_by_folder(report, run_dir)
+        return report, cost
+
+
+def first_difference(a, b, where=""):
+    """Where two JSON documents first differ, and the two values there; None when equal."""
+    if type(a) is not type(b) or not isinstance(a, (dict, list)):
+        return None if a == b else f"{where}: {str(a)[:300]} vs {str(b)[:300]}"
+    keys = sorted(set(a) | set(b)) if isinstance(a, dict) else range(max(len(a), len(b)))
+    for k in keys:
+        if isinstance(a, list) and (k >= len(a) or k >= len(b)):
+            return f"{where}: {len(a)} vs {len(b)} entries"
+        found = first_difference(a.get(k) if isinstance(a, dict) else a[k], b.get(k) if isinstance(b, dict) else b[k],
+                                 f"{where}/{k}")
+        if found:
+            return found
+    return None
+
+
+def check_nodes(binary, nodes, ranks, traces=None, archive="all"):
+    sources = sorted(glob.glob(os.path.join(traces, "*.json*"))) if traces else SMALL_TRACES
+    small = [os.path.basename(t) for t in sources] == [os.path.basename(t) for t in SMALL_TRACES]
+    testcluster("down")
+    testcluster("up", nodes)
+    try:
+        prepare_nodes(nodes, sources)
+        head, head_cost = analyzed(binary, nodes, ranks, small, "head")
+        on_nodes, nodes_cost = analyzed(binary, nodes, ranks, small, "nodes", archive)
+        if archive != "all":  # a trace left on its node is named there (host:path)
+            for doc in (head, on_nodes):
+                for rank in doc["per_rank_summary"]:
+                    del rank["source"]
+                doc["diagnosis"] = None
+        for key in ("per_rank_summary", "performance", "diagnosis"):
+            expect(on_nodes[key] == head[key], f"{key} differs between head-side and node-side analysis: "
+                                               f"{first_difference(head[key], on_nodes[key], key)}")
+        print(f"PASS fleet check-nodes: {nodes} nodes x {ranks} ranks, node-side analysis equals head-side (==)")
+        print(json.dumps({"head": head_cost, "nodes": nodes_cost}))
     finally:
         testcluster("down")
 
@@ -250,7 +309,9 @@ if __name__ == "__main__":
         check(binary, int(sys.argv[3]) if len(sys.argv) > 3 else 8, int(sys.argv[4]) if len(sys.argv) > 4 else 8)
     elif mode == "measure-agents":
         measure_agents(binary, int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+    elif mode == "check-nodes":
+        check_nodes(binary, int(sys.argv[3]), int(sys.argv[4]), *sys.argv[5:7])
     elif mode == "measure":
-        measure(binary, int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+        measure(binary, int(sys.argv[3]), int(sys.argv[4]), *sys.argv[5:8])
     else:
         sys.exit(__doc__)
