@@ -96,6 +96,10 @@ TEST(RunSummary, StepsLineNamesTheStragglerOrWhyThereIsNone) {
   m.steps->worst = metrics::StepStraggler{3, 1, 24.5};
   EXPECT_EQ(steps_line(m), "steps: 4 (4 rank-steps), per-step mean 209.256 ms, median 208.916, p95 232.000, max 235.770, "
                            "cv 0.0891; worst straggler step 3 on rank 1, +24.500 ms over the fastest\n");
+  // Steps that tie name no rank: rank 0 "+0.000 ms" would blame the lowest number.
+  m.steps->worst = metrics::StepStraggler{1, 0, 0.0002};
+  EXPECT_EQ(steps_line(m), "steps: 4 (4 rank-steps), per-step mean 209.256 ms, median 208.916, p95 232.000, max 235.770, "
+                           "cv 0.0891; every step took the same time on every rank (within 0.001 ms), so no straggler\n");
 }
 
 // At most five diagnosis lines, worst first, each naming the rank, its value and the median.

@@ -9,7 +9,9 @@ std::string steps_line(const metrics::RunMetrics& run, metrics::RatioStyle style
   const auto& st = run.steps;
   if (!st) return "steps: none (no ProfilerStep annotations in the traces)\n";
   std::string straggler = metrics::kNoStragglerPeer;
-  if (st->worst) {
+  if (st->worst && st->worst->excess_ms < metrics::kStragglerResolutionMs) {
+    straggler = metrics::kNoStragglerTie;
+  } else if (st->worst) {
     const metrics::StepStraggler& w = *st->worst;
     straggler = fmt::format("worst straggler step {} on rank {}, +{:.3f} ms over the fastest", w.step,
                             w.slowest_rank ? std::to_string(*w.slowest_rank) : "?", w.excess_ms);
