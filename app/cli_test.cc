@@ -1,7 +1,9 @@
 #include "app/cli.h"
 #include "app/commands.h"
 #include "app/gtest_filter.h"
+#include "app/gtest_flags.h"
 
+#include <algorithm>
 #include <set>
 #include <tuple>
 
@@ -80,6 +82,23 @@ TEST(Cli, PerCommandHelp) {
   EXPECT_TRUE(parse({"analyze", "-h"}).help);
   EXPECT_EQ(parse({"--gtest_filter=x", "--help"}).command, Command::kHelp);
   EXPECT_EQ(parse({"help"}).command, Command::kHelp);
+}
+
+// run --help names every flag a run refuses (read from the rules that refuse them)
+// and each one named is refused; fail-fast is the run's, not gtest's.
+TEST(Cli, RunHelpNamesEveryRefusedGtestFlag) {
+  const std::string help = command_help(Command::kRun);
+  const auto refused = app::refused_gtest_flags();
+  for (const char* form : {"--gtest_break_on_failure", "--gtest_catch_exceptions=0", "--gtest_stream_result_to=VALUE",
+                           "--gtest_throw_on_failure", "--gtest_repeat=N other than 1", "--gtest_shuffle",
+                           "--gtest_flagfile", "--gtest_internal_*", "--gtest_output=json"})
+    EXPECT_TRUE(std::any_of(refused.begin(), refused.end(), [&](const auto& f) { return f.form == form; })) << form;
+  const app::Getenv no_variables = [](const char*) -> const char* { return nullptr; };
+  for (const auto& flag : refused) {
+    EXPECT_NE(help.find(flag.form), std::string::npos) << flag.form << "\n" << help;
+    EXPECT_FALSE(app::check_gtest_flags({flag.example}, no_variables)) << flag.example;
+  }
+  EXPECT_EQ(help.find("--gtest_fail_fast, ... as in gtest"), std::string::npos) << help;
 }
 
 // Usage errors name the flag; no abbreviation is taken for a flag.

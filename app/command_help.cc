@@ -5,16 +5,45 @@
 #include <boost/program_options.hpp>
 
 #include "app/cli_options.h"
+#include "app/gtest_flags.h"
 
 namespace aorta::cli {
 namespace {
 
 // A command's help: what comes before its options, the options, what comes after.
 std::string help_text(const char* before, const boost::program_options::options_description& options,
-         const char* after = "") {
+                      const std::string& after = "") {
   std::ostringstream out;
   out << before << options << after;
   return out.str();
+}
+
+// Words into lines of at most 98 characters, each indented by two spaces; a word is never split.
+std::string wrapped(const std::vector<std::string>& words) {
+  std::string out, line = " ";
+  for (const auto& word : words) {
+    if (line.size() + 1 + word.size() > 98) {
+      out += line + "\n";
+      line = " ";
+    }
+    line += " " + word;
+  }
+  return out + line + "\n";
+}
+
+// The flags a run refuses, read from the rules that refuse them (gtest_flags.h), so
+// the help names every one.
+std::string refused_flags_text() {
+  std::vector<std::string> words;
+  auto add = [&words](const std::string& text) {
+    std::istringstream in(text);
+    for (std::string w; in >> w;) words.push_back(w);
+  };
+  add("Refused (exit 2), as each would end, repeat or reorder the one session of stages:");
+  for (const auto& flag : app::refused_gtest_flags()) words.push_back(flag.form + ",");
+  add("and any flag GoogleTest does not know; run the command again instead of repeating. Their GTEST_ "
+      "variables count as the flags, and GTEST_TOTAL_SHARDS and GTEST_SHARD_INDEX are refused when set.");
+  return wrapped(words);
 }
 
 }  // namespace
@@ -84,12 +113,11 @@ std::string run_help() {
       "                             config would run; no node is touched, no folder created)\n"
       "  --gtest_output=xml[:PATH]  the JUnit file: xml alone writes test_detail.xml here, xml:DIR/\n"
       "                             writes DIR/<suite>.xml; json is refused\n"
-      "  --gtest_color, --gtest_brief, --gtest_print_time, --gtest_fail_fast, ... as in gtest;\n"
-      "                             NO_COLOR (non-empty) means --gtest_color=no unless one is given\n"
-      "  Refused (exit 2): --gtest_repeat=N other than 1 and --gtest_shuffle (a run is one session of\n"
-      "  stages in order; run the command again instead), --gtest_flagfile, --gtest_internal_*, and\n"
-      "  any flag GoogleTest does not know. GTEST_REPEAT, GTEST_SHUFFLE, GTEST_OUTPUT and GTEST_COLOR\n"
-      "  count as their flags.\n"
+      "  --gtest_fail_fast          taken by the run, not gtest: later stages skip after a failure\n"
+      "                             (they do anyway), while collection, reports and teardown still run\n"
+      "  --gtest_color, --gtest_brief, --gtest_print_time, ... as in gtest;\n"
+      "                             NO_COLOR (non-empty) means --gtest_color=no unless one is given\n" +
+      refused_flags_text() +
       "\npytest arguments, as `cvs run` passes them (one line at the start says what each did):\n"
       "  -v, -vv, -vvv, --verbose    each test and its outcome are printed, as always\n"
       "  -q, --quiet                 --gtest_brief=1 (verbosity below pytest's default: each -v adds one)\n"

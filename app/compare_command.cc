@@ -13,6 +13,7 @@
 #include "common/utf8.h"
 #include "metrics/compare.h"
 #include "metrics/metric_catalogue.h"
+#include "metrics/metric_words.h"
 #include "result_json/metrics_json.h"
 #include "report/run_figures.h"
 
@@ -155,10 +156,22 @@ int refuse(const cli::Options& o, const std::string& why) {
 
 }  // namespace
 
+// What the time rows are of, in the words every output uses: the iteration time is the
+// whole profiled window (its steps, run against run), a step time one step's.
+std::string time_words(const metrics::RunFigures& base, const metrics::RunFigures& cand) {
+  auto steps = [](const metrics::RunFigures& run) {
+    auto it = run.performance.find("step_count");
+    return it == run.performance.end() ? std::string("?") : number(it->second);
+  };
+  return fmt::format("avg_iteration_time_ms is the {}; *_step_time_ms a {}\n",
+                     metrics::iteration_time_label(steps(base) + " vs " + steps(cand)), metrics::kPerStepTime);
+}
+
 void print_comparison(const metrics::Comparison& c, const metrics::RunFigures& base, const metrics::RunFigures& cand) {
   std::cout << "baseline  " << printable(base.source) << "\ncandidate " << printable(cand.source) << "\n";
   for (const auto& m : c.mismatches) std::cout << "warning: " << printable(m) << "\n";
   for (const auto& w : c.warnings) std::cout << "note: " << w << "\n";
+  std::cout << time_words(base, cand);
   std::cout << fmt::format("{:<24} {:>12} {:>12} {:>12} {:>8}  {}\n", "metric", "baseline", "candidate", "change",
                            "ratio", "verdict");
   for (const auto& m : c.metrics)
@@ -167,11 +180,12 @@ void print_comparison(const metrics::Comparison& c, const metrics::RunFigures& b
                              how_much(m, c.steps));
   print_diagnosis(c);
   if (c.steps)
-    std::cout << fmt::format("step times: {} vs {} steps, median {:.3f} vs {:.3f} ms; Mann-Whitney U {}, p {:.4g}: {}\n",
+    std::cout << fmt::format("per-step times: {} vs {} rank-steps, median {:.3f} vs {:.3f} ms; Mann-Whitney U {}, "
+                             "p {:.4g}: {}\n",
                              c.steps->baseline_samples, c.steps->candidate_samples, c.steps->baseline_median_ms,
                              c.steps->candidate_median_ms, number(c.steps->test.u), c.steps->test.p, c.steps->verdict);
   else
-    std::cout << "step times: not in both runs (no ProfilerStep annotations)\n";
+    std::cout << "per-step times: not in both runs (no ProfilerStep annotations)\n";
   for (const auto& m : c.metrics)  // the regressed metrics by name, each with how far past its limit
     if (m.verdict == "regressed") std::cout << "regressed: " << m.key << how_much(m, c.steps) << "\n";
 }

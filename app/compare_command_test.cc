@@ -203,7 +203,7 @@ TEST(CompareCommand, DiagnosisRowsAfterTheMetricsAndInTheOutput) {
   const std::string metric = "avg_iteration_time_ms", share = "\nshare gemm                    25.00 %      20.00 %"
                                                                "     -5.00 pp   0.8000  changed\n";
   const std::string busbw = "busbw allreduce           40.000 GB/s  30.000 GB/s      -10.000   0.7500  worse (25.00 % "
-                            "worse) at 4194304 B\nstep times:";
+                            "worse) at 4194304 B\nper-step times:";
   EXPECT_NE(run.out.find(share + busbw), std::string::npos) << run.out;
   EXPECT_LT(run.out.find(metric), run.out.find(share)) << run.out;
   const auto out = nlohmann::ordered_json::parse(std::ifstream(dir.path() / "out.json"));
@@ -213,7 +213,7 @@ TEST(CompareCommand, DiagnosisRowsAfterTheMetricsAndInTheOutput) {
   EXPECT_FALSE(out["regressed"].get<bool>());
   const auto plain = run_suite({"compare", "plain.json", "cand.json", "--output", "plain-out.json"}, dir.path());
   EXPECT_NE(plain.out.find("\ndiagnosis: not compared, baseline plain.json: no \"diagnosis\" object (a report from "
-                           "before the diagnosis)\nstep times:"),
+                           "before the diagnosis)\nper-step times:"),
             std::string::npos)
       << plain.out;
   EXPECT_EQ(nlohmann::ordered_json::parse(std::ifstream(dir.path() / "plain-out.json"))["diagnosis"]["note"],

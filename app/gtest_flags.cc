@@ -133,4 +133,28 @@ Result<GtestFlags> check_gtest_flags(const std::vector<std::string>& args, const
   return out;
 }
 
+// A refused value of a flag whose variable's rule refuses some values: how the help
+// names it and a word it refuses; nothing for a rule that refuses no flag's value.
+std::optional<RefusedFlag> refused_form(const std::string& key, EnvRule rule) {
+  const std::string flag = "--gtest_" + key;
+  switch (rule) {
+    case EnvRule::kRefusedTrue: return RefusedFlag{flag, flag};
+    case EnvRule::kRefusedFalse: return RefusedFlag{flag + "=0", flag + "=0"};
+    case EnvRule::kRefusedNonEmpty: return RefusedFlag{flag + "=VALUE", flag + "=host:9000"};
+    case EnvRule::kOnlyOne: return RefusedFlag{flag + "=N other than 1", flag + "=2"};
+    default: return std::nullopt;
+  }
+}
+
+std::vector<RefusedFlag> refused_gtest_flags() {
+  std::vector<RefusedFlag> out;
+  for (const auto& [key, kind] : known_flags())
+    if (const GtestVariable* v = gtest_variable_of_flag(key))
+      if (auto form = refused_form(key, v->rule)) out.push_back(*form);
+  out.push_back({"--gtest_flagfile", "--gtest_flagfile=flags.txt"});
+  out.push_back({"--gtest_internal_*", "--gtest_internal_run_death_test=x"});
+  out.push_back({"--gtest_output=json", "--gtest_output=json"});
+  return out;
+}
+
 }  // namespace aorta::app

@@ -43,4 +43,15 @@ struct GtestFlags {
 // --gtest_color=no.
 Result<GtestFlags> check_gtest_flags(const std::vector<std::string>& args, const Getenv& getenv);
 
+// A flag (or value of one) that check_gtest_flags refuses: as `run --help` names it,
+// and a word that is refused.
+struct RefusedFlag {
+  std::string form;     // "--gtest_repeat=N other than 1"
+  std::string example;  // "--gtest_repeat=2"
+};
+// Every refused flag, read from the rules that refuse them (the variables' table,
+// gtest_environment.h, then flagfile, internal_* and output=json), so the help
+// cannot leave one out. Unknown flags are refused too.
+std::vector<RefusedFlag> refused_gtest_flags();
+
 }  // namespace aorta::app

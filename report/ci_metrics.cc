@@ -22,9 +22,10 @@ std::string number(double v) { return fmt::format("{}", v); }
 
 std::vector<Figure> figures(const RunRecord& run, const metrics::RunMetrics* result) {
   std::vector<Figure> out;
+  // One time unit, ms, as the Run Deck shows them: std_iteration_time_us is std_iteration_time_ms here.
   if (result)
     for (const auto* spec : metrics::metrics_in(metrics::kInJson))
-      if (auto v = spec->value(*result)) out.push_back({spec->key, "", *v});
+      if (auto v = metrics::deck_value(*spec, *result)) out.push_back({metrics::deck_key(*spec), "", *v});
   // Each family's samples together, as OpenMetrics wants: every gate's actual, then every limit ...
   std::vector<const job::SubTest*> gates;
   for (const StageResult* test : run.tests())

@@ -56,6 +56,20 @@ TEST(CiMetrics, OpenMetricsHoldsEachGatesActualLimitAndMargin) {
   EXPECT_EQ(text.substr(text.size() - 6), "# EOF\n");
 }
 
+// One time unit throughout (issue 45, 5): the iteration time's std, min and max are
+// in ms beside its average, never in us.
+TEST(CiMetrics, EveryTimeIsInMilliseconds) {
+  metrics::RunMetrics r = result();
+  r.std_iteration_time_us = 1500;
+  r.min_iteration_time_us = 1249000;
+  r.max_iteration_time_us = 1251500;
+  const std::string text = openmetrics_text(RunRecord{}, &r);
+  for (const char* line : {"aorta_std_iteration_time_ms 1.5\n", "aorta_min_iteration_time_ms 1249\n",
+                           "aorta_max_iteration_time_ms 1251.5\n"})
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\nin\n" << text;
+  EXPECT_EQ(text.find("_us"), std::string::npos) << text;
+}
+
 TEST(CiMetrics, PlotCsvIsOneHeaderRowAndOneValueRow) {
   const RunRecord run = record_with_gates();
   const std::string csv = plot_csv(run, nullptr);  // no parsed result: the gates only

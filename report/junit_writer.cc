@@ -113,7 +113,11 @@ void verdict(pugi::xml_node tc, const StageResult& test) {
                                                       : stages::following_failures_line(test.failures);
     failure(tc, message, all);
   } else if (test.outcome == job::Outcome::kSkipped) {
-    attr(tc.append_child("skipped"), "message", test.skip_reason);
+    // The reason in the body too: GitLab's parser reads only the body (the attribute
+    // alone gives it a Hash), as gtest and pytest write it.
+    pugi::xml_node skipped = tc.append_child("skipped");
+    attr(skipped, "message", test.skip_reason);
+    skipped.text().set(xml_text(test.skip_reason).c_str());
   }
 }
 

@@ -91,6 +91,9 @@ TEST(JunitWriter, EveryTestIsOneTestcaseAndTheHeaderCountsThem) {
   EXPECT_EQ(doc.select_nodes("//testcase[count(failure) > 1]").size(), 0u) << "one <failure> per failed testcase";
   EXPECT_STREQ(doc.select_node("//testcase[@name='test_analyze']/skipped/@message").attribute().value(),
                "Optional TraceLens/GEMM analysis is disabled");
+  // The body too: GitLab's parser, gtest and pytest read the reason there.
+  EXPECT_STREQ(doc.select_node("//testcase[@name='test_analyze']/skipped").node().child_value(),
+               "Optional TraceLens/GEMM analysis is disabled");
   // The stage keeps the original's cvs_aorta_subtest properties.
   auto stage = doc.select_node("//testcase[@name='test_validate_thresholds']").node();
   EXPECT_STREQ(stage.attribute("classname").value(), "aorta_single");

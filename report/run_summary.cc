@@ -3,28 +3,30 @@
 #include <fmt/format.h>
 
 #include "metrics/metric_catalogue.h"
+#include "metrics/metric_words.h"
 #include "result_json/diagnosis_json.h"
 #include "report/summary_table.h"
 
 namespace aorta::report {
 namespace {
 
-// The run summary shows every ratio as a fraction.
-std::string ratio(std::optional<double> value) { return metrics::format_ratio(value, metrics::RatioStyle::kFraction); }
+// The run summary is read by people: every ratio in % (the JSON keeps fractions).
+std::string ratio(std::optional<double> value) { return metrics::format_ratio(value, metrics::RatioStyle::kPercent); }
 
 void rank_table(const metrics::RunMetrics& m, std::string& out) {
-  out += fmt::format("{:<6} {:<22} {:>14} {:>8} {:>8} {:>13} {:>8}\n", "rank", "parser", "window ms", "compute",
-                     "comm", "exposed comm", "overlap");
+  const std::string iteration_ms = std::string(metrics::kIterationTime) + " ms";
+  out += fmt::format("{:<6} {:<22} {:>17} {:>8} {:>10} {:>13} {:>8}\n", "rank", "parser", iteration_ms, "compute",
+                     metrics::kCvsComm, "exposed comm", "overlap");
   for (const auto& r : m.per_rank)
-    out += fmt::format("{:<6} {:<22} {:>14.3f} {:>8} {:>8} {:>13} {:>8}\n", r.rank ? std::to_string(*r.rank) : "?",
+    out += fmt::format("{:<6} {:<22} {:>17.3f} {:>8} {:>10} {:>13} {:>8}\n", r.rank ? std::to_string(*r.rank) : "?",
                        metrics::parser_name(r.parser), r.total_time_us / 1000.0, ratio(r.compute_ratio),
                        ratio(r.comm_ratio), ratio(r.exposed_comm_ratio), ratio(r.overlap_ratio));
-  // The window is every profiled step together: CVS's "iteration time" (issue 31, 9).
-  out += fmt::format("run: avg window {:.3f} ms (min {:.3f}, max {:.3f}), time variance ratio {}; avg {}\n",
-                     m.avg_iteration_time_ms, m.min_iteration_time_us / 1000.0, m.max_iteration_time_us / 1000.0,
-                     ratio(m.time_variance_ratio),
-                     metrics::short_list(m, metrics::kInSummary, metrics::RatioStyle::kFraction));
-  out += steps_line(m, metrics::RatioStyle::kFraction);
+  // An iteration time is every profiled step together, CVS's word for it; N says how many.
+  out += fmt::format("run: avg {} {:.3f} ms (min {:.3f}, max {:.3f}), time variance ratio {}; avg {}\n",
+                     metrics::iteration_time_label(m), m.avg_iteration_time_ms, m.min_iteration_time_us / 1000.0,
+                     m.max_iteration_time_us / 1000.0, ratio(m.time_variance_ratio),
+                     metrics::short_list(m, metrics::kInSummary, metrics::RatioStyle::kPercent));
+  out += steps_line(m, metrics::RatioStyle::kPercent);
 }
 
 }  // namespace

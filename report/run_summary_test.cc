@@ -66,11 +66,11 @@ TEST(RunSummary, VerdictRankTableRunLineSubTestsAndFailures) {
   auto m = two_ranks();
   EXPECT_EQ(run_summary(failed_run(), &m),
             "== aorta_distributed FAILED: 1 passed, 2 failed, 0 skipped of 3 tests; run r1, 42.0 s\n"
-            "rank   parser                      window ms  compute     comm  exposed comm  overlap\n"
-            "0      tracelens_gpu_timeline        835.600   0.1149   0.6114        0.6114   0.1117\n"
-            "?      basic_scan                    834.100   0.1149   0.6114             -   0.1117\n"
-            "run: avg window 834.850 ms (min 834.100, max 835.600), time variance ratio 0.0013; avg compute 0.1149, "
-            "comm 0.6114, exposed comm -, overlap 0.1117\n"
+            "rank   parser                 iteration time ms  compute comm (CVS)  exposed comm  overlap\n"
+            "0      tracelens_gpu_timeline           835.600   11.49%     61.14%        61.14%   11.17%\n"
+            "?      basic_scan                       834.100   11.49%     61.14%             -   11.17%\n"
+            "run: avg iteration time (the whole profiled window) 834.850 ms (min 834.100, max 835.600), time variance "
+            "ratio 0.13%; avg compute 11.49%, comm (CVS) 61.14%, exposed comm -, overlap 11.17%\n"
             "steps: none (no ProfilerStep annotations in the traces)\n"
             "Diagnosis\n"
             "  no outlier test: 2 rank(s), at least 3 needed for a median and MAD\n"
@@ -91,11 +91,15 @@ TEST(RunSummary, StepsLineNamesTheStragglerOrWhyThereIsNone) {
   steps.max_ms = 235.77;
   steps.cv = 0.0891;
   m.steps = steps;
-  EXPECT_EQ(steps_line(m), "steps: 4 (4 rank-steps), per-step mean 209.256 ms, median 208.916, p95 232.000, max 235.770, "
+  EXPECT_EQ(steps_line(m), "steps: 4 (4 rank-steps), per-step time mean 209.256 ms, median 208.916, p95 232.000, max 235.770, "
                            "cv 0.0891; one rank: no peer to compare with, so no straggler\n");
   m.steps->worst = metrics::StepStraggler{3, 1, 24.5};
-  EXPECT_EQ(steps_line(m), "steps: 4 (4 rank-steps), per-step mean 209.256 ms, median 208.916, p95 232.000, max 235.770, "
+  EXPECT_EQ(steps_line(m), "steps: 4 (4 rank-steps), per-step time mean 209.256 ms, median 208.916, p95 232.000, max 235.770, "
                            "cv 0.0891; worst straggler step 3 on rank 1, +24.500 ms over the fastest\n");
+  // Steps that tie name no rank: rank 0 "+0.000 ms" would blame the lowest number.
+  m.steps->worst = metrics::StepStraggler{1, 0, 0.0002};
+  EXPECT_EQ(steps_line(m), "steps: 4 (4 rank-steps), per-step time mean 209.256 ms, median 208.916, p95 232.000, max 235.770, "
+                           "cv 0.0891; every step took the same time on every rank (within 0.001 ms), so no straggler\n");
 }
 
 // At most five diagnosis lines, worst first, each naming the rank, its value and the median.

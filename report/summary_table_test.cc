@@ -26,19 +26,20 @@ TEST(SummaryTable, RatiosArePercentagesOnEveryLine) {
   std::ostringstream out;
   write_summary_table(fixture_run(), out);
   EXPECT_EQ(out.str(),
-            "  rank  parser                      total ms    compute ms       comm ms    total comm   compute      comm"
-            "   overlap\n"
-            "     0  basic_scan                    10.000         8.000         3.000         3.000    80.00%    30.00%"
-            "    33.33%\n"
-            "     1  basic_scan                    12.000         9.000         4.000         4.000    75.00%    33.33%"
-            "    25.00%\n"
-            "avg window 11.000 ms (std 1.414 ms, min 10.000, max 12.000); compute 77.50%, comm 31.67%, overlap "
-            "29.17% over 2 rank(s)\n"
+            "  rank  parser                  iteration time ms    compute ms  comm (CVS) ms    total comm   compute"
+            "  comm (CVS)   overlap\n"
+            "     0  basic_scan                         10.000         8.000          3.000         3.000    80.00%"
+            "      30.00%    33.33%\n"
+            "     1  basic_scan                         12.000         9.000          4.000         4.000    75.00%"
+            "      33.33%    25.00%\n"
+            // One name per quantity (issue 45, 5): the iteration time is the window of its steps.
+            "avg iteration time (the profiled window of 4 steps) 11.000 ms (std 1.414 ms, min 10.000, max 12.000); "
+            "compute 77.50%, comm (CVS) 31.67%, overlap 29.17% over 2 rank(s)\n"
             // Until issue 33 the cv alone was a fraction here: "cv 0.0891".
-            "steps: 4 (8 rank-steps), per-step mean 5.500 ms, median 5.250, p95 6.500, max 7.000, cv 8.91%; worst straggler "
-            "step 3 on rank 1, +1.500 ms over the fastest\n"
-            "comm = exposed communication on the GPU and CPU timeline paths, total communication on the basic scan; "
-            "overlap = share of communication that runs under compute\n");
+            "steps: 4 (8 rank-steps), per-step time mean 5.500 ms, median 5.250, p95 6.500, max 7.000, cv 8.91%; worst "
+            "straggler step 3 on rank 1, +1.500 ms over the fastest\n"
+            "comm (CVS) = CVS's comm: exposed communication on the GPU and CPU timeline paths, total communication on "
+            "the basic scan; overlap = share of communication that runs under compute\n");
 }
 
 // The run summary's steps line keeps the fractions of its own table.

@@ -22,11 +22,16 @@ std::string SubTest::label() const {
 
 std::string SubTest::unit_text() const { return unit ? metrics::gate_unit_text(*unit) : ""; }
 
+std::string SubTest::figure(double v) const {
+  // People read ratios as %, in every human output (the JSON keeps the fraction).
+  if (unit == metrics::MetricUnit::kFraction) return fmt::format("{:.6g}%", v * 100);
+  return fmt::format("{:.6g}{}", v, unit_text().empty() ? "" : " " + unit_text());
+}
+
 std::string SubTest::measured() const {
   if (!actual) return "";
-  std::string u = unit_text().empty() ? "" : " " + unit_text();
-  std::string s = fmt::format("actual {:.6g}{}", *actual, u);
-  if (limit) s += fmt::format(", {} {:.6g}{}", gate == metrics::ThresholdKind::kMin ? "min" : "max", *limit, u);
+  std::string s = "actual " + figure(*actual);
+  if (limit) s += fmt::format(", {} {}", gate == metrics::ThresholdKind::kMin ? "min" : "max", figure(*limit));
   return s;
 }
 
@@ -38,7 +43,7 @@ std::optional<double> SubTest::margin() const {
 std::string SubTest::measured_with_margin() const {
   auto m = margin();
   if (!m) return measured();
-  std::string s = fmt::format("{}, margin {:.6g}{}", measured(), *m, unit_text().empty() ? "" : " " + unit_text());
+  std::string s = measured() + ", margin " + figure(*m);
   // The share of the limit left, for a gate that holds (a failed one says how far it missed).
   if (*m >= 0 && *limit != 0) s += fmt::format(" ({:.2f}% of the limit)", *m / std::abs(*limit) * 100);
   return s;

@@ -47,8 +47,10 @@ struct SubTest {
   // gate passes); "SUBSKIP <summary>" for a skipped one, pytest-subtests' word (CVS
   // makes no skipped sub-test).
   std::string line() const;
-  // "actual 835.2 ms, max 60000 ms" (empty without a value).
+  // "actual 835.2 ms, max 60000 ms", "actual 71.5701%, min 99%" (empty without a value).
   std::string measured() const;
+  // One of its figures as people read it: "835.2 ms", a fraction in % ("71.5701%").
+  std::string figure(double v) const;
   // The unit its figures print with: "ms", "GB/s"; "" for a fraction, a ratio or none.
   std::string unit_text() const;
   // How far a gate's value is inside its limit, in its unit (negative: by how much it

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "metrics/diagnosis_gates.h"
+#include "metrics/metric_words.h"
 #include "metrics/run_metrics.h"
 #include "metrics/threshold_catalogue.h"
 
@@ -36,7 +37,7 @@ constexpr MetricSpec kCatalogue[] = {
      GateSpec{.key = "max_avg_iteration_ms", .kind = ThresholdKind::kMax, .position = 0, .tier = "iteration_time",
               .display = "avg iteration time", .message = [](double v, double limit) {
                 return fmt::format("Average iteration time {:.2f}ms exceeds threshold {}ms", v, limit_text(limit));
-              }}},
+              }, .note = iteration_time_note}},
     {"std_iteration_time_us", MetricUnit::kUs, Better::kLower,
      [](const RunMetrics& r) -> Value { return r.std_iteration_time_us; },
      kInJson | kInDeck, "iteration time std across ranks", nullptr, "Iter std across ranks (ms)", nullptr},
@@ -70,7 +71,7 @@ constexpr MetricSpec kCatalogue[] = {
               }, .max_limit = 1.0}},
     {"avg_comm_ratio", MetricUnit::kFraction, Better::kLower,
      [](const RunMetrics& r) -> Value { return r.avg_comm_ratio; },
-     kInJson | kHuman | kInDeck | kInTable, "avg comm ratio", "comm", "Comm ratio", nullptr},
+     kInJson | kHuman | kInDeck | kInTable, "avg comm ratio", kCvsComm, "Comm ratio", nullptr},
     {"avg_overlap_ratio", MetricUnit::kFraction, Better::kHigher,
      [](const RunMetrics& r) -> Value { return r.avg_overlap_ratio; },
      kInJson | kHuman | kInDeck | kInTable, "avg overlap ratio", "overlap", "Overlap ratio", nullptr,

@@ -45,6 +45,9 @@ struct GateSpec {
   // A per-rank gate's: the rank its figure is of, named after a failure's text (not
   // the original's gates: CVS's scrapers key on their texts); nullptr: a run-wide figure.
   std::optional<GateSubject> (*subject)(const RunMetrics&) = nullptr;
+  // What the figure is of, in parentheses after a failure's text (metric_words.h): an
+  // iteration time is the whole profiled window, not a step; nullptr: nothing to say.
+  std::string (*note)(const RunMetrics&) = nullptr;
 };
 
 // The reports that list run metrics; a row's `shown_in` is a set of these.

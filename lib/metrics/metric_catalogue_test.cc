@@ -131,9 +131,9 @@ TEST(MetricCatalogue, DeckShowsTimesInMs) {
 
 TEST(MetricCatalogue, ListsUseOneRatioStyle) {
   const RunMetrics run = fixture_run();
-  EXPECT_EQ(short_list(run, kInTable, RatioStyle::kPercent), "compute 77.50%, comm 31.67%, overlap 29.17%");
+  EXPECT_EQ(short_list(run, kInTable, RatioStyle::kPercent), "compute 77.50%, comm (CVS) 31.67%, overlap 29.17%");
   EXPECT_EQ(short_list(run, kInSummary, RatioStyle::kFraction),
-            "compute 0.7750, comm 0.3167, exposed comm -, overlap 0.2917");
+            "compute 0.7750, comm (CVS) 0.3167, exposed comm -, overlap 0.2917");
   EXPECT_EQ(format_metric(*find_metric("avg_iteration_time_ms"), run, RatioStyle::kPercent), "11.000 ms");
   EXPECT_EQ(format_metric(*find_metric("ranks"), run, RatioStyle::kPercent), "2");
   EXPECT_EQ(format_metric(*find_metric("step_count"), run, RatioStyle::kPercent), "-");  // no steps

@@ -193,7 +193,9 @@ std::vector<ThresholdCheck> check_thresholds(const RunMetrics& run, const std::v
       double v = *c.actual;
       // Equality passes, as in the original.
       c.passed = spec->kind == ThresholdKind::kMax ? v <= c.limit : v >= c.limit;
-      if (!c.passed) c.message = spec->message(v, c.limit) + (c.subject ? ": " + c.subject->text() : "");
+      if (!c.passed)
+        c.message = spec->message(v, c.limit) + (spec->note ? " (" + spec->note(run) + ")" : "") +
+                    (c.subject ? ": " + c.subject->text() : "");
     }
     checks.push_back(std::move(c));
   }

@@ -82,5 +82,10 @@ struct StepSummary {
 
 // What the reports say instead of a straggler when a run has one rank with steps.
 inline constexpr const char* kNoStragglerPeer = "one rank: no peer to compare with, so no straggler";
+// The console prints an excess to 0.001 ms: a worst one that prints as +0.000 is a tie,
+// and a tie names no rank (the lowest would be named only for its number).
+inline constexpr double kStragglerResolutionMs = 0.0005;
+inline constexpr const char* kNoStragglerTie =
+    "every step took the same time on every rank (within 0.001 ms), so no straggler";
 
 }  // namespace aorta::metrics

@@ -53,7 +53,7 @@ TEST(Stages, ThresholdsAreTypedSubTestsAndRecordedWhenNotEnforced) {
   EXPECT_DOUBLE_EQ(*time.actual, 12.0);
   EXPECT_EQ(time.measured(), "actual 12 ms, max 5 ms");
   EXPECT_EQ(out.subtests[1].outcome, job::Outcome::kPassed);
-  EXPECT_EQ(out.subtests[1].measured(), "actual 0.75, min 0.5");
+  EXPECT_EQ(out.subtests[1].measured(), "actual 75%, min 50%");  // a fraction in %, as people read it
   EXPECT_EQ(out.verdict(), job::Outcome::kFailed);
   ASSERT_EQ(out.failures.size(), 1u);
 

@@ -45,7 +45,7 @@ def expect_failed_then_gated(stages, first, must_mention, output):
         if later in ("test_collect_traces", "test_parse_results", "test_generate_report", "test_teardown",
                      "fixture_teardown"):
             continue  # these recover after a failure (the original's rule; the fixture's retry of a removal)
-        expect(stages[later][0] == "skipped" and stages[later][1].strip().endswith(PRIOR),
+        expect(stages[later][0] == "skipped" and stages[later][1].strip().endswith(f"{PRIOR} ({first})"),
                f"{later} after {first}: {stages[later]}")
 
 

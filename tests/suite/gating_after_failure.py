@@ -34,7 +34,7 @@ with tempfile.TemporaryDirectory() as work:
     expect(stages["test_launch_container"][0] == "failed", str(stages), p)
     expect("scripts/does_not_exist.sh" in stages["test_launch_container"][1], stages["test_launch_container"][1])
     for name in suite_run.stage_names(binary)[1:-1]:  # between the launch and the teardown
-        expect(stages[name][0] == "skipped" and stages[name][1].strip().endswith(PRIOR), f"{name}: {stages[name]}")
+        expect(stages[name][0] == "skipped" and stages[name][1].strip().endswith(f"{PRIOR} (test_launch_container)"), f"{name}: {stages[name]}")
     expect(stages["test_teardown"][0] == "passed", str(stages["test_teardown"]))
     expect(report is None, "no report without parsed metrics")
     deck = json.load(open(glob.glob(os.path.join(work, "out", "*", "aorta_single_html", "aorta_run_deck.json"))[0]))

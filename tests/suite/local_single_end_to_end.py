@@ -78,13 +78,17 @@ with tempfile.TemporaryDirectory() as work:
         # Null on this machine's torch 1.13 (its traces carry no [memory] events), a number with Kineto's.
         expect(r["peak_memory_gb"] == ref["peak_memory_gb"], f"rank {r['rank']} peak_memory_gb: {r['peak_memory_gb']} vs {ref['peak_memory_gb']}")
         # The checker's figures also in the closing console summary's rank table.
-        row = f"\n{r['rank']:<6} {'cpu_timeline':<22} {ref['total_time_us'] / 1000:>14.3f} {ref['compute_ratio']:>8.4f} " \
-              f"{ref['comm_ratio']:>8.4f} {ref['comm_ratio']:>13.4f} {ref['overlap_ratio']:>8.4f}\n"
+        # Ratios in %, as every human output shows them.
+        pct = lambda v, width: f"{v * 100:.2f}%".rjust(width)  # noqa: E731
+        row = f"\n{r['rank']:<6} {'cpu_timeline':<22} {ref['total_time_us'] / 1000:>17.3f} {pct(ref['compute_ratio'], 8)} " \
+              f"{pct(ref['comm_ratio'], 10)} {pct(ref['comm_ratio'], 13)} {pct(ref['overlap_ratio'], 8)}\n"
         expect(row in p.stdout, f"the console summary's row for rank {r['rank']}: {row!r}", p)
     mean = sum(r["total_time_us"] for r in ranks) / len(ranks)
     expect(abs(report["performance"]["avg_iteration_time_ms"] - mean / 1000) < 1e-9, "avg_iteration_time_ms")
     summary = p.stdout[p.stdout.rindex("== aorta_single PASSED: "):]
-    expect(f"run: avg window {mean / 1000:.3f} ms" in summary, "the summary's run line", p)
+    steps = report["performance"]["step_count"]
+    window = "the whole profiled window" if steps is None else f"the profiled window of {steps} step{'' if steps == 1 else 's'}"
+    expect(f"run: avg iteration time ({window}) {mean / 1000:.3f} ms" in summary, "the summary's run line", p)
     expect("SUBPASS [threshold] (metric=max_avg_iteration_ms): passed (actual " in summary, "its sub-test lines", p)
     # Logs and traces came home; no phase process is left running.
     run_dir = os.path.dirname(ranks[0]["source"].split("/traces/")[0] + "/")
