@@ -8,6 +8,7 @@
 
 #include "report/run_deck.h"
 #include "tests/deck_fixture.h"
+#include "tests/diagnosis_fixture.h"
 
 namespace aorta::report {
 namespace {
@@ -97,6 +98,10 @@ TEST(StepHeatmap, DeckAt512RanksIsSmallAndNamesTheWorst) {
   outlier.gpu = 4;
   outlier.measure = "gemm mean kernel time";
   f.result.outliers = {outlier};
+  for (auto& r : f.result.per_rank)  // a GEMM and an all-reduce bar a rank in the Diagnosis
+    r.diagnosis = aorta::testing::diagnosed_rank(*r.rank, {{"gemm", 4, 4000.0 + *r.rank, 0.4}},
+                                                 {aorta::testing::collective("allreduce", 4194304, 20.0)})
+                      .diagnosis;
   const auto deck = run_deck_json(f.input());
   const auto& h = deck["metric_charts"]["step_heatmap"];
   ASSERT_EQ(h["rows"].size(), 64u);
@@ -112,7 +117,8 @@ TEST(StepHeatmap, DeckAt512RanksIsSmallAndNamesTheWorst) {
   const std::string html = deck_page(deck);
   const std::string json = result_json::json_text(deck);  // as outputs.cc writes it
   EXPECT_LE(html.size() + json.size(), 2u << 20) << html.size() << " + " << json.size();
-  EXPECT_LE(count(html, "<svg"), 40u);
+  EXPECT_EQ(count(html, "<svg"), 1 + 3 + 1 + 8 + 8u);  // timeline, per-rank, heatmap, Diagnosis
+  EXPECT_NE(html.find("the 8 of 512 ranks furthest from the median"), std::string::npos);
   EXPECT_NE(html.find(">node9 rank 77 (GPU 5): slowest #1, mean"), std::string::npos);
   EXPECT_NE(html.find(">node37 rank 300 (GPU 4): outlier: gemm mean kernel time, mean"), std::string::npos);
 }
