@@ -129,7 +129,7 @@ namespace {
 
 // Geometry: row labels left of kHeatX, the cells kHeatWidth wide, the labelled ranks
 // right of them. A row is 6-18 px so that 64 rows stay one screen.
-constexpr int kHeatX = 120, kHeatWidth = 400, kTop = 10, kLabelX = kHeatX + kHeatWidth + 16, kWidth = 860;
+constexpr int kHeatX = 110, kHeatWidth = 360, kTop = 10, kLabelX = kHeatX + kHeatWidth + 16, kWidth = 900;
 
 // The colour of a cell's time against the median: blues faster, greys about it, browns
 // slower (not the verdict red: the CSP check counts red pixels). `upto`: the ratio each
@@ -182,7 +182,7 @@ void svg_step_heatmap(const Json& h, std::ostream& out) {
     label_y.emplace_back(centre, last);
   }
   const int base = std::max(kTop + row_h * static_cast<int>(rows.size()), last);
-  out << fmt::format(R"(<svg xmlns="http://www.w3.org/2000/svg" id="step-heatmap" width="{}" height="{}" role="img">)",
+  out << fmt::format(R"(<svg xmlns="http://www.w3.org/2000/svg" id="step-heatmap" width="{}" height="{}" role="img" shape-rendering="crispEdges">)",
                      kWidth, base + 50);
   const size_t every = rows.size() <= 32 ? 1 : 8;  // row labels: each row, or every 8th
   for (size_t r = 0; r < rows.size(); ++r) {
@@ -199,7 +199,7 @@ void svg_step_heatmap(const Json& h, std::ostream& out) {
   for (const auto& l : h["labelled"]) {
     const auto [centre, y] = label_y[i++];
     out << fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#555"/>)", kHeatX + kHeatWidth + 2, centre, kLabelX - 2, y - 4)
-        << fmt::format(R"(<text class="worst" x="{}" y="{}" font-size="11">{}: {}, mean {:.2f} ms</text>)", kLabelX, y,
+        << fmt::format(R"(<text class="worst" x="{}" y="{}" font-size="10">{}: {}, mean {:.2f} ms</text>)", kLabelX, y,
                        escape_xml(l["label"]), escape_xml(l["why"]), l["mean_step_ms"].get<double>());
   }
   const int axis_y = kTop + row_h * static_cast<int>(rows.size()) + 12;

@@ -48,11 +48,11 @@ TEST(StepHeatmap, OneChartForEveryRankAndStep) {
   const std::string html = deck_page(deck);
   EXPECT_EQ(count(html, "<svg"), 1 + 3 + 1u);  // the timeline, the per-rank charts, the heatmap
   EXPECT_EQ(html.find("Step time, rank"), std::string::npos);
-  // Rows of 18 px, columns of 400 / 3 px; 10 ms is under 0.9 x the median, 20 ms over 1.5 x.
-  for (const char* cell : {R"(<rect x="120.00" y="10" width="133.33" height="18" fill="#2166ac"/>)",
-                           R"(<rect x="253.33" y="10" width="133.33" height="18" fill="#92c5de"/>)",
-                           R"(<rect x="386.67" y="10" width="133.33" height="18" fill="#e6e6e6"/>)",
-                           R"(<rect x="120.00" y="46" width="133.33" height="18" fill="#54278f"/>)"})
+  // Rows of 18 px, columns of 360 / 3 px; 10 ms is under 0.9 x the median, 20 ms over 1.5 x.
+  for (const char* cell : {R"(<rect x="110.00" y="10" width="120.00" height="18" fill="#2166ac"/>)",
+                           R"(<rect x="230.00" y="10" width="120.00" height="18" fill="#92c5de"/>)",
+                           R"(<rect x="350.00" y="10" width="120.00" height="18" fill="#e6e6e6"/>)",
+                           R"(<rect x="110.00" y="46" width="120.00" height="18" fill="#54278f"/>)"})
     EXPECT_NE(html.find(cell), std::string::npos) << cell;
   EXPECT_NE(html.find(">node0 rank 2 (GPU 2): slowest #1, mean 22.00 ms</text>"), std::string::npos);
   EXPECT_NE(html.find(">10.35-11.50 ms</text>"), std::string::npos);  // the legend in ms
