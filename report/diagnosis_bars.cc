@@ -72,7 +72,7 @@ void write_rank_bars(const RankBars& b, std::ostream& out) {
   for (const auto& [rank, v] : b.bars) largest = std::max(largest, v);
   if (!(largest > 0)) largest = 1;  // every value 0: empty bars, no division by zero
   out << "<table id=\"" << escape_xml(b.id) << "\">\n<tr><th>Rank</th><th>" << escape_xml(b.measure)
-      << "</th><th>Against the median</th><th>Bar (line: the median of " << b.bars.size() << " ranks, "
+      << "</th><th>Against the median</th><th>Bar (line: the median of " << (b.ranks ? b.ranks : b.bars.size()) << " ranks, "
       << fmt::format("{:.2f} ", b.median) << escape_xml(b.unit) << ")</th></tr>\n";
   for (const auto& [rank, v] : b.bars)
     out << "<tr><td>" << escape_xml(rank) << "</td><td>" << fmt::format("{:.2f} ", v) << escape_xml(b.unit)

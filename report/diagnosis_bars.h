@@ -21,6 +21,7 @@ struct RankBars {
   std::string unit;     // us | GB/s
   double median = 0;    // of `bars`
   std::vector<std::pair<std::string, double>> bars;  // rank name, value
+  size_t ranks = 0;  // how many ranks the median is of, when `bars` shows fewer; 0: all shown
 };
 
 // Each rank's mean GEMM (or compute) kernel time, as the slowdown gate reads it, then

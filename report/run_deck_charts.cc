@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
 #include "metrics/threshold_catalogue.h"
 #include "report/run_deck_cvs.h"
+#include "report/run_deck_heatmap.h"
 
 namespace aorta::report {
 namespace {
@@ -58,6 +60,9 @@ nlohmann::ordered_json chart(const DeckInput& in, const std::string& id, const s
 
 std::string rank_label(const metrics::RankMetrics& r) { return r.rank ? std::to_string(*r.rank) : "?"; }
 
+// More ranks than this: the per-rank charts show the slowest this many.
+inline constexpr size_t kMaxChartRanks = 16;
+
 inline constexpr const char* kNoStepsNote =
     "No per-step charts: the traces have no ProfilerStep annotations.";
 
@@ -87,12 +92,27 @@ nlohmann::ordered_json rank_series(const DeckInput& in) {
   return series;
 }
 
+// The ranks the per-rank charts show: all, or past kMaxChartRanks the ones of longest
+// iteration (in rank order), so that 512 ranks are not 1,536 bars; `of` says which.
+std::vector<const metrics::RankMetrics*> charted_ranks(const metrics::RunMetrics& result, std::string& of) {
+  std::vector<const metrics::RankMetrics*> ranks;
+  for (const auto& r : result.per_rank) ranks.push_back(&r);
+  if (ranks.size() <= kMaxChartRanks) return ranks;
+  of = fmt::format(" (the {} slowest of {} by iteration time)", kMaxChartRanks, ranks.size());
+  std::stable_sort(ranks.begin(), ranks.end(), [](const auto* a, const auto* b) { return a->total_time_us > b->total_time_us; });
+  ranks.resize(kMaxChartRanks);
+  std::stable_sort(ranks.begin(), ranks.end(), [&](const auto* a, const auto* b) { return a < b; });
+  return ranks;
+}
+
 // Per-rank time and shares, when there are two ranks.
 nlohmann::ordered_json rank_charts(const DeckInput& in) {
   nlohmann::ordered_json charts = nlohmann::ordered_json::array();
   if (!in.result || in.result->per_rank.size() < 2) return charts;
   nlohmann::ordered_json time = nlohmann::ordered_json::array(), share = nlohmann::ordered_json::array(), overlap = nlohmann::ordered_json::array();
-  for (const auto& r : in.result->per_rank) {
+  std::string of;
+  for (const auto* charted : charted_ranks(*in.result, of)) {
+    const auto& r = *charted;
     const std::string rank = "rank " + rank_label(r);
     time.push_back({rank + " iteration", r.total_time_us * 0.001});
     time.push_back({rank + " compute", r.compute_time_us * 0.001});
@@ -101,27 +121,19 @@ nlohmann::ordered_json rank_charts(const DeckInput& in) {
     share.push_back({rank + " comm", r.comm_ratio * 100});
     overlap.push_back({rank + " overlap", r.overlap_ratio * 100});
   }
-  charts.push_back(chart(in, "time", "Time by rank", "ms", "iteration_time", time));
-  charts.push_back(chart(in, "share", "Share of iteration by rank", "%", "compute_ratio", share));
-  charts.push_back(chart(in, "overlap", "Comm overlap by rank", "%", "overlap_ratio", overlap));
+  charts.push_back(chart(in, "time", "Time by rank" + of, "ms", "iteration_time", time));
+  charts.push_back(chart(in, "share", "Share of iteration by rank" + of, "%", "compute_ratio", share));
+  charts.push_back(chart(in, "overlap", "Comm overlap by rank" + of, "%", "overlap_ratio", overlap));
   return charts;
 }
 
-// The per-step time of each rank whose trace has steps: its first kMaxStepRows
-// steps, as in the JSON report; `cut_short` names the ranks that have more.
-nlohmann::ordered_json step_charts(const DeckInput& in, std::string& cut_short) {
-  nlohmann::ordered_json charts = nlohmann::ordered_json::array();
-  if (!in.result) return charts;
-  for (const auto& r : in.result->per_rank) {
-    if (r.steps.empty()) continue;
-    nlohmann::ordered_json bars = nlohmann::ordered_json::array();
-    for (size_t i = 0; i < r.steps.size() && i < result_json::kMaxStepRows; ++i)
-      bars.push_back({"step " + std::to_string(r.steps[i].step), r.steps[i].time_ms});
+// The ranks that have more steps than the JSON report keeps (kMaxStepRows), named.
+std::string cut_short(const DeckInput& in) {
+  std::string names;
+  for (const auto& r : in.result->per_rank)
     if (r.steps.size() > result_json::kMaxStepRows)
-      cut_short += fmt::format("{}rank {} has {}", cut_short.empty() ? "" : ", ", rank_label(r), r.steps.size());
-    charts.push_back(chart(in, "steps-rank-" + rank_label(r), "Step time, rank " + rank_label(r), "ms", "step_time", bars));
-  }
-  return charts;
+      names += fmt::format("{}rank {} has {}", names.empty() ? "" : ", ", rank_label(r), r.steps.size());
+  return names;
 }
 
 }  // namespace
@@ -143,13 +155,17 @@ nlohmann::ordered_json data_axis(double largest) {
 }
 
 nlohmann::ordered_json metric_charts_json(const DeckInput& in) {
-  std::string cut_short;
-  nlohmann::ordered_json steps = step_charts(in, cut_short);
-  nlohmann::ordered_json step_note = nullptr;
-  if (in.result && steps.empty()) step_note = kNoStepsNote;
-  if (!cut_short.empty())
-    step_note = fmt::format("Per-step charts show each rank's first {} steps: {}.", result_json::kMaxStepRows, cut_short);
-  return {{"series", rank_series(in)}, {"charts", rank_charts(in)}, {"step_charts", steps}, {"step_note", step_note}};
+  nlohmann::ordered_json heatmap = nullptr, step_note = nullptr;
+  if (in.result) {
+    // The step gates on an axis without end: the heatmap has none, its caption names them.
+    const nlohmann::ordered_json no_end = {{"max", std::numeric_limits<double>::infinity()}};
+    heatmap = step_heatmap_json(*in.result, chart_gates(in, "step_time", no_end));
+    const std::string names = cut_short(in);
+    if (heatmap.is_null()) step_note = kNoStepsNote;
+    else if (!names.empty())
+      step_note = fmt::format("Per-step charts show each rank's first {} steps: {}.", result_json::kMaxStepRows, names);
+  }
+  return {{"series", rank_series(in)}, {"charts", rank_charts(in)}, {"step_heatmap", heatmap}, {"step_note", step_note}};
 }
 
 }  // namespace aorta::report

@@ -205,7 +205,7 @@ nlohmann::ordered_json panels_json(const nlohmann::ordered_json& deck) {
   panel("result", "Benchmark result");
   const auto& charts = deck["metric_charts"];
   if (!charts["charts"].empty()) panel("per-rank", "Per-rank breakdown");
-  if (!charts["step_charts"].empty() || !charts["step_note"].is_null()) panel("per-step", "Per-step time");
+  if (!charts["step_heatmap"].is_null() || !charts["step_note"].is_null()) panel("per-step", "Per-step time");
   if (!deck["comparison"].is_null()) panel("comparison", "Against the baseline");
   panel("results", "Full results");
   return panels;

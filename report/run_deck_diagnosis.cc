@@ -3,6 +3,8 @@
 #include "result_json/diagnosis_json.h"
 
 #include <algorithm>
+#include <cmath>
+#include <numeric>
 
 #include "common/utf8.h"
 #include "report/diagnosis_bars.h"
@@ -11,15 +13,29 @@
 namespace aorta::report {
 namespace {
 
+// More ranks than this: the bars show the ones furthest from the median (a row and an
+// SVG a rank made 1,024 charts of the 512-rank deck; at 8 the four gated measures stay
+// 32); the JSON report has every rank.
+constexpr size_t kMaxDeckBars = 8;
+
 nlohmann::ordered_json bars_json(const RankBars& b) {
+  std::vector<size_t> shown(b.bars.size());
+  std::iota(shown.begin(), shown.end(), 0);
+  if (shown.size() > kMaxDeckBars) {
+    const auto off = [&](size_t i) { return std::abs(b.bars[i].second - b.median); };
+    std::stable_sort(shown.begin(), shown.end(), [&](size_t x, size_t y) { return off(x) > off(y); });
+    shown.resize(kMaxDeckBars);
+    std::sort(shown.begin(), shown.end());  // back in rank order
+  }
   nlohmann::ordered_json bars = nlohmann::ordered_json::array();
-  for (const auto& [rank, v] : b.bars) bars.push_back({valid_utf8(rank), v});
-  return {{"id", b.id}, {"measure", b.measure}, {"unit", b.unit}, {"median", b.median}, {"bars", bars}};
+  for (size_t i : shown) bars.push_back({valid_utf8(b.bars[i].first), b.bars[i].second});
+  return {{"id", b.id}, {"measure", b.measure}, {"unit", b.unit}, {"median", b.median}, {"ranks", b.bars.size()},
+          {"bars", bars}};
 }
 
 RankBars bars_of(const nlohmann::ordered_json& j) {
   RankBars b{j["id"].get<std::string>(), j["measure"].get<std::string>(), j["unit"].get<std::string>(),
-             j["median"].get<double>(), {}};
+             j["median"].get<double>(), {}, j["ranks"].get<size_t>()};
   for (const auto& bar : j["bars"]) b.bars.emplace_back(bar[0].get<std::string>(), bar[1].get<double>());
   return b;
 }
@@ -60,8 +76,14 @@ void deck_diagnosis_html(const nlohmann::ordered_json& d, std::ostream& out) {
   out << "<section id=\"diagnosis-section\"><h2>Diagnosis</h2>\n";
   for (const char* note : {"note", "compute_note"})
     if (!d[note].is_null()) out << "<p>" << escape_xml(d[note]) << "</p>\n";
-  if (!d["compute"].is_null()) write_rank_bars(bars_of(d["compute"]), out);
-  for (const auto& b : d["busbw"]) write_rank_bars(bars_of(b), out);
+  const auto bars_html = [&](const nlohmann::ordered_json& b) {
+    if (b["bars"].size() < b["ranks"].get<size_t>())
+      out << "<p>" << escape_xml(b["measure"]) << ": the " << b["bars"].size() << " of " << b["ranks"].get<size_t>()
+          << " ranks furthest from the median; the JSON report has every rank.</p>\n";
+    write_rank_bars(bars_of(b), out);
+  };
+  if (!d["compute"].is_null()) bars_html(d["compute"]);
+  for (const auto& b : d["busbw"]) bars_html(b);
   if (!d["outlier_note"].is_null()) out << "<p>" << escape_xml(d["outlier_note"]) << "</p>\n";
   for (const auto& f : d["outliers"])
     out << "<p class=\"fail\">" << escape_xml(f["subject"]) << ": " << escape_xml(f["reason"]) << "</p>\n";

@@ -106,5 +106,26 @@ TEST(RunDeckDiagnosis, InTheDeckAndWhatItSaysWithoutBars) {
   EXPECT_DOUBLE_EQ(d["busbw"][0]["median"].get<double>(), 30);  // (20 + 40) / 2
 }
 
+// Issue 46, 3: past 8 ranks the deck's bars are the 8 furthest from the median (a
+// row and an SVG a rank made 1,024 charts at 512 ranks); the line stays the median of
+// all, and the page says which are shown. 40 ranks of mean GEMM 100-139 us: median 119.5,
+// ranks 0-3 and 36-39 furthest.
+TEST(RunDeckDiagnosis, ManyRanksShowTheFurthestFromTheMedian) {
+  metrics::RunMetrics run;
+  for (int i = 0; i < 40; ++i)
+    run.per_rank.push_back(diagnosed_rank(i, {{"gemm", 10, 1000.0 + 10 * i, 0.1}}, {collective("allreduce", 4194304, 20)}));
+  const nlohmann::ordered_json d = deck_diagnosis_json(&run);
+  const auto& bars = d["compute"]["bars"];
+  ASSERT_EQ(bars.size(), 8u);
+  EXPECT_EQ(d["compute"]["ranks"], 40);
+  EXPECT_EQ(bars[3][0], "rank 3");
+  EXPECT_EQ(bars[4][0], "rank 36");
+  const std::string html = html_of(d);
+  EXPECT_NE(html.find("<p>Mean GEMM kernel time: the 8 of 40 ranks furthest from the median; the JSON report has "
+                      "every rank.</p>"), std::string::npos) << html;
+  EXPECT_NE(html.find("the median of 40 ranks, 119.50 us"), std::string::npos) << html;
+  EXPECT_EQ(html.find("<tr><td>rank 20</td>"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace aorta::report

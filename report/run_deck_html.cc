@@ -10,6 +10,7 @@
 #include "report/run_deck.h"
 #include "report/run_deck_charts.h"
 #include "report/run_deck_diagnosis.h"
+#include "report/run_deck_heatmap.h"
 
 namespace aorta::report {
 namespace {
@@ -82,6 +83,15 @@ namespace {
 void chart_html(const nlohmann::ordered_json& c, std::ostream& out) {
   out << "<h3 id=\"chart-" << escape_xml(c["id"]) << "\">" << escape_xml(c["title"]) << "</h3>\n";
   svg_chart(c["bars"], c["unit"], c["axis"], c["gates"], out);
+}
+
+// One heatmap for every rank and step, its caption and the step gates in words.
+void step_heatmap_html(const nlohmann::ordered_json& h, std::ostream& out) {
+  out << "<h3 id=\"chart-step-heatmap\">" << escape_xml(h["title"]) << "</h3>\n";
+  svg_step_heatmap(h, out);
+  out << "<p class=\"caption\">" << escape_xml(h["caption"]);
+  for (const auto& g : h["gates"]) out << " Gate: " << escape_xml(g["label"]) << ".";
+  out << "</p>\n";
 }
 
 void run_card_html(const nlohmann::ordered_json& deck, std::ostream& out) {
@@ -175,9 +185,9 @@ void charts_html(const nlohmann::ordered_json& deck, std::ostream& out) {
     for (const auto& c : charts["charts"]) chart_html(c, out);
     out << "</section>\n";
   }
-  if (!charts["step_charts"].empty() || !charts["step_note"].is_null()) {
+  if (const auto& h = charts["step_heatmap"]; !h.is_null() || !charts["step_note"].is_null()) {
     out << "<section id=\"per-step\"><h2>Per-step time</h2>\n";
-    for (const auto& c : charts["step_charts"]) chart_html(c, out);
+    if (!h.is_null()) step_heatmap_html(h, out);
     if (!charts["step_note"].is_null()) out << "<p>" << escape_xml(charts["step_note"]) << "</p>\n";
     out << "</section>\n";
   }

@@ -247,69 +247,6 @@ TEST(RunDeck, TimeChartShowsItsScaleAndAGateBeyondIt) {
   EXPECT_EQ(page(deck).find("class=\"gate\""), std::string::npos);
 }
 
-// One step chart per rank that has steps, with the step gate; none and one line
-// when no trace has ProfilerStep annotations.
-TEST(RunDeck, StepChartsWhenStepsExist) {
-  Fixture f;
-  auto none = run_deck_json(f.input());
-  EXPECT_TRUE(none["metric_charts"]["step_charts"].empty());
-  EXPECT_EQ(none["metric_charts"]["step_note"], "No per-step charts: the traces have no ProfilerStep annotations.");
-  EXPECT_NE(page(none).find("<p>No per-step charts: the traces have no ProfilerStep annotations.</p>"), std::string::npos);
-  EXPECT_EQ(page(none).find("steps-rank"), std::string::npos);
-  EXPECT_EQ(page(run_deck_json(f.input(false))).find("per-step"), std::string::npos);  // no metrics: no section
-
-  auto step = [](int64_t n, double ms) {
-    metrics::StepMetrics s;
-    s.step = n;
-    s.time_ms = ms;
-    return s;
-  };
-  f.result.per_rank[0].steps = {step(1, 100), step(2, 200)};  // rank 0: axis 0-200 ms, ticks of 50
-  f.result.per_rank[1].steps = {step(1, 150)};                // rank 1: axis 0-150 ms
-  f.variant.thresholds = {{"max_avg_step_time_ms", 150.0}};
-  auto deck = run_deck_json(f.input());
-  const auto& charts = deck["metric_charts"]["step_charts"];
-  ASSERT_EQ(charts.size(), 2u);
-  EXPECT_EQ(deck["metric_charts"]["step_note"], nullptr);
-  EXPECT_EQ(charts[0]["title"], "Step time, rank 0");
-  EXPECT_EQ(charts[0]["axis"]["max"], 200.0);
-  EXPECT_EQ(charts[0]["gates"][0]["threshold"], "max_avg_step_time_ms");
-  EXPECT_EQ(charts[0]["gates"][0]["label"], "max 150 ms avg step time");
-  EXPECT_EQ(charts[1]["axis"]["max"], 150.0);
-  const std::string html = page(deck);
-  std::string svg = chart_svg(html, "steps-rank-0");
-  EXPECT_NE(svg.find(">step 1</text><rect class=\"bar\" x=\"150\" y=\"20\" width=\"200.00\""), std::string::npos) << svg;
-  EXPECT_NE(svg.find(R"(data-threshold="max_avg_step_time_ms" x1="450.00")"), std::string::npos) << svg;
-  svg = chart_svg(html, "steps-rank-1");
-  EXPECT_NE(svg.find(R"(data-threshold="max_avg_step_time_ms" x1="550.00")"), std::string::npos) << svg;
-  EXPECT_EQ(html.find("No per-step charts"), std::string::npos);
-}
-
-// Issue 29: a ProfilerStep flood made a 196 MB Run Deck. A chart shows a rank's first
-// 1000 steps, and the note names the ranks that have more.
-TEST(RunDeck, StepChartsStopAtTheCapWithANote) {
-  Fixture f;
-  auto steps = [](size_t n) {
-    std::vector<metrics::StepMetrics> out(n);
-    for (size_t i = 0; i < n; ++i) {
-      out[i].step = static_cast<int64_t>(i) + 1;
-      out[i].time_ms = 10;
-    }
-    return out;
-  };
-  f.result.per_rank[0].steps = steps(1001);
-  f.result.per_rank[1].steps = steps(1000);
-  auto deck = run_deck_json(f.input());
-  const auto& charts = deck["metric_charts"]["step_charts"];
-  ASSERT_EQ(charts.size(), 2u);
-  EXPECT_EQ(charts[0]["bars"].size(), 1000u);
-  EXPECT_EQ(charts[0]["bars"][999][0], "step 1000");
-  EXPECT_EQ(charts[1]["bars"].size(), 1000u);
-  EXPECT_EQ(deck["metric_charts"]["step_note"], "Per-step charts show each rank's first 1000 steps: rank 0 has 1001.");
-  EXPECT_NE(page(deck).find("<p>Per-step charts show each rank&apos;s first 1000 steps: rank 0 has 1001.</p>"),
-            std::string::npos);
-}
-
 // NCCL channels and the RCCL branch only for an accelerator run: RCCL built, or a
 // rank parsed from a GPU timeline. The fixture's ranks are basic scans.
 TEST(RunDeck, AcceleratorFieldsOnlyOnAcceleratorRuns) {

@@ -12,6 +12,25 @@
 
 namespace aorta::testing {
 
+// `ranks` ranks of `steps` steps each, on nodes of 8 GPUs ("node<rank / 8>", GPU rank % 8):
+// step s of rank r takes base_ms + s % 3 ms, and rank `slow` twice that.
+inline metrics::RunMetrics ranks_with_steps(int ranks, int steps, double base_ms, int slow) {
+  std::vector<metrics::RankMetrics> per_rank;
+  for (int r = 0; r < ranks; ++r) {
+    metrics::RankMetrics m = rank_metrics(r, 10000 + r, 8000, 3000);
+    m.node = "node" + std::to_string(r / 8);
+    m.gpu = r % 8;
+    for (int s = 0; s < steps; ++s) {
+      metrics::StepMetrics step;
+      step.step = s + 1;
+      step.time_ms = (base_ms + s % 3) * (r == slow ? 2 : 1);
+      m.steps.push_back(step);
+    }
+    per_rank.push_back(std::move(m));
+  }
+  return metrics::aggregate(std::move(per_rank)).value();
+}
+
 struct DeckFixture {
   report::RunRecord run;
   config::Variant variant;

@@ -80,7 +80,7 @@ with tempfile.TemporaryDirectory() as work:
     deck_dom = chromium(work, "--dump-dom", "file://" + deck).stdout
     for needle in ("Aorta Run Deck", "Threshold gates", "Time by rank", "Share of iteration by rank",
                    "max_avg_iteration_ms", "Metrics source", 'id="overall-status" class="verdict fail"', "gtest stages",
-                   "HTML report", "Step time, rank 0", 'class="gate" data-threshold="max_avg_iteration_ms"'):
+                   "HTML report", 'id="step-heatmap"', 'class="gate" data-threshold="max_avg_iteration_ms"'):
         expect(needle in deck_dom, f"deck DOM lacks {needle!r}")
     # The CPU run: no accelerator fields, no pytest wording.
     for needle in ("NCCL channels", "RCCL branch", "Pytest"):
