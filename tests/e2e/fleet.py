@@ -242,6 +242,8 @@ def measure_agents(binary, nodes, ranks, traces):
             print(json.dumps({"nodes": nodes, "ranks": nodes * ranks, "wall_s": wall, "cpu_s": round(user + system, 3),
                               "peak_rss_mb": round(rss / 1024, 1), "rx_bytes": bridge_rx_bytes() - rx0,
                               "peak_connections": None, "exit": exit_code}))
+    finally:
+        testcluster("down")
 
 
 def analyzed(binary, nodes, ranks, small, where, archive="all"):
