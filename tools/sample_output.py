@@ -62,11 +62,34 @@ def copy_reports(binary, folder, console, dest):
 
 
 def json_shape(value, path="$"):
+    """Every path in a JSON document and what is there: object, array, empty (an empty
+    array) or value (a scalar or null: its type may vary, a null where a run has no figure)."""
     if isinstance(value, dict):
-        return {s for k, v in value.items() for s in json_shape(v, f"{path}.{k}")} | {path + ":object"}
+        found = {path: "object"}
+        for k, v in value.items():
+            found.update(json_shape(v, f"{path}.{k}"))
+        return found
     if isinstance(value, list):
-        return {s for v in value for s in json_shape(v, path + "[]")} | {path + ":array"}
-    return {path}  # a value's type too may vary (a null where a run has no figure)
+        found = {path: "array" if value else "empty"}
+        for v in value:
+            found.update(json_shape(v, path + "[]"))
+        return found
+    return {path: "value"}
+
+
+def json_differences(now, then):
+    """Paths one side has and the other lacks, except below what the other side left
+    open: an empty array (no element to have keys) or a value (a null where a run had
+    nothing); a value against an object or array at one path is such a case too."""
+    def open_above(path, other):
+        parts = [i for i, c in enumerate(path) if c in ".["] + [len(path)]
+        return any(other.get(path[:i]) in ("empty", "value") for i in parts)
+
+    def lacks(mine, other):
+        return sorted(p for p in mine if p not in other and not open_above(p, other)) + \
+            sorted(p for p in mine if p in other and mine[p] != other[p] and
+                   "value" not in (mine[p], other[p]) and "empty" not in (mine[p], other[p]))
+    return lacks(then, now), lacks(now, then)
 
 
 class Headings(html.parser.HTMLParser):
@@ -97,7 +120,7 @@ def shape(path):
     name = os.path.basename(path)
     text = open(path, errors="replace").read()
     if name.endswith(".json"):
-        return sorted(json_shape(json.loads(text)))
+        return json_shape(json.loads(text))
     if name.endswith(".xml"):
         return [f"{e.tag} {e.get('name', '')}" for e in ET.fromstring(text).iter()
                 if e.tag in ("testsuites", "testsuite", "testcase", "property")]
@@ -130,10 +153,12 @@ def check(made, docs):
     problems += [f"{name}: written, not in the docs" for name in sorted(ours.keys() - theirs.keys())]
     for name in sorted(ours.keys() & theirs.keys()):
         now, then = shape(ours[name]), shape(theirs[name])
-        if now != then:
-            gone = [s for s in then if s not in now][:3]
-            new = [s for s in now if s not in then][:3]
-            problems.append(f"{name}: its shape changed (docs only: {gone}; this build only: {new})")
+        if isinstance(now, dict):
+            gone, new = json_differences(now, then)
+        else:
+            gone, new = [s for s in then if s not in now], [s for s in now if s not in then]
+        if gone or new:
+            problems.append(f"{name}: its shape changed (docs only: {gone[:3]}; this build only: {new[:3]})")
     return problems
 
 
