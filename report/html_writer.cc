@@ -99,8 +99,9 @@ void write_metrics(const RunRecord& run, const metrics::RunMetrics& m, std::ostr
   std::vector<MetricRow> rows = headline(m);
   const auto failed = failed_gates(run);
   for (const auto& [spec, gate] : failed)
-    if (std::none_of(rows.begin(), rows.end(), [&](const MetricRow& r) {
-          return std::find(r.metrics.begin(), r.metrics.end(), spec->metric) != r.metrics.end();
+    // The metric by value: clang 15 cannot capture a structured binding.
+    if (std::none_of(rows.begin(), rows.end(), [metric = spec->metric](const MetricRow& r) {
+          return std::find(r.metrics.begin(), r.metrics.end(), metric) != r.metrics.end();
         }))
       rows.push_back({spec->row->label, gate->actual ? gate_actual_text(*gate->actual, gate->unit) : "-", {spec->metric}});
   out << "<h2>Metrics</h2>\n<table class=\"facts\" id=\"metrics\">\n";
