@@ -28,6 +28,7 @@ AortaListener::AortaListener(ReportSetup setup, RunRecord& record, std::vector<s
       record_(record),
       files_(setup_.report_dir),
       progress_names_(progress_outputs(names_)),
+      progress_outputs_(create_outputs(progress_names_).value()),
       progress_files_(setup_.report_dir, false) {}
 
 void AortaListener::OnTestProgramStart(const ::testing::UnitTest&) { stamp_record(record_); }
@@ -142,9 +143,7 @@ void AortaListener::write_progress(const std::string& finished) {
   so_far.stages.push_back(incomplete_record(finished));
   RunProducts products = products_ ? products_() : RunProducts{};
   products.artifacts.clear();  // node logs are copied once, at the end
-  auto outputs = create_outputs(progress_names_);
-  if (!outputs) return;
-  write_outputs(so_far, report_context(so_far, setup_, std::move(products), progress_names_), *outputs,
+  write_outputs(so_far, report_context(so_far, setup_, std::move(products), progress_names_), progress_outputs_,
                 progress_files_);
   if (progress_files_.failed()) std::cerr << "aorta_suite: progress reports stopped; the final ones follow at the end\n";
 }

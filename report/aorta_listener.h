@@ -68,6 +68,7 @@ class AortaListener final : public ::testing::EmptyTestEventListener {
   RunRecord& record_;
   ReportFiles files_;
   std::vector<std::string> progress_names_;  // the outputs rewritten after each stage
+  std::vector<Output> progress_outputs_;     // made once, from names already checked
   ReportFiles progress_files_;
   InterruptWatch interrupt_;
 };
