@@ -39,6 +39,7 @@ ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "tests", "suite"))
 import suite_run  # noqa: E402
 from suite_run import command, expect, passing_stages, results  # noqa: E402
+from real_aorta import copy_checkout  # noqa: E402  (the real Aorta, copied as a user's checkout)
 
 AORTA = os.path.normpath(os.path.join(ROOT, "..", "shared", "aorta"))
 DOUBLE = os.path.join(ROOT, "tests", "doubles", "aorta_gpu_boundary")
@@ -69,7 +70,7 @@ def prepare_nodes(nodes, traces):
         shutil.rmtree(local, ignore_errors=True)
         os.makedirs(os.path.join(local, "gpu-traces"), mode=0o700)
         os.makedirs(os.path.join(local, "bin"))
-        subprocess.run(["cp", "-r", "--no-preserve=mode,ownership", AORTA, os.path.join(local, "repo")], check=True)
+        copy_checkout(os.path.join(local, "repo"))
         for t in traces:
             shutil.copy(t, os.path.join(local, "gpu-traces"))
         for name in ("torchrun", "python"):
