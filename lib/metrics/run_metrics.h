@@ -10,6 +10,7 @@
 #include "metrics/outliers.h"
 #include "metrics/rank_metrics.h"
 #include "metrics/threshold_catalogue.h"
+#include "telemetry/gpu_telemetry.h"
 
 namespace aorta::metrics {
 
@@ -33,6 +34,8 @@ struct RunMetrics {
   // original reports it.
   std::optional<StepSummary> steps;
   std::vector<Finding> outliers;  // worst first; empty: no outlier (or fewer than kMinRanks ranks)
+  // The GPUs' telemetry over the benchmark (issue 47); absent when no node sampled.
+  std::optional<telemetry::RunTelemetry> telemetry;
 };
 
 // Fails on an empty list or an average ratio outside 0..1.
