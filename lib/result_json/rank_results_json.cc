@@ -2,6 +2,10 @@
 
 #include <optional>
 
+#include <fmt/format.h>
+
+#include "common/version.h"
+
 namespace nlohmann {
 
 // An absent figure is null, and null reads back as absent.
@@ -49,9 +53,23 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TraceSet, status, ranks, warnings, errors, fi
 
 namespace aorta::result_json {
 
-nlohmann::json rank_results_json(const metrics::TraceSet& set) { return set; }
+nlohmann::json rank_results_json(const metrics::TraceSet& set) {
+  nlohmann::json doc = set;
+  doc["build"] = version_line();
+  return doc;
+}
 
 Result<metrics::TraceSet> rank_results_from_json(const nlohmann::json& doc) {
+  // Equal to the bit only when both sides ran the same code: a node with another
+  // package installed (or analysis.node_binary naming an older build) is refused.
+  const std::string head = version_line();
+  if (!doc.is_object() || !doc.contains("build") || doc["build"] != head)
+    return Error{ErrorCode::kInvalidInput,
+                 fmt::format("node-side rank results come from {}, the head is {}: node-side figures must come from "
+                             "the same build; install this build on the node, or name it in analysis.node_binary",
+                             doc.is_object() && doc.contains("build") ? doc["build"].dump() : "a build that does not say",
+                             head),
+                 ""};
   try {
     return doc.get<metrics::TraceSet>();
   } catch (const nlohmann::json::exception& e) {

@@ -13,8 +13,10 @@
 
 namespace aorta::result_json {
 
+// The set, stamped with this build's version line ("build").
 nlohmann::json rank_results_json(const metrics::TraceSet& set);
-// The set again; an error naming what is missing or of the wrong type.
+// The set again; an error naming what is missing or of the wrong type, or a build
+// other than this one (its figures could differ from head-side analysis).
 Result<metrics::TraceSet> rank_results_from_json(const nlohmann::json& doc);
 
 // How the node's line starts among whatever else its command printed (job::marked_line).

@@ -9,6 +9,7 @@
 
 #include "tests/temp_dir.h"
 #include "trace/trace_files.h"
+#include "common/version.h"
 #include "test_paths.h"  // AORTA_TEST_DATA_DIR
 
 namespace aorta::result_json {
@@ -101,6 +102,25 @@ TEST(RankResultsJson, AMissingOrMistypedFieldIsAnErrorNotAZero) {
   doc = rank_results_json(set);
   doc["ranks"][0]["total_time_us"] = "fast";
   EXPECT_FALSE(rank_results_from_json(doc).ok());
+}
+
+// A node that ran another build (another package installed there, an older
+// analysis.node_binary) could compute other figures: its results are refused, named.
+TEST(RankResultsJson, ResultsOfAnotherBuildAreRefusedNamingBoth) {
+  TraceSet set;
+  set.ranks = {awkward_rank()};
+  nlohmann::json doc = rank_results_json(set);
+  EXPECT_EQ(doc["build"], aorta::version_line());
+  doc["build"] = "aorta_suite 0.0.9 (commit 000000000000)";
+  auto other = rank_results_from_json(doc);
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.error().message.find("come from \"aorta_suite 0.0.9 (commit 000000000000)\", the head is " +
+                                       aorta::version_line()),
+            std::string::npos)
+      << other.error().message;
+  doc.erase("build");
+  ASSERT_FALSE(rank_results_from_json(doc).ok());
+  EXPECT_NE(rank_results_from_json(doc).error().message.find("a build that does not say"), std::string::npos);
 }
 
 // The shipped two-rank H200 traces, as a two-node collection puts them.

@@ -80,7 +80,7 @@ TEST(NodeAnalysis, AnAnswerThatIsNotRankResultsIsTheNodesError) {
   EXPECT_TRUE(set.ranks.empty());
   EXPECT_EQ(set.status, metrics::ParseStatus::kFailed);
   ASSERT_EQ(set.errors.size(), 3u) << joined(set.errors);
-  EXPECT_TRUE(contains(set.errors[0], "n1: node-side analysis of 1 trace(s) failed: node-side rank results:"));
+  EXPECT_TRUE(contains(set.errors[0], "n1: node-side analysis of 1 trace(s) failed: node-side rank results come from a build that does not say"));
   EXPECT_TRUE(contains(set.errors[1], "n2: node-side analysis of 1 trace(s) failed: exit 0: no marker here"));
   EXPECT_EQ(set.errors[2], "No traces could be parsed");
 }
