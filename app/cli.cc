@@ -66,6 +66,7 @@ void parse_run(const std::vector<std::string>& given, Options& o) {
   o.log_file = text(p.vm, "log-file");
   o.junitxml = text(p.vm, "junitxml");
   o.baseline = text(p.vm, "baseline");
+  o.history_root = text(p.vm, "history");
   o.junit_shape = text(p.vm, "junit-shape");
   o.no_html = p.vm.count("no-html") > 0;
   o.no_log_file = p.vm.count("no-log-file") > 0;
@@ -87,7 +88,7 @@ void parse_run(const std::vector<std::string>& given, Options& o) {
     else
       o.suite = word;
   }
-  for (const auto* empty : {"workspace", "html", "log-file", "junitxml", "baseline"})
+  for (const auto* empty : {"workspace", "html", "log-file", "junitxml", "baseline", "history"})
     if (o.error.empty() && p.vm.count(empty) && text(p.vm, empty).empty()) o.error = std::string("--") + empty + " needs a path";
   if (o.error.empty() && p.vm.count("junit-shape") && o.junit_shape != "gtest" && o.junit_shape != "cvs")
     o.error = "--junit-shape must be gtest (the default) or cvs, got '" + o.junit_shape + "'";

@@ -43,7 +43,7 @@ struct Options {
   // compare: BASELINE CANDIDATE, and --max-regression PCT or KEY=PCT (repeatable)
   std::vector<std::string> compare_paths;
   std::vector<std::string> max_regression;
-  // history ROOT [--last N] [--baseline-runs K] [--html FILE] (html_file), --output, --max-regression PCT
+  // history ROOT [--last N]; run --history ROOT (the Run Deck's recent runs) [--baseline-runs K] [--html FILE] (html_file), --output, --max-regression PCT
   std::string history_root;
   int history_last = 20;
   int history_baseline_runs = 5;

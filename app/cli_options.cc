@@ -27,6 +27,9 @@ po::options_description run_options() {
        "the JUnit file's shape: gtest (default; a testcase per test) or cvs (a testcase per stage, as CVS writes it)")
       ("baseline", po::value<std::string>()->value_name("REPORT"),
        "compare the run with this one in the Run Deck (a report JSON, run folder or trace folder)")
+      ("history", po::value<std::string>()->value_name("ROOT"),
+       "the run folders under ROOT (as `aorta_suite history ROOT` reads them): the Run Deck adds a strip of this "
+       "configuration's recent runs, each metric against its rolling baseline")
       ("no-html", "write no HTML report (nor its zip)")
       ("no-log-file", "write no text log")
       ("help,h", "print this help")

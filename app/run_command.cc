@@ -54,6 +54,7 @@ Result<report::AortaListener*> install_reports(fixtures::Session& session, const
   deck.cluster_file = o.cluster_file;
   deck.config_file = v.file.string();
   if (baseline) deck.baseline = *baseline;
+  deck.history_root = o.history_root;
   deck.lifecycle = suites::lifecycle();
   // What the run made, read once when the reports are written.
   auto products = [&state = session.state()] {

@@ -18,16 +18,20 @@ std::string label_of(const std::string& run) {
   return run.size() <= kLabelChars ? run : run.substr(0, kLabelChars - 1) + "~";
 }
 
-std::string number(const ordered_json& v, const std::string& unit) {
+}  // namespace
+
+std::string history_number(const ordered_json& v, const std::string& unit) {
   if (v.is_null()) return "-";
   return unit == "%" ? fmt::format("{:.2f} %", v.get<double>() * 100) : fmt::format("{:.3f} {}", v.get<double>(), unit);
 }
 
-std::string change(const ordered_json& p) {
+std::string history_change(const ordered_json& p) {
   if (p["change"].is_null() || p["verdict"] == "same") return p["verdict"].is_null() ? "-" : p["verdict"].get<std::string>();
   return fmt::format("{:+.2f} {} {}", p["change"].get<double>(), p["change_unit"].get<std::string>(),
                      p["verdict"].get<std::string>());
 }
+
+namespace {
 
 // One metric of one group: a bar per run of its last `last` runs, oldest at the top,
 // the newest run's rolling baseline as a dashed line.
@@ -65,10 +69,10 @@ void runs_table(const ordered_json& rows, const char* id, const char* title, std
   for (const auto& c : rows) {
     const std::string unit = c["change_unit"] == "pp" ? "%" : "";
     out << "<tr><td>" << escape_xml(c["run"]) << "</td><td>" << escape_xml(c["metric"]) << "</td><td class=\"num\">"
-        << (unit.empty() ? fmt::format("{:.4g}", c["value"].get<double>()) : number(c["value"], unit))
+        << (unit.empty() ? fmt::format("{:.4g}", c["value"].get<double>()) : history_number(c["value"], unit))
         << "</td><td class=\"num\">"
-        << (unit.empty() ? fmt::format("{:.4g}", c["baseline"].get<double>()) : number(c["baseline"], unit))
-        << "</td><td class=\"" << (c["direction"] == "worse" ? "fail" : "pass") << "\">" << escape_xml(change(c))
+        << (unit.empty() ? fmt::format("{:.4g}", c["baseline"].get<double>()) : history_number(c["baseline"], unit))
+        << "</td><td class=\"" << (c["direction"] == "worse" ? "fail" : "pass") << "\">" << escape_xml(history_change(c))
         << "</td><td>" << escape_xml(c["group"]) << "</td></tr>\n";
   }
   out << "</table>\n</section>\n";

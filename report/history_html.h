@@ -13,6 +13,11 @@ namespace aorta::report {
 
 inline constexpr const char* kHistoryStylesheet = "history.css";
 
+// A point's value in its unit ("-" for none), and its change against its rolling
+// baseline with the verdict ("+3.10 % worse"; "same"; "-" when not judged).
+std::string history_number(const nlohmann::ordered_json& v, const std::string& unit);
+std::string history_change(const nlohmann::ordered_json& point);
+
 void write_history_html(const nlohmann::ordered_json& history, std::ostream& out);
 std::string history_stylesheet();
 

@@ -62,6 +62,8 @@ void write_deck(const RunRecord& run, const ReportContext& context, ReportFiles&
                context.deck_to_log, d.cluster_file, d.config_file};
   in.baseline = d.baseline ? &*d.baseline : nullptr;
   in.lifecycle = d.lifecycle;
+  in.history_root = d.history_root;
+  in.own_report = context.products.json_report;
   auto json = run_deck_json(in);
   std::ostringstream html;
   write_run_deck_html(json, html);

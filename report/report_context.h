@@ -31,6 +31,7 @@ struct DeckSetup {
   std::string config_file;
   std::optional<metrics::RunFigures> baseline;  // --baseline: the deck compares the run with it
   std::vector<const stages::StageSpec*> lifecycle;  // the suites' stages in run order (DeckInput::lifecycle)
+  std::filesystem::path history_root;  // --history ROOT: the deck's recent-runs strip (DeckInput::history_root)
 };
 
 // What the caller knows before the run starts.

@@ -1,4 +1,5 @@
 #include "report/run_deck.h"
+#include "report/run_deck_recent.h"
 
 #include <algorithm>
 #include <cctype>
@@ -291,6 +292,7 @@ nlohmann::ordered_json run_deck_json(const DeckInput& in) {
   deck["deck_results"] = deck_results_json(deck["cells"], deck["metric_charts"]["series"]);
   deck["diagnosis"] = deck_diagnosis_json(in.result);
   deck["comparison"] = comparison_section(in);
+  if (!in.history_root.empty()) deck["recent_runs"] = recent_runs_json(in.history_root, in.own_report);
   deck["panels"] = panels_json(deck);
   deck["datasets"] = {{"training_sweep", training_sweep_json(deck, facts, results_table_json(in, facts, true))}};
   deck["deck_profile"] = deck_profile_json(deck["report"]);

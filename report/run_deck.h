@@ -3,6 +3,7 @@
 // outcome and never changes pass or fail.
 #pragma once
 
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <ostream>
@@ -36,6 +37,10 @@ struct DeckInput {
   // labels are the deck's lifecycle, and the one whose sub-tests are thresholds is the
   // gate whose recorded verdicts the deck shows.
   std::vector<const stages::StageSpec*> lifecycle{};
+  // --history ROOT: the deck gains a "recent_runs" strip of this run's group under ROOT,
+  // found by its own aorta_benchmark_report.json (own_report).
+  std::filesystem::path history_root{};
+  std::optional<std::filesystem::path> own_report{};
 };
 
 // The variant's threshold `key` when it is configured (non-null), else null.

@@ -8,6 +8,7 @@
 #include "metrics/threshold_catalogue.h"
 #include "report/report_writer.h"
 #include "report/run_deck.h"
+#include "report/run_deck_recent.h"
 #include "report/run_deck_charts.h"
 #include "report/run_deck_diagnosis.h"
 #include "report/run_deck_heatmap.h"
@@ -267,7 +268,8 @@ std::string run_deck_stylesheet() {
          ".scroll{overflow-x:auto;max-width:100%}table.wide{width:100%}table.wide th,table.wide td{font-size:12px}\n"
          // The gates table fits its card (names break after '_' and '.'), so the reason
          // keeps its room and wraps between words.
-         "table.gates{width:100%}td.reason{min-width:12em;overflow-wrap:break-word}\n";
+         "table.gates{width:100%}td.reason{min-width:12em;overflow-wrap:break-word}\n"
+         "tr.this-run td{font-weight:bold;background:#fff8c5}\n";
 }
 
 void write_run_deck_html(const nlohmann::ordered_json& deck, std::ostream& out) {
@@ -284,6 +286,7 @@ void write_run_deck_html(const nlohmann::ordered_json& deck, std::ostream& out) 
   // charts (one per rank and step, thousands of px with many ranks).
   gates_html(deck, out);
   if (const auto& d = deck["diagnosis"]; !d.is_null()) deck_diagnosis_html(d, out);
+  if (deck.contains("recent_runs")) recent_runs_html(deck["recent_runs"], out);
   run_card_html(deck, out);
   lifecycle_html(deck, out);
   result_html(deck, out);
