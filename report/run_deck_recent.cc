@@ -8,6 +8,7 @@
 #include "common/utf8.h"
 #include "history/history.h"
 #include "history/history_json.h"
+#include "metrics/metric_catalogue.h"
 #include "report/history_html.h"
 #include "report/report_writer.h"
 
@@ -62,7 +63,11 @@ ordered_json recent_runs_json(const fs::path& root, const std::optional<fs::path
   if (!found) return failed(root, found.error().message);
   const ordered_json h = history::history_json(root, found->runs, found->history);
   ordered_json metrics = ordered_json::array();
-  for (const auto& t : h["trends"]) metrics.push_back({{"metric", t["metric"]}, {"unit", t["unit"]}, {"better", t["better"]}});
+  for (const auto& t : h["trends"]) {
+    const auto* spec = metrics::find_metric(t["metric"].get<std::string>());
+    metrics.push_back({{"metric", t["metric"]}, {"label", spec ? spec->label : t["metric"].get<std::string>()},
+                       {"unit", t["unit"]}, {"better", t["better"]}});
+  }
   const std::string own = own_run(root, *own_report);
   return {{"root", h["root"]},
           {"group", valid_utf8(group)},
@@ -86,7 +91,7 @@ void recent_runs_html(const ordered_json& s, std::ostream& out) {
       << s["baseline_runs"] << " passing runs before it)"
       << (s["this_run_included"].get<bool>() ? "." : "; this run's folder is not under it, so it is not listed.")
       << "</p>\n<table class=\"recent-runs\">\n<tr><th>run</th><th>result</th>";
-  for (const auto& m : s["metrics"]) out << "<th>" << escape_xml(m["metric"]) << "</th>";
+  for (const auto& m : s["metrics"]) out << "<th>" << escape_xml(m["label"]) << "</th>";
   out << "</tr>\n";
   for (const auto& row : s["rows"]) {
     out << "<tr" << (row["this_run"].get<bool>() ? " class=\"this-run\"" : "") << "><td>" << escape_xml(row["run"])
