@@ -94,6 +94,14 @@ TEST(VariantLoader, ArchiveTracesIsAllOutliersOrNoneAndLessThanAllNeedsNodeSideA
                "analysis.archive_traces: must be all, outliers or none, got 'some'");
   expect_error(load_with([](json& v) { v["analysis"]["archive_traces"] = "none"; }),
                "analysis.archive_traces: 'none' needs analysis.where \"nodes\"");
+  // The traces left on the nodes are their only copy: no retention may remove them.
+  expect_error(load_with([](json& v) {
+                 v["analysis"]["where"] = "nodes";
+                 v["analysis"]["archive_traces"] = "outliers";
+                 v["keep_node_runs"] = 0;
+               }),
+               "keep_node_runs: 0 removes each run's folder on the nodes, but analysis.archive_traces 'outliers' leaves "
+               "traces there as their only copy");
 }
 
 // Issue 32 (5): each element is one argument, quoted; CVS inserted them raw, so an

@@ -168,6 +168,12 @@ void validate_variant(const Variant& v, const json& raw_args, ConfigErrors& erro
   if (v.gpus_per_node <= 0) errors.add("gpus_per_node", "must be an integer > 0");
   if (v.timeout_seconds <= 0) errors.add("timeout_seconds", "must be an integer > 0");
   if (v.keep_node_runs < 0) errors.add("keep_node_runs", "must be an integer >= 0 (0: keep no run's folder on the nodes)");
+  // Traces not archived stay only in the run's folder on their nodes: keeping no
+  // run's folder there would delete the one copy the reports name (host:path).
+  else if (v.keep_node_runs == 0 && v.analysis.archive_traces != "all")
+    errors.add("keep_node_runs", "0 removes each run's folder on the nodes, but analysis.archive_traces '" +
+                                     v.analysis.archive_traces + "' leaves traces there as their only copy; keep at "
+                                     "least 1 run on the nodes, or archive all traces");
   if (v.model_remote == 1)
     errors.add("model.remote",
                "model.remote=1 (remote model download) is not implemented in the PoC. Port from "
