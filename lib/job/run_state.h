@@ -88,6 +88,13 @@ struct RunState {
     std::vector<std::pair<std::string, std::string>> files;
   };
   std::vector<NodeTraces> node_traces;
+  // analysis.archive_traces less than all, once applied: the copies kept here (the
+  // outliers' or none), and how many traces stay only on their nodes (named host:path).
+  struct TraceArchive {
+    std::vector<std::string> kept;
+    size_t on_nodes = 0;
+  };
+  std::optional<TraceArchive> trace_archive;
   std::shared_ptr<DeferredCopies> deferred_copies;  // the traces left on the nodes for now
   std::vector<CollectionError> collection_errors;  // cluster order
   std::map<std::string, std::filesystem::path> artifacts;          // torch_traces, training_log, ...

@@ -97,6 +97,17 @@ ordered_json benchmark_report(const job::RunState& state, const config::Variant&
   ordered_json matches = ordered_json::array();  // dmesg lines: any bytes a driver printed
   for (const auto& line : state.kernel_log_matches) matches.push_back(valid_utf8(line));
   r["kernel_log_matches"] = matches;
+  // Where the traces were read and where they are now: every copy here unless the
+  // config archived fewer (then the kept copies, and how many stay on their nodes).
+  ordered_json kept = nullptr;
+  if (state.trace_archive) {
+    kept = ordered_json::array();
+    for (const auto& k : state.trace_archive->kept) kept.push_back(valid_utf8(redact::redact_text(k)));
+  }
+  r["traces"] = {{"analyzed_on", variant.analysis.where},
+                 {"archive", variant.analysis.archive_traces},
+                 {"kept_here", kept},
+                 {"left_on_nodes", state.trace_archive ? state.trace_archive->on_nodes : 0}};
   r["run_id"] = state.run_id;
   // Which build made this report, so results from different builds are never confused.
   r["tool"] = {{"name", "aorta_suite"}, {"version", version()}, {"commit", git_commit()}};

@@ -91,5 +91,24 @@ TEST(BenchmarkReport, StartedAtIsTheRunsStartInUtc) {
       dir.write("s.json", json_text(benchmark_report(state, v, cluster, false)["started_at"])), "started_at"));
 }
 
+// Which traces the report's own folder holds: all by default; with fewer archived,
+// the kept copies by name and how many stay only on their nodes.
+TEST(BenchmarkReport, TracesSayWhereTheyWereReadAndWhereTheyAreNow) {
+  config::Variant v;
+  config::Cluster cluster;
+  job::RunState state;
+  const auto all = benchmark_report(state, v, cluster, true)["traces"];
+  EXPECT_EQ(all, nlohmann::ordered_json::parse(
+                     R"({"analyzed_on": "head", "archive": "all", "kept_here": null, "left_on_nodes": 0})"));
+  v.analysis.where = "nodes";
+  v.analysis.archive_traces = "outliers";
+  state.trace_archive = job::RunState::TraceArchive{{"/runs/r/traces/node1/rank3.json.gz"}, 15};
+  const auto some = benchmark_report(state, v, cluster, true)["traces"];
+  EXPECT_EQ(some, nlohmann::ordered_json::parse(R"({"analyzed_on": "nodes", "archive": "outliers",
+      "kept_here": ["/runs/r/traces/node1/rank3.json.gz"], "left_on_nodes": 15})"));
+  aorta::testing::TempDir dir;
+  EXPECT_TRUE(aorta::testing::passes_report_schema(dir.write("t.json", json_text(some)), "traces"));
+}
+
 }  // namespace
 }  // namespace aorta::result_json

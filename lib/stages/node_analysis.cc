@@ -131,6 +131,7 @@ void archive_chosen_traces(StageContext& ctx, std::vector<std::string>& log) {
     for (auto& r : state.result->per_rank) rename(r.source);
     for (auto& finding : state.result->outliers) rename(finding.source);
   }
+  state.trace_archive = job::RunState::TraceArchive{{kept.begin(), kept.end()}, on_node.size()};
   log.push_back(fmt::format("Traces kept here (analysis.archive_traces {}): {} of {}{}; the others stay on their "
                             "nodes, named host:path", mode, kept.size(), kept.size() + on_node.size(),
                             kept.empty() ? "" : fmt::format(": {}", fmt::join(kept, ", "))));
