@@ -172,32 +172,83 @@ struct Counts {
   }
 };
 
+// A panel's rows past kListedNodes node sub-tests: the rows to list (every other
+// sub-test, and the nodes that did not pass) and the passed nodes, folded.
+constexpr size_t kListedNodes = 8;
+struct NodePanel {
+  std::vector<const SubTestRow*> listed, folded;
+  std::string summary;  // "64 nodes: 63 passed, 1 failed: node17"
+};
+
+NodePanel node_panel(const std::vector<SubTestRow>& rows) {
+  NodePanel panel;
+  std::vector<const SubTestRow*> nodes;
+  for (const auto& r : rows) {
+    const job::SubTest& t = r.body ? *r.body : *r.test->subtest;
+    (t.kind == job::SubTestKind::kTraceCollection ? nodes : panel.listed).push_back(&r);
+  }
+  if (nodes.size() <= kListedNodes) {
+    panel.listed.clear();
+    for (const auto& r : rows) panel.listed.push_back(&r);
+    return panel;
+  }
+  Counts counts;
+  std::vector<std::string> not_passed;
+  for (const SubTestRow* r : nodes) {
+    counts.add(r->outcome());
+    if (r->outcome() == job::Outcome::kPassed) {
+      panel.folded.push_back(r);
+    } else {
+      panel.listed.push_back(r);
+      not_passed.push_back((r->body ? *r->body : *r->test->subtest).value);
+    }
+  }
+  panel.summary = fmt::format("{} nodes: {} passed, {} failed", counts.total, counts.passed, counts.failed) +
+                  (counts.skipped ? fmt::format(", {} skipped", counts.skipped) : "") +
+                  (not_passed.empty() ? "" : fmt::format(": {}", fmt::join(not_passed, ", ")));
+  return panel;
+}
+
+void write_subtest_row(const RunRecord& run, const SubTestRow& r, std::ostream& out) {
+  const job::SubTest& t = r.body ? *r.body : *r.test->subtest;
+  // A body's recorded sub-test was measured, not gated (enforce_thresholds: false).
+  const std::string result = r.body && r.body->record_only ? "Recorded" : capitalized(r.outcome());
+  // A sub-test's own test is found by its name too: report.html#<stage>/<value>.
+  out << "<tr class=\"sub-" << job::outcome_name(r.outcome()) << "\""
+      << (r.test ? " id=\"" + escape_xml(r.test->name) + "\"" : std::string()) << "><td class=\"col-result\">" << result
+      << "</td><td class=\"col-subtest\">" << escape_xml(t.label()) << "</td><td>"
+      << (t.actual ? gate_actual_text(*t.actual, t.unit) : "") << "</td><td>"
+      << (t.limit ? fmt::format("{} {}", t.gate == metrics::ThresholdKind::kMin ? "&ge;" : "&le;",
+                                escape_xml(gate_limit_text(*t.limit, t.unit)))
+                  : "")
+      << "</td><td>" << escape_xml(t.message) << "</td><td class=\"col-links\">";
+  if (r.test) out << "<a href=\"" << link_href(stage_log_path(run, *r.test)) << "\">Full Log</a>";
+  out << "</td></tr>\n";
+}
+
+const char* kSubTestHeader =
+    "<tr><th>Result</th><th>Sub-test</th><th>Actual</th><th>Gate</th><th>Reason</th><th>Links</th></tr>\n";
+
 // The sub-tests of a stage, collapsed under its row (the original's panel), each
-// linking its own test's Full Log page.
+// linking its own test's Full Log page. Past kListedNodes nodes (issue 46) the panel
+// says "64 nodes: 63 passed, 1 failed: node17", lists the nodes that did not pass, and
+// keeps the passed ones folded in a <details> of their own.
 void write_subtests(const RunRecord& run, const std::vector<SubTestRow>& rows, std::ostream& out) {
   Counts counts;
   for (const auto& r : rows) counts.add(r.outcome());
-  out << "<details" << (counts.failed ? " open" : "") << "><summary>" << counts.subtests_text()
-      << "</summary>\n<table class=\"subtests\">\n"
-      << "<tr><th>Result</th><th>Sub-test</th><th>Actual</th><th>Gate</th><th>Reason</th><th>Links</th></tr>\n";
-  for (const auto& r : rows) {
-    const job::SubTest& t = r.body ? *r.body : *r.test->subtest;
-    // A body's recorded sub-test was measured, not gated (enforce_thresholds: false).
-    const std::string result = r.body && r.body->record_only ? "Recorded" : capitalized(r.outcome());
-    // A sub-test's own test is found by its name too: report.html#<stage>/<value>.
-    out << "<tr class=\"sub-" << job::outcome_name(r.outcome()) << "\""
-        << (r.test ? " id=\"" + escape_xml(r.test->name) + "\"" : std::string()) << "><td class=\"col-result\">" << result
-        << "</td><td class=\"col-subtest\">" << escape_xml(t.label()) << "</td><td>"
-        << (t.actual ? gate_actual_text(*t.actual, t.unit) : "") << "</td><td>"
-        << (t.limit ? fmt::format("{} {}", t.gate == metrics::ThresholdKind::kMin ? "&ge;" : "&le;",
-                                  escape_xml(gate_limit_text(*t.limit, t.unit)))
-                    : "")
-        << "</td><td>"
-        << escape_xml(t.message) << "</td><td class=\"col-links\">";
-    if (r.test) out << "<a href=\"" << link_href(stage_log_path(run, *r.test)) << "\">Full Log</a>";
-    out << "</td></tr>\n";
+  const NodePanel nodes = node_panel(rows);
+  out << "<details" << (counts.failed ? " open" : "") << "><summary>" << counts.subtests_text() << "</summary>\n";
+  if (!nodes.folded.empty()) out << "<p class=\"node-summary\">" << escape_xml(nodes.summary) << "</p>\n";
+  out << "<table class=\"subtests\">\n" << kSubTestHeader;
+  for (const auto& r : nodes.listed) write_subtest_row(run, *r, out);
+  out << "</table>\n";
+  if (!nodes.folded.empty()) {
+    out << "<details class=\"passed-nodes\"><summary>The " << nodes.folded.size()
+        << " nodes that passed</summary>\n<table class=\"subtests\">\n" << kSubTestHeader;
+    for (const auto& r : nodes.folded) write_subtest_row(run, *r, out);
+    out << "</table>\n</details>\n";
   }
-  out << "</table>\n</details>\n";
+  out << "</details>\n";
 }
 
 void write_entry(const RunRecord& run, const Entry& entry, std::ostream& out) {
