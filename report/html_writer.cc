@@ -10,6 +10,7 @@
 #include "metrics/threshold_catalogue.h"
 #include "report/diagnosis_html.h"
 #include "report/gate_figures.h"
+#include "report/node_subtests.h"
 
 namespace aorta::report {
 namespace {
@@ -174,38 +175,26 @@ struct Counts {
 
 // A panel's rows past kListedNodes node sub-tests: the rows to list (every other
 // sub-test, and the nodes that did not pass) and the passed nodes, folded.
-constexpr size_t kListedNodes = 8;
 struct NodePanel {
   std::vector<const SubTestRow*> listed, folded;
-  std::string summary;  // "64 nodes: 63 passed, 1 failed: node17"
+  std::string summary;  // nodes_summary's line; empty: no node folded
 };
 
 NodePanel node_panel(const std::vector<SubTestRow>& rows) {
   NodePanel panel;
   std::vector<const SubTestRow*> nodes;
-  for (const auto& r : rows) {
-    const job::SubTest& t = r.body ? *r.body : *r.test->subtest;
-    (t.kind == job::SubTestKind::kTraceCollection ? nodes : panel.listed).push_back(&r);
-  }
+  for (const auto& r : rows) (is_node_subtest(r.body ? *r.body : *r.test->subtest) ? nodes : panel.listed).push_back(&r);
   if (nodes.size() <= kListedNodes) {
     panel.listed.clear();
     for (const auto& r : rows) panel.listed.push_back(&r);
     return panel;
   }
-  Counts counts;
-  std::vector<std::string> not_passed;
+  std::vector<std::pair<std::string, job::Outcome>> outcomes;
   for (const SubTestRow* r : nodes) {
-    counts.add(r->outcome());
-    if (r->outcome() == job::Outcome::kPassed) {
-      panel.folded.push_back(r);
-    } else {
-      panel.listed.push_back(r);
-      not_passed.push_back((r->body ? *r->body : *r->test->subtest).value);
-    }
+    outcomes.emplace_back((r->body ? *r->body : *r->test->subtest).value, r->outcome());
+    (r->outcome() == job::Outcome::kPassed ? panel.folded : panel.listed).push_back(r);
   }
-  panel.summary = fmt::format("{} nodes: {} passed, {} failed", counts.total, counts.passed, counts.failed) +
-                  (counts.skipped ? fmt::format(", {} skipped", counts.skipped) : "") +
-                  (not_passed.empty() ? "" : fmt::format(": {}", fmt::join(not_passed, ", ")));
+  panel.summary = nodes_summary(outcomes);
   return panel;
 }
 
@@ -238,7 +227,7 @@ void write_subtests(const RunRecord& run, const std::vector<SubTestRow>& rows, s
   for (const auto& r : rows) counts.add(r.outcome());
   const NodePanel nodes = node_panel(rows);
   out << "<details" << (counts.failed ? " open" : "") << "><summary>" << counts.subtests_text() << "</summary>\n";
-  if (!nodes.folded.empty()) out << "<p class=\"node-summary\">" << escape_xml(nodes.summary) << "</p>\n";
+  if (!nodes.summary.empty()) out << "<p class=\"node-summary\">" << escape_xml(nodes.summary) << "</p>\n";
   out << "<table class=\"subtests\">\n" << kSubTestHeader;
   for (const auto& r : nodes.listed) write_subtest_row(run, *r, out);
   out << "</table>\n";

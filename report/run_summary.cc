@@ -5,6 +5,7 @@
 #include "metrics/metric_catalogue.h"
 #include "metrics/metric_words.h"
 #include "result_json/diagnosis_json.h"
+#include "report/node_subtests.h"
 #include "report/rank_rows.h"
 #include "report/summary_table.h"
 
@@ -38,6 +39,18 @@ void rank_table(const metrics::RunMetrics& m, std::string& out) {
   out += steps_line(m, metrics::RatioStyle::kPercent);
 }
 
+// Each sub-test's SUBPASS/SUBFAIL line; past kListedNodes nodes the passed nodes' lines
+// are one line (node_subtests.h), the JUnit file has each.
+void subtest_lines(const StageResult& stage, std::string& out) {
+  std::vector<std::pair<std::string, job::Outcome>> nodes;
+  for (const auto& t : stage.subtests)
+    if (is_node_subtest(t)) nodes.emplace_back(t.value, t.outcome);
+  const bool folded = nodes.size() > kListedNodes;
+  for (const auto& t : stage.subtests)
+    if (!folded || !is_node_subtest(t) || t.outcome != job::Outcome::kPassed) out += t.line() + "\n";
+  if (folded) out += "[trace collection] " + nodes_summary(nodes) + "; each node's sub-test in the JUnit file\n";
+}
+
 }  // namespace
 
 std::string run_summary(const RunRecord& run, const metrics::RunMetrics* result) {
@@ -52,8 +65,7 @@ std::string run_summary(const RunRecord& run, const metrics::RunMetrics* result)
     out += "Diagnosis\n";
     for (const std::string& line : result_json::diagnosis_lines(*result)) out += "  " + line + "\n";
   }
-  for (const StageResult* s : run.stage_tests())
-    for (const auto& t : s->subtests) out += t.line() + "\n";
+  for (const StageResult* s : run.stage_tests()) subtest_lines(*s, out);
   for (const StageResult* s : run.stage_tests())
     if (s->outcome == job::Outcome::kFailed)
       out += fmt::format("FAILED {}: {}\n", s->name, s->failures.empty() ? "(no message)" : s->failures.front());

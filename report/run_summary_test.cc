@@ -157,6 +157,32 @@ TEST(RunSummary, PastEightRanksASummaryAndTheSlowest) {
   EXPECT_EQ(lines(out) - lines(run_summary(failed_run(), &small)), 10);
 }
 
+// Issue 46: 64 nodes' collection sub-tests are one line and the failed node's SUBFAIL,
+// not 64 lines; 8 nodes are each a line, as before.
+TEST(RunSummary, PastEightNodesTheirSubTestsAreOneLine) {
+  auto nodes = [](int count) {
+    RunRecord run = failed_run();
+    StageResult collect;
+    collect.name = collect.stage = "test_collect_traces";
+    collect.outcome = job::Outcome::kFailed;
+    for (int n = 1; n <= count; ++n)
+      collect.subtests.push_back({.kind = job::SubTestKind::kTraceCollection, .key = "host",
+                                  .value = "node" + std::to_string(n),
+                                  .outcome = n == 17 ? job::Outcome::kFailed : job::Outcome::kPassed});
+    run.stages.insert(run.stages.begin(), collect);
+    return run_summary(run, nullptr);
+  };
+  const std::string many = nodes(64);
+  EXPECT_NE(many.find("\nSUBFAIL [trace collection] (host=node17): failed\n[trace collection] 64 nodes: 63 passed, 1 "
+                      "failed: node17; each node's sub-test in the JUnit file\n"),
+            std::string::npos)
+      << many;
+  EXPECT_EQ(many.find("SUBPASS [trace collection]"), std::string::npos) << many;
+  const std::string few = nodes(8);
+  EXPECT_NE(few.find("SUBPASS [trace collection] (host=node8): passed\n"), std::string::npos) << few;
+  EXPECT_EQ(few.find(" nodes: "), std::string::npos) << few;
+}
+
 TEST(RunSummary, WithoutMetricsNoTable) {
   RunRecord run = failed_run();
   run.stages = {run.stages.back()};
