@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "redact/redact.h"
+#include "common/progress_pace.h"
 #include "common/run_both.h"
 #include "common/utf8.h"
 #include "trace/cpu_timeline.h"
@@ -198,13 +199,6 @@ int worker_count(AnalyzeOptions& options, size_t files) {
     }
   }
   return jobs;
-}
-
-// Whether the done'th of `total` traces gets a progress line: each of a few, past
-// kProgressEveryTrace a line a quarter (512 ranks are not 512 console lines).
-bool progress_line_due(size_t done, size_t total) {
-  constexpr size_t kProgressEveryTrace = 8;
-  return total <= kProgressEveryTrace || done * 4 / total != (done - 1) * 4 / total;
 }
 
 // Every file on `jobs` workers, each taking the next file as it finishes one, with
