@@ -40,16 +40,25 @@ std::vector<std::string> fold_alike_lines(const std::vector<std::string>& lines)
 
 std::vector<std::string> shorten_blocks(const std::vector<std::string>& lines) {
   std::vector<std::string> out;
+  size_t blocks = 0, unshown = 0, said_at = 0;  // blocks past kAlikeShown: one line where the first stood
   for (size_t i = 0; i < lines.size();) {
-    out.push_back(lines[i]);
     const bool header = !lines[i].empty() && lines[i].back() == ':';
-    size_t end = ++i;
+    size_t end = i + 1;
     while (header && end < lines.size() && lines[end].starts_with("  ")) ++end;
+    if (end > i + 1 && ++blocks > kAlikeShown) {
+      if (unshown++ == 0) said_at = out.size();
+      i = end;
+      continue;
+    }
+    out.push_back(lines[i++]);
     const size_t shown = std::min(end - i, kBlockLinesShown);
     if (end - i > shown) out.push_back(fmt::format("  ({} earlier lines in the run's log)", end - i - shown));
     out.insert(out.end(), lines.begin() + static_cast<long>(end - shown), lines.begin() + static_cast<long>(end));
     i = end;
   }
+  if (unshown)
+    out.insert(out.begin() + static_cast<long>(said_at),
+               fmt::format("({} more blocks like these, e.g. other nodes' last log lines: in the run's log)", unshown));
   return out;
 }
 

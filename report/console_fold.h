@@ -20,7 +20,8 @@ inline constexpr size_t kBlockLinesShown = 8;
 std::vector<std::string> fold_alike_lines(const std::vector<std::string>& lines);
 
 // The last kBlockLinesShown lines of each block, the cut ones said in one line in their
-// place: "  (12 earlier lines in the run's log)".
+// place: "  (12 earlier lines in the run's log)"; past kAlikeShown blocks (64 nodes' log
+// tails) the others are one line where the first of them stood.
 std::vector<std::string> shorten_blocks(const std::vector<std::string>& lines);
 
 // What the console echoes of a stage's notes: both of the above.

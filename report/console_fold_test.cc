@@ -50,5 +50,18 @@ TEST(ConsoleFold, ABlockKeepsItsLastLines) {
   EXPECT_EQ(console_notes(no_header), no_header);
 }
 
+// 64 nodes' log tails: the first 4 are shown, the other 60 one line in their place.
+TEST(ConsoleFold, PastFourBlocksTheOthersAreOneLine) {
+  std::vector<std::string> lines;
+  for (int n = 1; n <= 64; ++n)
+    lines.insert(lines.end(), {fmt::format("node{} benchmark.log, last lines:", n), "  loss 1.0"});
+  lines.push_back("kernel log: clean");
+  const auto shown = console_notes(lines);
+  ASSERT_EQ(shown.size(), 10u);
+  EXPECT_EQ(shown[6], "node4 benchmark.log, last lines:");
+  EXPECT_EQ(shown[8], "(60 more blocks like these, e.g. other nodes' last log lines: in the run's log)");
+  EXPECT_EQ(shown[9], "kernel log: clean");
+}
+
 }  // namespace
 }  // namespace aorta::report
