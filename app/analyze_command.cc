@@ -54,7 +54,7 @@ int analyze(const cli::Options& o) {
       doc["performance"] = result_json::performance_json(*run);
       doc["per_rank_summary"] = result_json::per_rank_json(*run);
       doc["diagnosis"] = result_json::diagnosis_json(*run);
-      report::write_summary_table(*run, table);
+      report::write_summary_table(*run, table, o.every_rank);
       table << "Diagnosis\n";
       for (const std::string& line : result_json::diagnosis_lines(*run)) table << "  " << printable(line) << "\n";
     }

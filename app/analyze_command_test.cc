@@ -3,12 +3,14 @@
 // disk reach the terminal printable.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/gunzip.h"
 #include "tests/run_suite.h"
 #include "tests/temp_dir.h"
 #include "test_paths.h"  // AORTA_TEST_DATA_DIR, AORTA_SOURCE_DIR, AORTA_SUITE_BINARY
@@ -68,6 +70,32 @@ TEST(AnalyzeCommand, AFifoWhereATraceCouldBeIsNamedAndTheParsePartial) {
   const auto alone = run_suite({"analyze", "traces/rank1.json", "--output", "alone.json"}, dir.path());
   EXPECT_EQ(alone.exit_code, 1) << alone.err;  // nothing else to analyze: failed
   EXPECT_NE(alone.err.find("error: " + fifo + "\n"), std::string::npos) << alone.err;
+}
+
+// Issue 46: past 8 ranks the table is a summary and the slowest 8, saying where every
+// rank is; --ranks all lists each of them; any other --ranks is a usage error.
+TEST(AnalyzeCommand, RanksAllListsEveryRankPastEight) {
+  TempDir dir;
+  auto trace = nlohmann::json::parse(aorta::testing::gunzip(kTrace));
+  for (int r = 0; r < 10; ++r) {  // the trace re-ranked: a rank is read once
+    trace["distributedInfo"]["rank"] = r;
+    trace["distributedInfo"]["world_size"] = 10;
+    dir.write("traces/rank" + std::to_string(r) + "/t.json", trace.dump());
+  }
+  const auto rows = [](const std::string& table) { return std::count(table.begin(), table.end(), '\n'); };
+  const auto summary = run_suite({"analyze", "traces", "--output", "a.json"}, dir.path());
+  EXPECT_EQ(summary.exit_code, 0) << summary.err;
+  EXPECT_NE(summary.out.find("8 of 10 ranks listed (the outliers, then the slowest); 2 left out; every rank: analyze "
+                             "--ranks all"),
+            std::string::npos)
+      << summary.out;
+  const auto every = run_suite({"analyze", "traces", "--output", "b.json", "--ranks", "all"}, dir.path());
+  EXPECT_EQ(every.exit_code, 0) << every.err;
+  EXPECT_EQ(every.out.find(" left out"), std::string::npos) << every.out;
+  EXPECT_EQ(rows(every.out), rows(summary.out) - 2) << every.out;  // 10 rows for 3 + 8 + the left-out line
+  const auto bad = run_suite({"analyze", "traces", "--ranks", "some"}, dir.path());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--ranks takes only all"), std::string::npos) << bad.err;
 }
 
 // A trace folder's name carries an escape into every error about its files.

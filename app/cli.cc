@@ -101,6 +101,13 @@ void parse_analyze(const std::vector<std::string>& args, Options& o) {
   Parsed p = parse_with(args, analyze_options());
   o.output = text(p.vm, "output");
   o.include_unlinked = p.vm.count("include-unlinked-kernels") > 0;
+  if (p.vm.count("ranks")) {
+    if (text(p.vm, "ranks") != "all") {
+      o.error = "--ranks takes only all (every rank a row of the table)";
+      return;
+    }
+    o.every_rank = true;
+  }
   if (!p.unknown.empty()) {
     o.error = "unknown argument: " + p.unknown.front();
     return;

@@ -39,6 +39,7 @@ struct Options {
   // analyze
   std::string trace_dir;
   bool include_unlinked = false;
+  bool every_rank = false;  // --ranks all: the table lists every rank
   int jobs = 0;  // 0: one per core
   // compare: BASELINE CANDIDATE, and --max-regression PCT or KEY=PCT (repeatable)
   std::vector<std::string> compare_paths;

@@ -43,6 +43,8 @@ po::options_description analyze_options() {
       ("output", po::value<std::string>()->value_name("FILE"), "write the JSON here (default: standard output)")
       ("jobs", po::value<std::string>()->value_name("N"), "read N traces at once (default: one per core)")
       ("include-unlinked-kernels", "also count GPU events no ac2g flow links to a launch (as Aorta's scripts do)")
+      ("ranks", po::value<std::string>()->value_name("all"),
+       "all: a table row for every rank (past 8 ranks the table shows a summary, the outliers and the slowest)")
       ("help,h", "print this help")
       ("version", "print the version and git commit");
   return d;

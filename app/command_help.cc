@@ -75,7 +75,7 @@ Usage:
   aorta_suite config import FILE.yaml [--output FILE.json]
       Turn CVS's test_aorta config (aorta_benchmark.yaml) into a config and its
       <name>_threshold.json, and check that it loads.
-  aorta_suite analyze TRACE_DIR [--output FILE] [--include-unlinked-kernels] [--jobs N]
+  aorta_suite analyze TRACE_DIR [--output FILE] [--include-unlinked-kernels] [--jobs N] [--ranks all]
       Compute per-rank and run metrics from the profiler traces under TRACE_DIR,
       reading N traces at once (default: one per core).
   aorta_suite compare BASELINE CANDIDATE [--max-regression [KEY=]PCT ...] [--output FILE]
@@ -132,7 +132,7 @@ std::string run_help() {
 
 std::string analyze_help() {
   return help_text(
-      "Usage: aorta_suite analyze TRACE_DIR [--output FILE] [--include-unlinked-kernels] [--jobs N]\n\n"
+      "Usage: aorta_suite analyze TRACE_DIR [--output FILE] [--include-unlinked-kernels] [--jobs N] [--ranks all]\n\n"
       "Computes per-rank and run metrics from the profiler traces under TRACE_DIR.\n\n",
       analyze_options(),
       "\nExit status: 0 every trace parsed; 3 partial (the rest reported); 1 nothing parsed or the output\n"

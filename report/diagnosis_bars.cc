@@ -1,6 +1,8 @@
 #include "report/diagnosis_bars.h"
 
 #include <algorithm>
+#include <cmath>
+#include <numeric>
 
 #include <fmt/format.h>
 
@@ -65,6 +67,17 @@ std::optional<std::string> outlier_note(const metrics::RunMetrics& run) {
                        metrics::kMinRanks);
   if (run.outliers.empty()) return "No outlier.";
   return std::nullopt;
+}
+
+std::vector<size_t> furthest_from_median(const RankBars& b, size_t most) {
+  std::vector<size_t> shown(b.bars.size());
+  std::iota(shown.begin(), shown.end(), 0);
+  if (shown.size() <= most) return shown;
+  const auto off = [&](size_t i) { return std::abs(b.bars[i].second - b.median); };
+  std::stable_sort(shown.begin(), shown.end(), [&](size_t x, size_t y) { return off(x) > off(y); });
+  shown.resize(most);
+  std::sort(shown.begin(), shown.end());  // back in rank order
+  return shown;
 }
 
 void write_rank_bars(const RankBars& b, std::ostream& out) {

@@ -46,6 +46,10 @@ std::string no_compute_comparison();
 // "No outlier." or why there is no outlier test; nothing when there are outliers.
 std::optional<std::string> outlier_note(const metrics::RunMetrics& run);
 
+// The indices of `bars` that a capped view shows: all up to `most`, past it the `most`
+// furthest from the median, in rank order.
+std::vector<size_t> furthest_from_median(const RankBars& bars, size_t most);
+
 // Values and the median with 2 decimals, each value's ratio to the median with 4.
 void write_rank_bars(const RankBars& bars, std::ostream& out);
 

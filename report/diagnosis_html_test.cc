@@ -66,6 +66,34 @@ TEST(DiagnosisHtml, EachRankABusBandwidthBarInGbps) {
   EXPECT_EQ(html.find("style="), std::string::npos);
 }
 
+// Issue 46: past 8 ranks the per-rank table leads with each column's min, median and
+// max and the slowest 8, every rank folded in a <details>; each measure's bars are the 8
+// furthest from the median, the others' values folded below them without a bar.
+TEST(DiagnosisHtml, PastEightRanksTheSummaryAndTheFurthestFirstTheRestFolded) {
+  metrics::RunMetrics run;
+  for (int r = 0; r < 512; ++r) run.per_rank.push_back(rank_with_gemm(r, 100 + (r == 7 ? 50 : r % 3)));
+  for (auto& r : run.per_rank) r.total_time_us = 1000 + 2 * r.rank.value();
+  const std::string html = html_of(run);
+  const size_t all = html.find("<details id=\"per-rank-all\"><summary>Every rank (512)</summary>");
+  ASSERT_NE(all, std::string::npos) << html.substr(0, 3000);
+  const std::string listed = html.substr(0, all);
+  EXPECT_EQ(count(listed, "<tr class=\"summary\">"), 3u);
+  EXPECT_NE(listed.find("<tr class=\"summary\"><td>median</td><td></td><td>1.511 ms</td>"), std::string::npos) << listed;
+  EXPECT_NE(listed.find("<tr><td>rank 511</td>"), std::string::npos);
+  EXPECT_EQ(listed.find("<tr><td>rank 503</td>"), std::string::npos);
+  EXPECT_NE(listed.find("8 of 512 ranks listed (the outliers, then the slowest); 504 left out"), std::string::npos);
+  EXPECT_EQ(count(html.substr(all, html.find("</details>", all) - all), "<tr><td>rank "), 512u);
+  // 8 bars (each an <svg>), rank 7 (15 us against 10.1) among them; 504 values folded.
+  EXPECT_EQ(count(html, "<svg"), 8u);
+  EXPECT_NE(html.find("the median of 512 ranks"), std::string::npos);
+  const size_t folded = html.find("<details class=\"other-ranks\"><summary>Mean GEMM kernel time: the other 504 ranks");
+  ASSERT_NE(folded, std::string::npos);
+  EXPECT_LT(html.find("<tr><td>rank 7</td><td>15.00 us</td>"), folded);
+  EXPECT_EQ(count(html.substr(folded), "<tr><td>rank "), 504u);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("style="), std::string::npos);
+}
+
 TEST(DiagnosisHtml, OutliersAreNamedWithTheirReason) {
   metrics::RunMetrics run;
   run.per_rank = {rank_with_gemm(0, 100), rank_with_gemm(1, 110), rank_with_gemm(2, 120)};

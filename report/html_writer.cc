@@ -10,6 +10,7 @@
 #include "metrics/threshold_catalogue.h"
 #include "report/diagnosis_html.h"
 #include "report/gate_figures.h"
+#include "report/node_subtests.h"
 
 namespace aorta::report {
 namespace {
@@ -172,32 +173,71 @@ struct Counts {
   }
 };
 
+// A panel's rows past kListedNodes node sub-tests: the rows to list (every other
+// sub-test, and the nodes that did not pass) and the passed nodes, folded.
+struct NodePanel {
+  std::vector<const SubTestRow*> listed, folded;
+  std::string summary;  // nodes_summary's line; empty: no node folded
+};
+
+NodePanel node_panel(const std::vector<SubTestRow>& rows) {
+  NodePanel panel;
+  std::vector<const SubTestRow*> nodes;
+  for (const auto& r : rows) (is_node_subtest(r.body ? *r.body : *r.test->subtest) ? nodes : panel.listed).push_back(&r);
+  if (nodes.size() <= kListedNodes) {
+    panel.listed.clear();
+    for (const auto& r : rows) panel.listed.push_back(&r);
+    return panel;
+  }
+  std::vector<std::pair<std::string, job::Outcome>> outcomes;
+  for (const SubTestRow* r : nodes) {
+    outcomes.emplace_back((r->body ? *r->body : *r->test->subtest).value, r->outcome());
+    (r->outcome() == job::Outcome::kPassed ? panel.folded : panel.listed).push_back(r);
+  }
+  panel.summary = nodes_summary(outcomes);
+  return panel;
+}
+
+void write_subtest_row(const RunRecord& run, const SubTestRow& r, std::ostream& out) {
+  const job::SubTest& t = r.body ? *r.body : *r.test->subtest;
+  // A body's recorded sub-test was measured, not gated (enforce_thresholds: false).
+  const std::string result = r.body && r.body->record_only ? "Recorded" : capitalized(r.outcome());
+  // A sub-test's own test is found by its name too: report.html#<stage>/<value>.
+  out << "<tr class=\"sub-" << job::outcome_name(r.outcome()) << "\""
+      << (r.test ? " id=\"" + escape_xml(r.test->name) + "\"" : std::string()) << "><td class=\"col-result\">" << result
+      << "</td><td class=\"col-subtest\">" << escape_xml(t.label()) << "</td><td>"
+      << (t.actual ? gate_actual_text(*t.actual, t.unit) : "") << "</td><td>"
+      << (t.limit ? fmt::format("{} {}", t.gate == metrics::ThresholdKind::kMin ? "&ge;" : "&le;",
+                                escape_xml(gate_limit_text(*t.limit, t.unit)))
+                  : "")
+      << "</td><td>" << escape_xml(t.message) << "</td><td class=\"col-links\">";
+  if (r.test) out << "<a href=\"" << link_href(stage_log_path(run, *r.test)) << "\">Full Log</a>";
+  out << "</td></tr>\n";
+}
+
+const char* kSubTestHeader =
+    "<tr><th>Result</th><th>Sub-test</th><th>Actual</th><th>Gate</th><th>Reason</th><th>Links</th></tr>\n";
+
 // The sub-tests of a stage, collapsed under its row (the original's panel), each
-// linking its own test's Full Log page.
+// linking its own test's Full Log page. Past kListedNodes nodes (issue 46) the panel
+// says "64 nodes: 63 passed, 1 failed: node17", lists the nodes that did not pass, and
+// keeps the passed ones folded in a <details> of their own.
 void write_subtests(const RunRecord& run, const std::vector<SubTestRow>& rows, std::ostream& out) {
   Counts counts;
   for (const auto& r : rows) counts.add(r.outcome());
-  out << "<details" << (counts.failed ? " open" : "") << "><summary>" << counts.subtests_text()
-      << "</summary>\n<table class=\"subtests\">\n"
-      << "<tr><th>Result</th><th>Sub-test</th><th>Actual</th><th>Gate</th><th>Reason</th><th>Links</th></tr>\n";
-  for (const auto& r : rows) {
-    const job::SubTest& t = r.body ? *r.body : *r.test->subtest;
-    // A body's recorded sub-test was measured, not gated (enforce_thresholds: false).
-    const std::string result = r.body && r.body->record_only ? "Recorded" : capitalized(r.outcome());
-    // A sub-test's own test is found by its name too: report.html#<stage>/<value>.
-    out << "<tr class=\"sub-" << job::outcome_name(r.outcome()) << "\""
-        << (r.test ? " id=\"" + escape_xml(r.test->name) + "\"" : std::string()) << "><td class=\"col-result\">" << result
-        << "</td><td class=\"col-subtest\">" << escape_xml(t.label()) << "</td><td>"
-        << (t.actual ? gate_actual_text(*t.actual, t.unit) : "") << "</td><td>"
-        << (t.limit ? fmt::format("{} {}", t.gate == metrics::ThresholdKind::kMin ? "&ge;" : "&le;",
-                                  escape_xml(gate_limit_text(*t.limit, t.unit)))
-                    : "")
-        << "</td><td>"
-        << escape_xml(t.message) << "</td><td class=\"col-links\">";
-    if (r.test) out << "<a href=\"" << link_href(stage_log_path(run, *r.test)) << "\">Full Log</a>";
-    out << "</td></tr>\n";
+  const NodePanel nodes = node_panel(rows);
+  out << "<details" << (counts.failed ? " open" : "") << "><summary>" << counts.subtests_text() << "</summary>\n";
+  if (!nodes.summary.empty()) out << "<p class=\"node-summary\">" << escape_xml(nodes.summary) << "</p>\n";
+  out << "<table class=\"subtests\">\n" << kSubTestHeader;
+  for (const auto& r : nodes.listed) write_subtest_row(run, *r, out);
+  out << "</table>\n";
+  if (!nodes.folded.empty()) {
+    out << "<details class=\"passed-nodes\"><summary>The " << nodes.folded.size()
+        << " nodes that passed</summary>\n<table class=\"subtests\">\n" << kSubTestHeader;
+    for (const auto& r : nodes.folded) write_subtest_row(run, *r, out);
+    out << "</table>\n</details>\n";
   }
-  out << "</table>\n</details>\n";
+  out << "</details>\n";
 }
 
 void write_entry(const RunRecord& run, const Entry& entry, std::ostream& out) {

@@ -82,6 +82,38 @@ TEST(HtmlReport, OneRowPerStageWithEverySubTestInItsPanel) {
 
 // A sub-test test whose stage left no record (its test filtered out) has no panel to
 // sit in: it keeps a row of its own, failed, with its Full Log, and fails the banner.
+// Issue 46: a stage of 64 nodes' sub-tests says "64 nodes: 63 passed, 1 failed: node17"
+// in its panel, lists the failed node, and folds the 63 passed in a <details> of their
+// own (every sub-test's row and Full Log link still in the page).
+TEST(HtmlReport, ManyNodesAreSummarisedInTheirStagesPanel) {
+  RunRecord run;
+  run.suite = "aorta_distributed";
+  run.run_id = "r1";
+  StageResult collect = stage("test_collect_traces", Outcome::kFailed);
+  for (int n = 1; n <= 64; ++n) {
+    const job::SubTest node{.kind = job::SubTestKind::kTraceCollection, .key = "host", .value = "node" + std::to_string(n),
+                            .outcome = n == 17 ? Outcome::kFailed : Outcome::kPassed};
+    collect.subtests.push_back(node);
+    collect.tests.push_back(subtest_result("test_collect_traces", "test_collect_traces/" + node.value, "collect_traces", node));
+  }
+  // The artifact's check is no node's: listed, not counted among them.
+  collect.subtests.push_back({.kind = job::SubTestKind::kTraceCollection, .key = "artifact", .value = "torch_traces",
+                              .outcome = Outcome::kPassed});
+  run.stages = {collect};
+  std::ostringstream out;
+  HtmlWriter().write(run, out);
+  const std::string html = out.str();
+  EXPECT_EQ(count(html, "results-table-row"), 1u);
+  EXPECT_NE(html.find("<p class=\"node-summary\">64 nodes: 63 passed, 1 failed: node17</p>"), std::string::npos);
+  const size_t folded = html.find("<details class=\"passed-nodes\"><summary>The 63 nodes that passed</summary>");
+  ASSERT_NE(folded, std::string::npos);
+  EXPECT_LT(html.find("id=\"test_collect_traces/node17\""), folded);
+  EXPECT_GT(html.find("id=\"test_collect_traces/node1\""), folded);
+  EXPECT_EQ(count(html.substr(folded), "<tr class=\"sub-passed\""), 63u);
+  EXPECT_EQ(count(html, ">Full Log</a>"), 65u);  // the stage's and every node's
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+}
+
 TEST(HtmlReport, ASubTestWithoutItsStageKeepsItsOwnRow) {
   RunRecord run;
   run.suite = "aorta_single";

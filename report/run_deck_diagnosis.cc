@@ -2,10 +2,6 @@
 
 #include "result_json/diagnosis_json.h"
 
-#include <algorithm>
-#include <cmath>
-#include <numeric>
-
 #include "common/utf8.h"
 #include "report/diagnosis_bars.h"
 #include "report/report_writer.h"
@@ -19,16 +15,8 @@ namespace {
 constexpr size_t kMaxDeckBars = 8;
 
 nlohmann::ordered_json bars_json(const RankBars& b) {
-  std::vector<size_t> shown(b.bars.size());
-  std::iota(shown.begin(), shown.end(), 0);
-  if (shown.size() > kMaxDeckBars) {
-    const auto off = [&](size_t i) { return std::abs(b.bars[i].second - b.median); };
-    std::stable_sort(shown.begin(), shown.end(), [&](size_t x, size_t y) { return off(x) > off(y); });
-    shown.resize(kMaxDeckBars);
-    std::sort(shown.begin(), shown.end());  // back in rank order
-  }
   nlohmann::ordered_json bars = nlohmann::ordered_json::array();
-  for (size_t i : shown) bars.push_back({valid_utf8(b.bars[i].first), b.bars[i].second});
+  for (size_t i : furthest_from_median(b, kMaxDeckBars)) bars.push_back({valid_utf8(b.bars[i].first), b.bars[i].second});
   return {{"id", b.id}, {"measure", b.measure}, {"unit", b.unit}, {"median", b.median}, {"ranks", b.bars.size()},
           {"bars", bars}};
 }

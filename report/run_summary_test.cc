@@ -1,5 +1,7 @@
 #include "report/run_summary.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "report/summary_table.h"
@@ -120,6 +122,65 @@ TEST(RunSummary, DiagnosisLinesWorstFirstAtMostFive) {
             "  rank 4: slow GEMM (111 us vs median 100)\n");
   m.outliers.clear();
   EXPECT_NE(run_summary(failed_run(), &m).find("Diagnosis\n  no outlier among 3 ranks\n"), std::string::npos);
+}
+
+// Issue 46: 512 ranks print 12 table lines, not 512: each column's min, median and max,
+// the 8 slowest and where the other 504 are. The console grows by 10 lines from 2 ranks.
+TEST(RunSummary, PastEightRanksASummaryAndTheSlowest) {
+  auto m = two_ranks();
+  const metrics::RankMetrics model = m.per_rank[0];
+  m.per_rank.clear();
+  for (int r = 0; r < 512; ++r) {
+    m.per_rank.push_back(model);
+    m.per_rank.back().rank = r;
+    m.per_rank.back().total_time_us = 800000 + 100 * r;
+  }
+  const std::string out = run_summary(failed_run(), &m);
+  const std::string table = out.substr(out.find("rank "), out.find("run: avg") - out.find("rank "));
+  EXPECT_EQ(table,
+            "rank   parser                 iteration time ms  compute comm (CVS)  exposed comm  overlap\n"
+            "min                                     800.000   11.49%     61.14%        61.14%   11.17%\n"
+            "median                                  825.550   11.49%     61.14%        61.14%   11.17%\n"
+            "max                                     851.100   11.49%     61.14%        61.14%   11.17%\n"
+            "504    tracelens_gpu_timeline           850.400   11.49%     61.14%        61.14%   11.17%\n"
+            "505    tracelens_gpu_timeline           850.500   11.49%     61.14%        61.14%   11.17%\n"
+            "506    tracelens_gpu_timeline           850.600   11.49%     61.14%        61.14%   11.17%\n"
+            "507    tracelens_gpu_timeline           850.700   11.49%     61.14%        61.14%   11.17%\n"
+            "508    tracelens_gpu_timeline           850.800   11.49%     61.14%        61.14%   11.17%\n"
+            "509    tracelens_gpu_timeline           850.900   11.49%     61.14%        61.14%   11.17%\n"
+            "510    tracelens_gpu_timeline           851.000   11.49%     61.14%        61.14%   11.17%\n"
+            "511    tracelens_gpu_timeline           851.100   11.49%     61.14%        61.14%   11.17%\n"
+            "8 of 512 ranks listed (the outliers, then the slowest); 504 left out; every rank: "
+            "aorta_benchmark_report.json (per_rank_summary)\n");
+  auto small = two_ranks();
+  const auto lines = [](const std::string& text) { return std::count(text.begin(), text.end(), '\n'); };
+  EXPECT_EQ(lines(out) - lines(run_summary(failed_run(), &small)), 10);
+}
+
+// Issue 46: 64 nodes' collection sub-tests are one line and the failed node's SUBFAIL,
+// not 64 lines; 8 nodes are each a line, as before.
+TEST(RunSummary, PastEightNodesTheirSubTestsAreOneLine) {
+  auto nodes = [](int count) {
+    RunRecord run = failed_run();
+    StageResult collect;
+    collect.name = collect.stage = "test_collect_traces";
+    collect.outcome = job::Outcome::kFailed;
+    for (int n = 1; n <= count; ++n)
+      collect.subtests.push_back({.kind = job::SubTestKind::kTraceCollection, .key = "host",
+                                  .value = "node" + std::to_string(n),
+                                  .outcome = n == 17 ? job::Outcome::kFailed : job::Outcome::kPassed});
+    run.stages.insert(run.stages.begin(), collect);
+    return run_summary(run, nullptr);
+  };
+  const std::string many = nodes(64);
+  EXPECT_NE(many.find("\nSUBFAIL [trace collection] (host=node17): failed\n[trace collection] 64 nodes: 63 passed, 1 "
+                      "failed: node17; each node's sub-test in the JUnit file\n"),
+            std::string::npos)
+      << many;
+  EXPECT_EQ(many.find("SUBPASS [trace collection]"), std::string::npos) << many;
+  const std::string few = nodes(8);
+  EXPECT_NE(few.find("SUBPASS [trace collection] (host=node8): passed\n"), std::string::npos) << few;
+  EXPECT_EQ(few.find(" nodes: "), std::string::npos) << few;
 }
 
 TEST(RunSummary, WithoutMetricsNoTable) {

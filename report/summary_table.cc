@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "metrics/metric_words.h"
+#include "report/rank_rows.h"
 
 namespace aorta::report {
 
@@ -26,17 +27,27 @@ std::string steps_line(const metrics::RunMetrics& run, metrics::RatioStyle style
                      metrics::format_ratio(st->cv, style), straggler);
 }
 
-void write_summary_table(const metrics::RunMetrics& run, std::ostream& out) {
+namespace {
+
+// One row: a rank (its number, its parser) or a summary row (its statistic, no parser).
+void table_row(const std::string& label, const std::string& parser, const metrics::RankMetrics& r, std::ostream& out) {
+  out << fmt::format("{:>6}  {:<22}  {:>17.3f}  {:>12.3f}  {:>13.3f}  {:>12.3f}  {:>7.2f}%  {:>9.2f}%  {:>7.2f}%\n", label,
+                     parser, r.total_time_us / 1000, r.compute_time_us / 1000, r.comm_time_us / 1000,
+                     r.total_comm_time_us / 1000, r.compute_ratio * 100, r.comm_ratio * 100, r.overlap_ratio * 100);
+}
+
+}  // namespace
+
+void write_summary_table(const metrics::RunMetrics& run, std::ostream& out, bool every_rank) {
   const std::string comm = metrics::kCvsComm;
   out << fmt::format("{:>6}  {:<22}  {:>17}  {:>12}  {:>13}  {:>12}  {:>8}  {:>10}  {:>8}\n", "rank", "parser",
                      std::string(metrics::kIterationTime) + " ms", "compute ms", comm + " ms", "total comm", "compute",
                      comm, "overlap");
-  for (const auto& r : run.per_rank) {
-    out << fmt::format("{:>6}  {:<22}  {:>17.3f}  {:>12.3f}  {:>13.3f}  {:>12.3f}  {:>7.2f}%  {:>9.2f}%  {:>7.2f}%\n",
-                       r.rank ? std::to_string(*r.rank) : "?", metrics::parser_name(r.parser), r.total_time_us / 1000,
-                       r.compute_time_us / 1000, r.comm_time_us / 1000, r.total_comm_time_us / 1000,
-                       r.compute_ratio * 100, r.comm_ratio * 100, r.overlap_ratio * 100);
-  }
+  const RankRows rows = rank_rows(run, every_rank);
+  if (rows.left_out)
+    for (const auto& s : summary_rows(run.per_rank)) table_row(s.name, "", s.row, out);
+  for (const auto* r : rows.listed) table_row(r->rank ? std::to_string(*r->rank) : "?", metrics::parser_name(r->parser), *r, out);
+  if (rows.left_out) out << left_out_line(rows, "analyze --ranks all, or the JSON output (per_rank_summary)") << "\n";
   out << fmt::format("avg {} {:.3f} ms (std {:.3f} ms, min {:.3f}, max {:.3f}); {} over {} rank(s)\n",
                      metrics::iteration_time_label(run), run.avg_iteration_time_ms, run.std_iteration_time_us / 1000, run.min_iteration_time_us / 1000,
                      run.max_iteration_time_us / 1000,

@@ -9,8 +9,9 @@
 
 namespace aorta::report {
 
-// analyze's console table; every ratio on it is a percentage.
-void write_summary_table(const metrics::RunMetrics& run, std::ostream& out);
+// analyze's console table; every ratio on it is a percentage. Past kListedRanks ranks it
+// shows a summary and the ranks worth a look (rank_rows.h), unless every_rank.
+void write_summary_table(const metrics::RunMetrics& run, std::ostream& out, bool every_rank = false);
 
 // "steps: N (M rank-steps), mean ... ms, ...; worst straggler ...\n", or that the traces
 // have none; the cv in `style`, the style of the table it ends.

@@ -5,6 +5,7 @@
 
 #include <sstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "tests/rank_fixture.h"
@@ -40,6 +41,27 @@ TEST(SummaryTable, RatiosArePercentagesOnEveryLine) {
             "straggler step 3 on rank 1, +1.500 ms over the fastest\n"
             "comm (CVS) = CVS's comm: exposed communication on the GPU and CPU timeline paths, total communication on "
             "the basic scan; overlap = share of communication that runs under compute\n");
+}
+
+// analyze's table past 8 ranks (13 here): the summary and the 8 slowest; --ranks all every rank.
+TEST(SummaryTable, PastEightRanksASummaryUnlessEveryRankIsAskedFor) {
+  std::vector<metrics::RankMetrics> ranks;
+  for (int r = 0; r < 13; ++r) ranks.push_back(rank_metrics(r, 10000 + r, 8000, 3000));
+  const auto run = metrics::aggregate(ranks).value();
+  std::ostringstream summary, every;
+  write_summary_table(run, summary);
+  write_summary_table(run, every, true);
+  const std::string text = summary.str();
+  EXPECT_NE(text.find(fmt::format("\n{:>6}{:37}10.000  ", "min", "")), std::string::npos) << text;
+  EXPECT_NE(text.find(fmt::format("\n{:>6}{:37}10.006  ", "median", "")), std::string::npos) << text;
+  EXPECT_EQ(text.find("\n     4  basic_scan"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n     5  basic_scan"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n8 of 13 ranks listed (the outliers, then the slowest); 5 left out; every rank: analyze "
+                      "--ranks all, or the JSON output (per_rank_summary)\n"),
+            std::string::npos)
+      << text;
+  for (int r = 0; r < 13; ++r) EXPECT_NE(every.str().find(fmt::format("\n{:>6}  basic_scan", r)), std::string::npos);
+  EXPECT_EQ(every.str().find(" left out"), std::string::npos);
 }
 
 // The run summary's steps line keeps the fractions of its own table.

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "common/progress_pace.h"
 #include "job/collect_node_commands.h"
 
 namespace aorta::job {
@@ -178,8 +179,10 @@ class CopyProgress {
     }
     bool last = !node.reported && (!error.empty() || node.fetched == node.files.size());
     if (last) node.reported = true;
-    if (progress_ && last) {
-      progress_(fmt::format("[collect] {}/{} nodes: {}{}; elapsed {:.1f} s", ++finished_, nodes_, node_line(node),
+    if (last) ++finished_;
+    // Past a few nodes a line a quarter, and every node that failed (progress_pace.h).
+    if (progress_ && last && (!error.empty() || progress_line_due(finished_, nodes_))) {
+      progress_(fmt::format("[collect] {}/{} nodes: {}{}; elapsed {:.1f} s", finished_, nodes_, node_line(node),
                             error.empty() ? "" : ", stopped by a failure", since(started_)));
     }
     return error.empty();
@@ -228,7 +231,7 @@ class CopyProgress {
   const Clock::time_point started_;
   const fs::file_time_type copy_start_;  // a copy being written is newer than this
   std::mutex mutex_;
-  size_t finished_ = 0;          // nodes given their closing line
+  size_t finished_ = 0;          // nodes done (a line each, or a quarter's: progress_pace.h)
   std::vector<bool> job_ended_;  // guarded by mutex_
   std::condition_variable wake_;
   bool copied_ = false;

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "redact/redact.h"
+#include "common/progress_pace.h"
 #include "common/run_both.h"
 #include "common/utf8.h"
 #include "trace/cpu_timeline.h"
@@ -201,7 +202,7 @@ int worker_count(AnalyzeOptions& options, size_t files) {
 }
 
 // Every file on `jobs` workers, each taking the next file as it finishes one, with
-// a progress line per file when options.progress is set.
+// a progress line per file (a quarter's, past a few) when options.progress is set.
 std::vector<Slot> analyze_all(const std::vector<fs::path>& files, const AnalyzeOptions& options, int jobs) {
   std::vector<Slot> slots(files.size());
   std::atomic<size_t> next{0};
@@ -218,9 +219,10 @@ std::vector<Slot> analyze_all(const std::vector<fs::path>& files, const AnalyzeO
       if (!options.progress) continue;
       const double took = seconds_since(start), mb = static_cast<double>(slots[i].bytes) / 1e6;
       std::lock_guard<std::mutex> hold(progress_lock);
+      if (!progress_line_due(++done, files.size())) continue;
       try {
         options.progress(fmt::format("[parse] {}/{} traces: {} {:.1f} MB in {:.1f} s ({:.1f} MB/s){}; elapsed {:.1f} s",
-                                     ++done, files.size(), valid_utf8(redact::redact_text(files[i].filename().string())), mb, took,
+                                     done, files.size(), valid_utf8(redact::redact_text(files[i].filename().string())), mb, took,
                                      took > 0 ? mb / took : 0.0, slots[i].result->ok() ? "" : ", failed",
                                      seconds_since(begin)));
       } catch (...) {

@@ -147,6 +147,21 @@ TEST(AnalyzeProgress, OneLinePerTraceWithItsSizeAndRate) {
   EXPECT_EQ(set.files_parsed, 1u);
 }
 
+// Issue 46: past 8 traces a progress line per quarter of them, not one per trace (512
+// ranks printed 512 lines), the last one counting all of them.
+TEST(AnalyzeProgress, PastEightTracesALineAQuarter) {
+  aorta::testing::TempDir dir;
+  for (int r = 0; r < 12; ++r) write_binary(dir.path() / fmt::format("rank{}", r) / "t.json", "{\"traceEvents\": []}");
+  AnalyzeOptions options;
+  options.jobs = 3;
+  std::vector<std::string> lines;
+  options.progress = [&](const std::string& line) { lines.push_back(line); };
+  analyze_traces(dir.path(), options);
+  ASSERT_EQ(lines.size(), 4u);
+  for (int q = 0; q < 4; ++q)
+    EXPECT_TRUE(lines[q].starts_with(fmt::format("[parse] {}/12 traces: ", 3 * (q + 1)))) << lines[q];
+}
+
 // Issue 42, 8: a trace whose name carries a registered secret (a training that names
 // its files after an environment value) is shown on the progress line by its name with
 // the secret cut.

@@ -3,49 +3,21 @@
 chromium, no network), DOM checked after rendering, screenshots produced.
 Usage: reports_in_chromium.py AORTA_SUITE
 """
-import functools
 import glob
-import http.server
 import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
-import threading
 
 import html_report
 import png_pixels
+from chromium import chromium, serve
 from suite_run import expect
 
 binary = os.path.abspath(sys.argv[1])
-CHROMIUM = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1200,1600"]
-
-
-# Jenkins' default Content-Security-Policy for archived files (hudson.model.DirectoryBrowserSupport.CSP).
-JENKINS_CSP = "sandbox; default-src 'none'; img-src 'self'; style-src 'self';"
 FAILED_RED = (0xcf, 0x22, 0x2e)
-
-
-def serve(folder):
-    """An HTTP server on a free loopback port serving folder with Jenkins' CSP header."""
-    class Handler(http.server.SimpleHTTPRequestHandler):
-        def end_headers(self):
-            self.send_header("Content-Security-Policy", JENKINS_CSP)
-            super().end_headers()
-
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=folder))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
-
-
-def chromium(work, *args):
-    profile = tempfile.mkdtemp(dir=work)
-    return subprocess.run(CHROMIUM + [f"--user-data-dir={profile}", *args], capture_output=True, text=True, timeout=120)
 
 
 with tempfile.TemporaryDirectory() as work:
