@@ -73,11 +73,7 @@ Readings parse_nvidia_smi(std::string_view body) {
   Readings out;
   std::vector<std::string> fields;
   size_t number = 0;
-  for (size_t pos = 0; pos < body.size();) {
-    size_t end = body.find('\n', pos);
-    if (end == std::string_view::npos) end = body.size();
-    const std::string_view line = body.substr(pos, end - pos);
-    pos = end + 1;
+  for (const std::string_view line : text_lines(body)) {
     if (trimmed(line).empty()) continue;
     std::vector<std::string> row = cells(line);
     if (++number == 1) {

@@ -42,11 +42,7 @@ SampleFile read_sample_file(std::string_view text) {
   SampleFile out;
   SampleRecord* open = nullptr;  // the record whose body the next lines are
   size_t number = 0;
-  for (size_t pos = 0; pos < text.size();) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view line = text.substr(pos, end - pos);
-    pos = end + 1;
+  for (const std::string_view line : text_lines(text)) {
     ++number;
     if (line.empty() || line[0] != '#') {
       if (open) open->body.append(line).push_back('\n');

@@ -1,5 +1,6 @@
 #include "telemetry/value_text.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -51,6 +52,16 @@ std::vector<std::string_view> json_documents(std::string_view body) {
   }
   if (depth > 0) docs.push_back(body.substr(start));  // cut short: the parser names it
   return docs;
+}
+
+std::vector<std::string_view> text_lines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  for (size_t pos = 0; pos < text.size();) {
+    const size_t end = std::min(text.find('\n', pos), text.size());
+    lines.push_back(text.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return lines;
 }
 
 }  // namespace aorta::telemetry

@@ -24,4 +24,7 @@ std::optional<double> json_number(const nlohmann::json& v);
 // two); each as text, in order. Text outside any document is skipped.
 std::vector<std::string_view> json_documents(std::string_view body);
 
+// The lines of `text`, without their '\n' (a last line without one included).
+std::vector<std::string_view> text_lines(std::string_view text);
+
 }  // namespace aorta::telemetry
