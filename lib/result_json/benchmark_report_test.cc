@@ -71,9 +71,11 @@ TEST(BenchmarkReport, TelemetryOfTheRunFolderIsReadAndReported) {
   aorta::testing::TempDir dir;
   fs::copy(kData / "telemetry/run", dir.path() / "telemetry");
   config::Variant v;
+  v.gpus_per_node = 2;
   config::Cluster cluster;
   cluster.nodes = {{"node1", "", ""}, {"node2", "", ""}, {"node3", "", ""}};
   job::RunState state;
+  state.run_id = "0123456789abcdef0123456789abcdef";
   state.status = job::RunStatus::kCompleted;
   state.output_root = dir.path();
   stages::StageResult out = parse_two_ranks(dir.path(), state, v, cluster);
