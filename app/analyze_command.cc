@@ -11,7 +11,9 @@
 #include "metrics/trace_set.h"
 #include "result_json/diagnosis_json.h"
 #include "result_json/metrics_json.h"
+#include "result_json/telemetry_json.h"
 #include "report/summary_table.h"
+#include "telemetry/summary.h"
 
 namespace aorta::app {
 
@@ -45,12 +47,17 @@ int analyze(const cli::Options& o) {
     doc["kernel_selection"] = o.include_unlinked ? "include_unlinked" : "linked_only";
     doc["parse"] = result_json::parse_json(set);
     std::ostream& table = o.output.empty() ? std::cerr : std::cout;
+    const auto gpu_telemetry = telemetry::read_telemetry_beside(o.trace_dir);
+    if (gpu_telemetry)
+      for (const auto& node : gpu_telemetry->nodes)
+        for (const auto& e : node.errors) std::cerr << "warning: GPU telemetry: " << printable(e) << "\n";
     if (!set.ranks.empty()) {
       auto run = metrics::aggregate(set.ranks);
       if (!run) {
         std::cerr << "error: " << printable(run.error().message) << "\n";
         return kExitFailed;
       }
+      run->telemetry = gpu_telemetry;
       doc["performance"] = result_json::performance_json(*run);
       doc["per_rank_summary"] = result_json::per_rank_json(*run);
       doc["diagnosis"] = result_json::diagnosis_json(*run);
@@ -58,6 +65,7 @@ int analyze(const cli::Options& o) {
       table << "Diagnosis\n";
       for (const std::string& line : result_json::diagnosis_lines(*run)) table << "  " << printable(line) << "\n";
     }
+    if (gpu_telemetry) doc["telemetry"] = result_json::telemetry_json(*gpu_telemetry);
     // Every string in doc is valid UTF-8 already (TraceSet's contract); json_text's
     // replacement is the second guard, so a byte that slips through never costs the output.
     const std::string text = result_json::json_text(doc);

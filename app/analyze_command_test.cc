@@ -110,5 +110,25 @@ TEST(AnalyzeCommand, NamesFromTheDiskReachTheTerminalPrintable) {
   EXPECT_EQ(run.out, "wrote o\\x1b[2J.json (failed)\n");
 }
 
+// Issue 47, 5: a telemetry folder beside the traces is read; a damaged file is named
+// on stderr and the rest used.
+TEST(AnalyzeCommand, ReadsTheTelemetryBesideTheTraces) {
+  TempDir dir;
+  fs::create_directories(dir.path() / "run/torch_traces");
+  fs::copy_file(kTrace, dir.path() / "run/torch_traces/rank0.json.gz");
+  fs::copy(fs::path(AORTA_TEST_DATA_DIR) / "telemetry/run", dir.path() / "run/telemetry");
+  fs::copy_file(fs::path(AORTA_TEST_DATA_DIR) / "telemetry/hostile/node-0.log", dir.path() / "run/telemetry/node-3.log");
+  const auto run = run_suite({"analyze", "run/torch_traces", "--output", "out.json"}, dir.path());
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.err.find("warning: GPU telemetry: node-3.log line 425: amd-smi: JSON that does not parse"),
+            std::string::npos) << run.err;
+  std::ifstream in(dir.path() / "out.json");
+  const auto doc = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_TRUE(doc.contains("telemetry")) << doc.dump().substr(0, 300);
+  EXPECT_EQ(doc["telemetry"]["nodes"].size(), 4u);
+  EXPECT_EQ(doc["telemetry"]["nodes"][3]["node"], "node4");
+  EXPECT_EQ(doc["telemetry"]["gpus"].size(), 8u);
+}
+
 }  // namespace
 }  // namespace aorta::app

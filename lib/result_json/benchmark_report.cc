@@ -6,6 +6,7 @@
 #include "common/version.h"
 #include "job/launch.h"
 #include "result_json/diagnosis_json.h"
+#include "result_json/telemetry_json.h"
 #include "redact/redact.h"
 
 namespace aorta::result_json {
@@ -87,6 +88,7 @@ ordered_json benchmark_report(const job::RunState& state, const config::Variant&
     r["performance"] = performance_json(*state.result);
     r["per_rank_summary"] = per_rank_json(*state.result);
     r["diagnosis"] = diagnosis_json(*state.result);
+    if (state.result->telemetry) r["telemetry"] = telemetry_json(*state.result->telemetry);  // absent: no node sampled
   } else {
     r["performance"] = nullptr;
     r["per_rank_summary"] = ordered_json::array();

@@ -2,6 +2,8 @@
 // parsed, and the report says the run failed (audit S10, R1).
 #include "result_json/benchmark_report.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "stages/specs.h"
@@ -17,27 +19,35 @@ namespace fs = std::filesystem;
 
 const fs::path kData = AORTA_TEST_DATA_DIR;
 
-TEST(BenchmarkReport, FailedRunIsParsedFromItsTracesAndReportedAsFailed) {
-  aorta::testing::TempDir dir;
-  const fs::path traces = dir.path() / "combined_traces";
+// Two real ranks' traces in <root>/combined_traces, parsed by test_parse_results into
+// `state` (parsing reaches no node).
+stages::StageResult parse_two_ranks(const fs::path& root, job::RunState& state, const config::Variant& v,
+                                    const config::Cluster& cluster) {
+  const fs::path traces = root / "combined_traces";
   for (const auto& [node, rank] : {std::pair{"node_0", "rank0"}, std::pair{"node_1", "rank1"}}) {
     fs::path to = traces / node / "torch_profiler" / rank;
     fs::create_directories(to);
     fs::copy_file(kData / (std::string("h200-torch2.11-kineto-nccl_") + rank + ".json.gz"), to / "trace.json.gz");
   }
-  aorta::testing::FakeTransport fake;  // parsing reaches no node
+  aorta::testing::FakeTransport fake;
+  job::NodeExec exec(fake, v, cluster);
+  state.artifacts["torch_traces"] = traces;
+  stages::StageContext ctx{exec, state, [](const std::string&) {}};
+  return stages::kParseResults.body(ctx);
+}
+
+TEST(BenchmarkReport, FailedRunIsParsedFromItsTracesAndReportedAsFailed) {
+  aorta::testing::TempDir dir;
   config::Variant v;
   config::Cluster cluster;
   cluster.nodes = {{"node-a", "", ""}, {"node-b", "", ""}};
-  job::NodeExec exec(fake, v, cluster);
   job::RunState state;
   state.run_id = "0123456789abcdef0123456789abcdef";
   state.status = job::RunStatus::kFailed;
   state.error_message = "node b timed out";
-  state.artifacts["torch_traces"] = traces;
-  stages::StageContext ctx{exec, state, [](const std::string&) {}};
+  state.output_root = dir.path();
 
-  stages::StageResult out = stages::kParseResults.body(ctx);
+  stages::StageResult out = parse_two_ranks(dir.path(), state, v, cluster);
   EXPECT_FALSE(out.failed()) << out.failures.front();
   ASSERT_FALSE(out.log.empty());
   EXPECT_EQ(out.log.front(), "Run did not succeed: node b timed out");
@@ -52,6 +62,31 @@ TEST(BenchmarkReport, FailedRunIsParsedFromItsTracesAndReportedAsFailed) {
   EXPECT_EQ(report["per_rank_summary"][0]["rank"], 0);
   EXPECT_EQ(report["per_rank_summary"][1]["rank"], 1);
   EXPECT_GT(report["performance"]["avg_compute_ratio"].get<double>(), 0);
+  EXPECT_FALSE(report.contains("telemetry"));  // no node sampled
+}
+
+// Issue 47: the sample files the collection brought home (<run folder>/telemetry) are
+// read with the traces; the report carries their summary and passes the schema.
+TEST(BenchmarkReport, TelemetryOfTheRunFolderIsReadAndReported) {
+  aorta::testing::TempDir dir;
+  fs::copy(kData / "telemetry/run", dir.path() / "telemetry");
+  config::Variant v;
+  v.gpus_per_node = 2;
+  config::Cluster cluster;
+  cluster.nodes = {{"node1", "", ""}, {"node2", "", ""}, {"node3", "", ""}};
+  job::RunState state;
+  state.run_id = "0123456789abcdef0123456789abcdef";
+  state.status = job::RunStatus::kCompleted;
+  state.output_root = dir.path();
+  stages::StageResult out = parse_two_ranks(dir.path(), state, v, cluster);
+  ASSERT_TRUE(state.result && state.result->telemetry) << ::testing::PrintToString(out.log);
+  EXPECT_EQ(state.result->telemetry->gpus.size(), 6u);
+  EXPECT_NE(std::find(out.log.begin(), out.log.end(), "GPU telemetry: 3 node(s), 6 GPU(s)"), out.log.end());
+  const auto report = benchmark_report(state, v, cluster, true);
+  ASSERT_TRUE(report.contains("telemetry"));
+  EXPECT_EQ(report["telemetry"]["gpus"][1]["node"], "node1");
+  EXPECT_EQ(report["telemetry"]["gpus"][1]["throttle_share"]["socket_thermal"], 0.4);
+  EXPECT_TRUE(aorta::testing::passes_report_schema(dir.write("report.json", json_text(report))));
 }
 
 // Issue 45, 7: `configuration` names NCCL channels and the RCCL branch only on a run

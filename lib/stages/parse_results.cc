@@ -12,6 +12,7 @@
 #include "tracelens/excel_reports.h"
 #include "stages/node_analysis.h"
 #include "stages/stage.h"
+#include "telemetry/summary.h"
 
 namespace aorta::stages {
 namespace {
@@ -118,6 +119,19 @@ bool parse_source(StageContext& ctx, StageResult& out) {
   return true;
 }
 
+// The GPUs' telemetry the collection brought home (<run folder>/telemetry/node-<i>.log),
+// when any node sampled; a damaged file is named and the rest used.
+void read_telemetry(job::RunState& state, std::vector<std::string>& log) {
+  state.result->telemetry = telemetry::read_telemetry_folder(state.output_root / "telemetry");
+  if (!state.result->telemetry) return;
+  const auto& t = *state.result->telemetry;
+  log.push_back(fmt::format("GPU telemetry: {} node(s), {} GPU(s)", t.nodes.size(), t.gpus.size()));
+  for (const auto& node : t.nodes)
+    if (!node.errors.empty())
+      log.push_back(fmt::format("GPU telemetry of {}: {} error(s), the first: {}", node.host, node.errors.size(),
+                                node.errors.front()));
+}
+
 StageResult parse_traces(StageContext& ctx) {
   StageResult out;
   auto& state = ctx.state;
@@ -135,6 +149,7 @@ StageResult parse_traces(StageContext& ctx) {
     return out;
   }
   state.result = std::move(aggregated.value());
+  read_telemetry(state, out.log);
   // Every rank the run was to have must be there (issue 29): gates judged on the ranks
   // that remain would pass a run that lost a GPU's figures. The result stays for the
   // reports; validation is gated by this failure.
