@@ -9,18 +9,28 @@ namespace aorta::testing {
 // A healthy GPU: 78 °C hotspot at most, 1980 MHz, a power cap 5% of the window (under
 // the 10% that counts), idle 30% (no throttle), its link at full speed, no new errors.
 inline telemetry::GpuTelemetry healthy_gpu(int gpu) {
-  telemetry::GpuTelemetry g{.host = "node3", .gpu = gpu, .samples = 60, .window_seconds = 59};
+  telemetry::GpuTelemetry g;
+  g.host = "node3";
+  g.gpu = gpu;
+  g.samples = 60;
+  g.window_seconds = 59;
   g.temperature_c["hotspot"] = {70, 78};
   g.clock_median_mhz = 1980;
   g.throttle_share = {{"sw_power_cap", 0.05}, {"gpu_idle", 0.30}};
   g.ecc = telemetry::ErrorCounts{};
-  g.link = telemetry::LinkState{.speed_current = 32, .speed_max = 32, .width_current = 16, .width_max = 16};
+  g.link.emplace();
+  g.link->speed_current = g.link->speed_max = 32;
+  g.link->width_current = g.link->width_max = 16;
   return g;
 }
 
 // GPU 3 thermally throttled 41% of the window at 97 °C, its clock median 1410 MHz.
 inline telemetry::RunTelemetry fleet_with_hot_gpu3() {
-  telemetry::RunTelemetry t{.nodes = {{.host = "node3", .tool = "nvidia-smi", .errors = {}}}, .fleet_clock_median_mhz = 1980};
+  telemetry::RunTelemetry t;
+  t.nodes.emplace_back();
+  t.nodes.back().host = "node3";
+  t.nodes.back().tool = "nvidia-smi";
+  t.fleet_clock_median_mhz = 1980;
   for (int gpu = 0; gpu < 4; ++gpu) t.gpus.push_back(healthy_gpu(gpu));
   telemetry::GpuTelemetry& hot = t.gpus[3];
   hot.temperature_c["hotspot"] = {91, 97};

@@ -154,10 +154,17 @@ void join_telemetry(RunMetrics& run) {
         on_a_rank = true;
       }
     if (on_a_rank || !named.insert({g.host, g.gpu}).second) continue;
-    run.outliers.push_back(Finding{.node = g.host, .gpu = g.gpu, .measure = "GPU telemetry", .unit = "signs",
-                                   .value = static_cast<double>(signs.size()), .ranks = run.telemetry->gpus.size(),
-                                   .reason = "out of line in its telemetry, though no rank on it is by its times (yet)",
-                                   .of_gpu = true, .evidence = evidence_of(signs)});
+    Finding f;
+    f.node = g.host;
+    f.gpu = g.gpu;
+    f.measure = "GPU telemetry";
+    f.unit = "signs";
+    f.value = static_cast<double>(signs.size());
+    f.ranks = run.telemetry->gpus.size();
+    f.reason = "out of line in its telemetry, though no rank on it is by its times (yet)";
+    f.of_gpu = true;
+    f.evidence = evidence_of(signs);
+    run.outliers.push_back(std::move(f));
   }
 }
 

@@ -46,7 +46,7 @@ TEST(TelemetryFindings, OutlierRankOnAThrottledGpuCarriesItsEvidence) {
 
 TEST(TelemetryFindings, HealthyFleetAddsNothing) {
   RunMetrics run = run_of({rank_on_gpu(0, 100), rank_on_gpu(1, 100), rank_on_gpu(2, 100), rank_on_gpu(3, 117)});
-  run.telemetry = telemetry::RunTelemetry{.fleet_clock_median_mhz = 1980};
+  run.telemetry.emplace().fleet_clock_median_mhz = 1980;
   for (int gpu = 0; gpu < 4; ++gpu) run.telemetry->gpus.push_back(healthy_gpu(gpu));
   run.telemetry->gpus[1].temperature_c["hotspot"].max = 86;  // 8 °C over the median: under the 10 °C floor
   run.telemetry->gpus[2].clock_median_mhz = 1800;             // 91% of the fleet's
@@ -60,8 +60,8 @@ TEST(TelemetryFindings, GpuOutOfLineIsAFindingWhenItsTimesAreNot) {
   RunMetrics run = run_of({rank_on_gpu(0, 100), rank_on_gpu(1, 100), rank_on_gpu(2, 100), rank_on_gpu(3, 100)});
   ASSERT_TRUE(run.outliers.empty());
   run.telemetry = fleet_with_hot_gpu3();
-  run.telemetry->gpus[1].link = telemetry::LinkState{.speed_current = 32, .speed_max = 32, .width_current = 8,
-                                                     .width_max = 16, .downgraded = true};
+  run.telemetry->gpus[1].link->width_current = 8;  // of x16
+  run.telemetry->gpus[1].link->downgraded = true;
   run.telemetry->gpus[1].ecc = telemetry::ErrorCounts{.correctable = 0, .uncorrectable = 2};
   join_telemetry(run);
   ASSERT_EQ(run.outliers.size(), 2u);  // in the cluster's order

@@ -18,7 +18,7 @@ std::optional<double> throttled(const GpuTelemetry& g) {
   return g.samples > 0 ? std::optional(throttled_share(g)) : std::nullopt;
 }
 
-GateSubject subject_of(const GpuTelemetry& g) { return {.node = g.host, .gpu = g.gpu, .of_gpu = true}; }
+GateSubject subject_of(const GpuTelemetry& g) { return {g.host, std::nullopt, g.gpu, true}; }
 
 // The GPU of the largest figure (the first of equals, cluster order).
 const GpuTelemetry* largest(const RunMetrics& run, GpuFigure figure) {

@@ -13,9 +13,13 @@ namespace {
 using telemetry::GpuTelemetry;
 
 GpuTelemetry gpu(const std::string& host, int index) {
-  GpuTelemetry g{.host = host, .gpu = index, .samples = 60};
+  GpuTelemetry g;
+  g.host = host;
+  g.gpu = index;
+  g.samples = 60;
   g.ecc = telemetry::ErrorCounts{};
-  g.link = telemetry::LinkState{.width_current = 16, .width_max = 16};
+  g.link.emplace();
+  g.link->width_current = g.link->width_max = 16;
   return g;
 }
 
