@@ -11,6 +11,7 @@
 #include "metrics/trace_set.h"
 #include "result_json/diagnosis_json.h"
 #include "result_json/metrics_json.h"
+#include "metrics/telemetry_findings.h"
 #include "result_json/telemetry_json.h"
 #include "report/summary_table.h"
 #include "telemetry/summary.h"
@@ -58,6 +59,7 @@ int analyze(const cli::Options& o) {
         return kExitFailed;
       }
       run->telemetry = gpu_telemetry;
+      metrics::join_telemetry(*run);  // each finding's GPU evidence; GPUs out of line named
       doc["performance"] = result_json::performance_json(*run);
       doc["per_rank_summary"] = result_json::per_rank_json(*run);
       doc["diagnosis"] = result_json::diagnosis_json(*run);

@@ -65,7 +65,8 @@ std::optional<std::string> outlier_note(const metrics::RunMetrics& run) {
   if (static_cast<size_t>(diagnosed) < metrics::kMinRanks)
     return fmt::format("No outlier test: {} rank(s) diagnosed, at least {} needed for a median and MAD.", diagnosed,
                        metrics::kMinRanks);
-  if (run.outliers.empty()) return "No outlier.";
+  // A GPU's own telemetry finding is no outlier by the ranks' times.
+  if (std::all_of(run.outliers.begin(), run.outliers.end(), [](const auto& f) { return f.of_gpu; })) return "No outlier.";
   return std::nullopt;
 }
 
@@ -77,6 +78,13 @@ std::vector<size_t> furthest_from_median(const RankBars& b, size_t most) {
   std::stable_sort(shown.begin(), shown.end(), [&](size_t x, size_t y) { return off(x) > off(y); });
   shown.resize(most);
   std::sort(shown.begin(), shown.end());  // back in rank order
+  return shown;
+}
+
+std::vector<const metrics::Finding*> shown_findings(const metrics::RunMetrics& run, bool diagnosed) {
+  std::vector<const metrics::Finding*> shown;
+  for (const auto& f : run.outliers)
+    if (diagnosed || f.of_gpu) shown.push_back(&f);
   return shown;
 }
 

@@ -45,6 +45,9 @@ std::string no_diagnosis();
 std::string no_compute_comparison();
 // "No outlier." or why there is no outlier test; nothing when there are outliers.
 std::optional<std::string> outlier_note(const metrics::RunMetrics& run);
+// The findings a report shows: every one when some rank is diagnosed, else only the
+// GPUs' own telemetry findings (they need no trace).
+std::vector<const metrics::Finding*> shown_findings(const metrics::RunMetrics& run, bool diagnosed);
 
 // The indices of `bars` that a capped view shows: all up to `most`, past it the `most`
 // furthest from the median, in rank order.

@@ -72,17 +72,19 @@ void write_diagnosis_html(const metrics::RunMetrics& run, std::ostream& out) {
   if (run.per_rank.empty()) return;
   out << "<h2>Diagnosis</h2>\n";
   write_per_rank_table(run, out);
-  if (!any_diagnosed(run)) {
+  const bool diagnosed = any_diagnosed(run);
+  if (!diagnosed) {
     out << "<p id=\"diagnosis\" class=\"diagnosis-verdict\">" << escape_xml(no_diagnosis()) << "</p>\n";
-    return;
+  } else {
+    const DiagnosisBars bars = diagnosis_bars(run);
+    if (bars.compute) write_bars_folded(*bars.compute, out);
+    else out << "<p id=\"diagnosis\">" << escape_xml(no_compute_comparison()) << "</p>\n";
+    for (const RankBars& b : bars.busbw) write_bars_folded(b, out);
+    if (const auto note = outlier_note(run)) out << "<p class=\"diagnosis-verdict\">" << escape_xml(*note) << "</p>\n";
   }
-  const DiagnosisBars bars = diagnosis_bars(run);
-  if (bars.compute) write_bars_folded(*bars.compute, out);
-  else out << "<p id=\"diagnosis\">" << escape_xml(no_compute_comparison()) << "</p>\n";
-  for (const RankBars& b : bars.busbw) write_bars_folded(b, out);
-  if (const auto note = outlier_note(run)) out << "<p class=\"diagnosis-verdict\">" << escape_xml(*note) << "</p>\n";
-  for (const auto& f : run.outliers)
-    out << "<p class=\"diagnosis-verdict failure\">" << escape_xml(result_json::finding_subject(f) + ": " + f.reason) << "</p>\n";
+  for (const auto& f : shown_findings(run, diagnosed))
+    out << "<p class=\"diagnosis-verdict failure\">"
+        << escape_xml(result_json::finding_subject(*f) + ": " + result_json::finding_text(*f)) << "</p>\n";
 }
 
 }  // namespace aorta::report

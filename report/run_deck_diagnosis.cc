@@ -30,6 +30,17 @@ RankBars bars_of(const nlohmann::ordered_json& j) {
 
 nlohmann::ordered_json text_or_null(const std::optional<std::string>& s) { return s ? nlohmann::ordered_json(*s) : nlohmann::ordered_json(nullptr); }
 
+nlohmann::ordered_json finding_json(const metrics::Finding& f) {
+  using Json = nlohmann::ordered_json;
+  return {{"rank", f.rank ? Json(*f.rank) : Json(nullptr)},
+          {"node", f.node ? Json(valid_utf8(*f.node)) : Json(nullptr)},
+          {"gpu", f.gpu ? Json(*f.gpu) : Json(nullptr)},
+          {"subject", result_json::finding_subject(f)},
+          {"measure", valid_utf8(f.measure)},
+          {"reason", valid_utf8(f.reason)},
+          {"evidence", f.evidence ? Json(valid_utf8(*f.evidence)) : Json(nullptr)}};
+}
+
 }  // namespace
 
 nlohmann::ordered_json deck_diagnosis_json(const metrics::RunMetrics* result) {
@@ -41,7 +52,9 @@ nlohmann::ordered_json deck_diagnosis_json(const metrics::RunMetrics* result) {
   d["busbw"] = nlohmann::ordered_json::array();
   d["outliers"] = nlohmann::ordered_json::array();
   d["outlier_note"] = nullptr;
-  if (!any_diagnosed(*result)) {
+  const bool diagnosed = any_diagnosed(*result);
+  for (const metrics::Finding* f : shown_findings(*result, diagnosed)) d["outliers"].push_back(finding_json(*f));
+  if (!diagnosed) {
     d["note"] = no_diagnosis();
     return d;
   }
@@ -49,13 +62,6 @@ nlohmann::ordered_json deck_diagnosis_json(const metrics::RunMetrics* result) {
   if (bars.compute) d["compute"] = bars_json(*bars.compute);
   else d["compute_note"] = no_compute_comparison();
   for (const RankBars& b : bars.busbw) d["busbw"].push_back(bars_json(b));
-  for (const auto& f : result->outliers)
-    d["outliers"].push_back({{"rank", f.rank ? nlohmann::ordered_json(*f.rank) : nlohmann::ordered_json(nullptr)},
-                             {"node", f.node ? nlohmann::ordered_json(valid_utf8(*f.node)) : nlohmann::ordered_json(nullptr)},
-                             {"gpu", f.gpu ? nlohmann::ordered_json(*f.gpu) : nlohmann::ordered_json(nullptr)},
-                             {"subject", result_json::finding_subject(f)},
-                             {"measure", valid_utf8(f.measure)},
-                             {"reason", valid_utf8(f.reason)}});
   d["outlier_note"] = text_or_null(outlier_note(*result));
   return d;
 }
@@ -74,7 +80,8 @@ void deck_diagnosis_html(const nlohmann::ordered_json& d, std::ostream& out) {
   for (const auto& b : d["busbw"]) bars_html(b);
   if (!d["outlier_note"].is_null()) out << "<p>" << escape_xml(d["outlier_note"]) << "</p>\n";
   for (const auto& f : d["outliers"])
-    out << "<p class=\"fail\">" << escape_xml(f["subject"]) << ": " << escape_xml(f["reason"]) << "</p>\n";
+    out << "<p class=\"fail\">" << escape_xml(f["subject"]) << ": " << escape_xml(f["reason"])
+        << (f["evidence"].is_string() ? "; " + escape_xml(f["evidence"]) : "") << "</p>\n";
   out << "</section>\n";
 }
 

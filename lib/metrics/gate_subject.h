@@ -14,8 +14,9 @@ struct GateSubject {
   std::optional<std::string> node;  // unknown stays unknown
   std::optional<int> rank;
   std::optional<int> gpu;  // the rank's GPU index on its node, where its trace says
+  bool of_gpu = false;     // a GPU's own figure (its telemetry): no rank, named "node3 GPU 3"
 
-  // "node2 rank 3 (GPU 3)", "rank 2", "rank unknown": the diagnosis lines' words.
+  // "node2 rank 3 (GPU 3)", "rank 2", "rank unknown", "node3 GPU 3": the diagnosis lines' words.
   std::string text() const;
 };
 

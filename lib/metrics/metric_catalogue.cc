@@ -7,6 +7,7 @@
 #include "metrics/diagnosis_gates.h"
 #include "metrics/metric_words.h"
 #include "metrics/run_metrics.h"
+#include "metrics/telemetry_gates.h"
 #include "metrics/threshold_catalogue.h"
 
 namespace aorta::metrics {
@@ -164,6 +165,34 @@ constexpr MetricSpec kCatalogue[] = {
               .unavailable = "Reduce-scatter bus bandwidth not available: no reduce-scatter kernel with its "
                              "collective metadata in the traces",
               .subject = [](const RunMetrics& r) { return lowest_busbw_rank(r.per_rank, "reduce_scatter"); }}},
+    // The GPU telemetry's figures (telemetry_gates.h), gated as the diagnosis figures
+    // above: off unless configured; without telemetry a configured gate fails.
+    {"max_gpu_uncorrectable_errors", MetricUnit::kCount, Better::kLower, max_gpu_uncorrectable_errors, 0,
+     "new uncorrectable ECC/RAS errors of a GPU", nullptr, nullptr, nullptr,
+     GateSpec{.key = "max_gpu_uncorrectable_errors", .kind = ThresholdKind::kMax, .position = 10, .tier = "gpu_ecc",
+              .display = "GPU uncorrectable errors", .message = [](double v, double limit) {
+                return fmt::format("{:g} new uncorrectable ECC/RAS errors on a GPU during the run, exceeds threshold {}",
+                                   v, limit_text(limit));
+              }, .unavailable = "GPU uncorrectable errors not available: no GPU telemetry with ECC/RAS counters (no "
+                                "GPU tool on the nodes, or none reports them)",
+              .subject = gpu_with_most_uncorrectable_errors}},
+    {"max_gpu_throttled_share", MetricUnit::kFraction, Better::kLower, max_gpu_throttled_share, 0,
+     "largest throttled share of a GPU", nullptr, nullptr, nullptr,
+     GateSpec{.key = "max_gpu_throttled_share", .kind = ThresholdKind::kMax, .position = 11, .tier = "gpu_throttle",
+              .display = "GPU throttled share", .message = [](double v, double limit) {
+                return fmt::format("A GPU was throttled {} of the window, exceeds threshold {}", percent(v),
+                                   percent(limit));
+              }, .unavailable = "GPU throttled share not available: no GPU telemetry (no GPU tool on the nodes)",
+              .max_limit = 1.0, .subject = most_throttled_gpu}},
+    {"max_pcie_links_downgraded", MetricUnit::kCount, Better::kLower, pcie_links_downgraded, 0,
+     "GPUs with a PCIe link below its maximum", nullptr, nullptr, nullptr,
+     GateSpec{.key = "max_pcie_links_downgraded", .kind = ThresholdKind::kMax, .position = 12, .tier = "pcie_link",
+              .display = "PCIe links downgraded", .message = [](double v, double limit) {
+                return fmt::format("{:g} GPU(s) with a PCIe link below its maximum, exceeds threshold {}", v,
+                                   limit_text(limit));
+              }, .unavailable = "PCIe link state not available: no GPU telemetry with the link's speed and width (no "
+                                "GPU tool on the nodes, or none reports them)",
+              .subject = first_downgraded_link}},
 };
 
 bool shown(const MetricSpec& spec, MetricView view) { return (spec.shown_in & view) != 0; }

@@ -23,6 +23,12 @@ struct Finding {
   double ratio = 0;     // value / median; a node's finding: its worst rank's (for the order only)
   std::string reason;   // one plain sentence
   bool of_node = false;  // a node's own finding: no rank, value the count of its outlier ranks
+  // A GPU's own finding from its telemetry (telemetry_findings.h): no rank, its node and
+  // GPU, value the count of the signs out of line.
+  bool of_gpu = false;
+  // What the finding's GPU showed out of line in its telemetry, one sentence ("its GPU
+  // spent 41 % of the window throttled (thermal), ..."); none: no telemetry, or healthy.
+  std::optional<std::string> evidence;
 };
 
 // A rank is an outlier on a measure when at least kMinRanks ranks have it, it lies more

@@ -42,7 +42,9 @@ TEST(ThresholdCatalogue, GatesInTheDecksTierOrder) {
   EXPECT_EQ(keys, (std::vector<std::string>{"max_avg_iteration_ms", "min_compute_ratio", "min_overlap_ratio",
                                             "max_time_variance_ratio", "max_avg_step_time_ms", "max_step_time_cv",
                                             "max_rank_compute_slowdown_ratio", "min_allreduce_busbw_gbps",
-                                            "min_allgather_busbw_gbps", "min_reduce_scatter_busbw_gbps"}));
+                                            "min_allgather_busbw_gbps", "min_reduce_scatter_busbw_gbps",
+                                            "max_gpu_uncorrectable_errors", "max_gpu_throttled_share",
+                                            "max_pcie_links_downgraded"}));
   EXPECT_EQ(tiers.size(), keys.size());
   EXPECT_EQ(find_threshold("max_avg_iteration_us"), nullptr);
 }

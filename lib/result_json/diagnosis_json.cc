@@ -1,5 +1,7 @@
 #include "result_json/diagnosis_json.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "metrics/gate_subject.h"
@@ -41,7 +43,11 @@ ordered_json rank_json(const metrics::RankMetrics& r) {
 
 std::string finding_subject(const metrics::Finding& f) {
   if (f.of_node) return valid_utf8(f.node.value_or("node unknown"));
-  return valid_utf8(metrics::GateSubject{f.node, f.rank, f.gpu}.text());
+  return valid_utf8(metrics::GateSubject{f.node, f.rank, f.gpu, f.of_gpu}.text());
+}
+
+std::string finding_text(const metrics::Finding& f) {
+  return valid_utf8(f.evidence ? f.reason + "; " + *f.evidence : f.reason);
 }
 
 ordered_json kernel_classes_json(const std::vector<metrics::KernelClassTime>& classes) {
@@ -71,28 +77,33 @@ ordered_json diagnosis_json(const metrics::RunMetrics& run) {
                              {"measure", valid_utf8(f.measure)},
                              {"unit", f.unit},
                              {"value", f.value},
-                             {"median", f.of_node ? ordered_json(nullptr) : ordered_json(f.median)},  // a node's: none
+                             // a node's or a GPU's own finding: none
+                             {"median", f.of_node || f.of_gpu ? ordered_json(nullptr) : ordered_json(f.median)},
                              {"ranks", f.ranks},
-                             {"ratio_to_median", f.of_node ? ordered_json(nullptr) : ordered_json(f.ratio)},
+                             {"ratio_to_median", f.of_node || f.of_gpu ? ordered_json(nullptr) : ordered_json(f.ratio)},
                              {"of_node", f.of_node},
-                             {"reason", valid_utf8(f.reason)}});
+                             {"of_gpu", f.of_gpu},
+                             {"reason", valid_utf8(f.reason)},
+                             {"evidence", optional_text(f.evidence)}});
   return o;
 }
 
 std::vector<std::string> diagnosis_lines(const metrics::RunMetrics& run) {
-  if (run.per_rank.size() < metrics::kMinRanks)
-    return {fmt::format("no outlier test: {} rank(s), at least {} needed for a median and MAD", run.per_rank.size(),
-                        metrics::kMinRanks)};
-  if (run.outliers.empty()) return {fmt::format("no outlier among {} ranks", run.per_rank.size())};
   std::vector<std::string> lines;
-  for (const auto& f : run.outliers) {
+  const bool by_times = std::any_of(run.outliers.begin(), run.outliers.end(), [](const auto& f) { return !f.of_gpu; });
+  if (run.per_rank.size() < metrics::kMinRanks)
+    lines.push_back(fmt::format("no outlier test: {} rank(s), at least {} needed for a median and MAD",
+                                run.per_rank.size(), metrics::kMinRanks));
+  else if (!by_times)
+    lines.push_back(fmt::format("no outlier among {} ranks", run.per_rank.size()));
+  for (const auto& f : run.outliers) {  // a GPU's own telemetry findings come after the ranks'
     if (lines.size() == kMaxDiagnosisLines) break;
-    if (f.of_node) {  // its ranks' lines give the values
-      lines.push_back(fmt::format("{}: {}", finding_subject(f), valid_utf8(f.reason)));
+    if (f.of_node || f.of_gpu) {  // its ranks' lines give the values; a GPU's evidence is its figures
+      lines.push_back(fmt::format("{}: {}", finding_subject(f), finding_text(f)));
       continue;
     }
-    lines.push_back(fmt::format("{}: {} ({:.4g} {} vs median {:.4g})", finding_subject(f), valid_utf8(f.reason), f.value,
-                                f.unit, f.median));
+    lines.push_back(fmt::format("{}: {} ({:.4g} {} vs median {:.4g}){}", finding_subject(f), valid_utf8(f.reason),
+                                f.value, f.unit, f.median, f.evidence ? "; " + valid_utf8(*f.evidence) : ""));
   }
   return lines;
 }

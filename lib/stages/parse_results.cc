@@ -12,6 +12,7 @@
 #include "tracelens/excel_reports.h"
 #include "stages/node_analysis.h"
 #include "stages/stage.h"
+#include "metrics/telemetry_findings.h"
 #include "telemetry/summary.h"
 
 namespace aorta::stages {
@@ -124,6 +125,7 @@ bool parse_source(StageContext& ctx, StageResult& out) {
 void read_telemetry(job::RunState& state, std::vector<std::string>& log) {
   state.result->telemetry = telemetry::read_telemetry_folder(state.output_root / "telemetry");
   if (!state.result->telemetry) return;
+  metrics::join_telemetry(*state.result);  // each finding's GPU evidence; GPUs out of line named
   const auto& t = *state.result->telemetry;
   log.push_back(fmt::format("GPU telemetry: {} node(s), {} GPU(s)", t.nodes.size(), t.gpus.size()));
   for (const auto& node : t.nodes)
