@@ -1,6 +1,7 @@
 #include "job/telemetry_sampler.h"
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -57,18 +58,21 @@ SamplerStart start_samplers(NodeExec& exec, RunState& state, const std::string& 
   auto started = exec.in_containers_each(starts, std::chrono::seconds(60));
   remember_phase_pids(state, kTelemetryPhase, started);
   SamplerStart said;
+  std::map<std::string, size_t> nodes_by_tool;  // one line for the lot, however many nodes
   for (const auto& r : started) {
     auto header = r.result.ok() && r.result->exit_code == 0 ? marked_line(r.result->output, kHeaderMarker) : std::nullopt;
     const std::string tool = header ? telemetry::header_tool(*header) : "";
     if (tool == "none")
       said.warnings.push_back(telemetry::no_tool_line(r.host));
     else if (!tool.empty())
-      said.notes.push_back(fmt::format("node {}: GPU telemetry with {} every {} s", r.host, tool,
-                                  exec.variant().telemetry.interval_seconds));
+      ++nodes_by_tool[tool];
     else
       said.warnings.push_back(fmt::format("node {}: the GPU telemetry sampler did not start ({}); the run goes on without it",
                                   r.host, r.result.ok() ? "no header written" : r.result.error().message));
   }
+  for (const auto& [tool, nodes] : nodes_by_tool)
+    said.notes.push_back(fmt::format("GPU telemetry every {} s with {} on {} node(s)",
+                                     exec.variant().telemetry.interval_seconds, tool, nodes));
   return said;
 }
 

@@ -17,9 +17,9 @@ namespace aorta::job {
 
 inline constexpr const char* kTelemetryPhase = "telemetry";
 
-// What the start says: notes for the stage log (the tool each node uses), warnings for
-// the console too (the one no-tool line of a node without one, or why a node could not
-// start it; the run goes on without it).
+// What the start says, for the stage log (which the console shows): notes, one line
+// for each tool the nodes use; warnings, the one no-tool line of each node without one,
+// or why a node could not start it (the run goes on without it).
 struct SamplerStart {
   std::vector<std::string> notes;
   std::vector<std::string> warnings;

@@ -69,7 +69,7 @@ TEST(TelemetrySampler, StartedBesideTheTrainingStoppedAfterItAndCollected) {
   SampledNode node;
   const std::string host = node.exec->hosts()[0];
   auto said = node.start(std::string(AORTA_SOURCE_DIR) + "/tests/doubles/gpu_tools/nvidia-smi-only:" + kSystemPath);
-  EXPECT_EQ(said.notes, std::vector<std::string>{"node " + host + ": GPU telemetry with nvidia-smi every 1 s"});
+  EXPECT_EQ(said.notes, std::vector<std::string>{"GPU telemetry every 1 s with nvidia-smi on 1 node(s)"});
   EXPECT_TRUE(said.warnings.empty());
   ASSERT_EQ(node.state.phase_pids[kTelemetryPhase].count(host), 1u);
   const pid_t sampler = static_cast<pid_t>(node.state.phase_pids[kTelemetryPhase][host]);

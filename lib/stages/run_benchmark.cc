@@ -120,15 +120,12 @@ void read_start_clocks(StageContext& ctx) {
     if (auto t = parse_clock(r)) ctx.state.trace_floor[r.host] = *t - 60;
 }
 
-// The GPU sampler beside the training: what it says goes to the stage log, a node
-// without a tool or a sampler to the console too; the run goes on either way.
+// The GPU sampler beside the training: what it says goes to the stage log (shown on
+// the console too); the run goes on either way.
 void start_telemetry(StageContext& ctx, StageResult& out) {
   auto said = job::start_samplers(ctx.exec, ctx.state, "benchmark");
   for (auto& line : said.notes) out.log.push_back(std::move(line));
-  for (auto& line : said.warnings) {
-    ctx.log(line);
-    out.log.push_back(std::move(line));
-  }
+  for (auto& line : said.warnings) out.log.push_back(std::move(line));
 }
 
 StageResult run_benchmark(StageContext& ctx) {
