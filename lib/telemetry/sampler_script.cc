@@ -61,7 +61,7 @@ finish() {  # reason
 )SH";
 
 // The loop: an edge, a tick on every interval's second while room is left, an edge.
-constexpr const char* kMain = R"SH(trap '[ -n "$child" ] && kill -TERM "$child" 2>/dev/null; finish killed' TERM INT HUP
+constexpr const char* kMain = R"SH(trap '[ -n "$child" ] && kill "$child" 2>/dev/null; finish killed' TERM INT HUP
 printf '#aorta-telemetry v1 host=%s tool=%s interval=%s\n' "$host" "$tool" "$interval" > "$log"
 [ "$tool" != none ] || finish "no tool"
 train=$(cat "$pid_file" 2>/dev/null)
