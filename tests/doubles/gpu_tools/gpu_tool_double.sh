@@ -3,8 +3,9 @@
 # nvidia-smi): never a real tool. Called by the wrappers of the same name, each alone
 # in its folder (<tool>-only/, so PATH chooses the tool), as
 #   gpu_tool_double.sh TOOL ARGS...
-# An edge call (ECC/RAS, PCIe: --ecc, --showrasinfo, ecc.errors) or a tick call prints:
-#   $AORTA_GPU_DOUBLE_DIR/TOOL.edge or TOOL.tick (TOOL.tick.N for the Nth tick first),
+# An edge call (ECC/RAS, PCIe: --ecc, --showreplaycount, ecc.errors; amd-smi static --bus)
+# or a tick call prints $AORTA_GPU_DOUBLE_DIR/TOOL.edge, TOOL.bus or TOOL.tick (TOOL.tick.N
+# for the Nth tick first),
 #   when that folder is set (the real formats' fixtures, tests/data/telemetry), else a
 #   built-in sample of TOOL's format for $AORTA_GPU_DOUBLE_GPUS GPUs (default 8).
 # $AORTA_GPU_DOUBLE, a comma list, switches scenarios on:
@@ -21,7 +22,11 @@ shift
 state=${AORTA_GPU_DOUBLE_STATE:-${TMPDIR:-/tmp}/aorta-gpu-double-$(id -u)}
 mkdir -p "$state"
 has() { case ",${AORTA_GPU_DOUBLE:-}," in *",$1,"*) return 0 ;; esac; return 1; }
-case "$*" in *--ecc*|*--showrasinfo*|*ecc.errors*) kind=edge ;; *) kind=tick ;; esac
+case "$*" in
+  static*--bus*) kind=bus ;;  # amd-smi's edge asks for the link's maximum here
+  *--ecc*|*--showreplaycount*|*ecc.errors*) kind=edge ;;
+  *) kind=tick ;;
+esac
 count_file="$state/$tool.$kind"
 n=$(( $(cat "$count_file" 2>/dev/null || echo 0) + 1 ))
 echo "$n" > "$count_file"

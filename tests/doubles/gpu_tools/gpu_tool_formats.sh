@@ -3,7 +3,8 @@
 # for the sampler's commands (tool_commands.cc), nvidia-smi's CSV as its
 # --format=csv,nounits prints it; amd-smi's and rocm-smi's JSON as their metric and
 # --json outputs nest it (for the exact formats, AORTA_GPU_DOUBLE_DIR names fixtures).
-#   gpu_tool_formats.sh TOOL tick|edge N GPUS THROTTLE_FROM ECC(0|1) X8(0|1)
+#   gpu_tool_formats.sh TOOL tick|edge|bus N GPUS THROTTLE_FROM ECC(0|1) X8(0|1)
+# (rocm-smi's --json has no ECC counts: its ecc scenario changes nothing)
 tool=$1 kind=$2 n=$3 gpus=$4 throttle_from=$5 ecc=$6 x8=$7
 sick=3  # the GPU every scenario picks
 throttled() { [ "$1" -eq "$sick" ] && [ "$throttle_from" -gt 0 ] && [ "$n" -ge "$throttle_from" ]; }
@@ -13,7 +14,7 @@ now=$(date '+%Y/%m/%d %H:%M:%S.000')
 
 nvidia() {
   if [ "$kind" = tick ]; then
-    echo "index, timestamp, temperature.gpu, temperature.memory, power.draw [W], clocks.sm [MHz], clocks.mem [MHz], clocks.max.sm [MHz], utilization.gpu [%], utilization.memory [%], clocks_event_reasons.active"
+    echo "index, timestamp, temperature.gpu, temperature.memory, power.draw [W], clocks.current.sm [MHz], clocks.current.memory [MHz], clocks.max.sm [MHz], utilization.gpu [%], utilization.memory [%], clocks_event_reasons.active"
     g=0; while [ "$g" -lt "$gpus" ]; do
       if throttled "$g"; then echo "$g, $now, 97, 88, 540.10, 1410, 3201, 1980, 100, 61, 0x0000000000000040"
       else echo "$g, $now, 61, 55, 652.30, 1980, 3201, 1980, 100, 63, 0x0000000000000000"; fi
@@ -29,7 +30,13 @@ amd() {
   echo "["
   g=0; while [ "$g" -lt "$gpus" ]; do
     [ "$g" -gt 0 ] && echo "    },"
-    if [ "$kind" = tick ]; then
+    if [ "$kind" = bus ]; then
+      cat <<JSON
+    {
+        "gpu": $g,
+        "bus": {"bdf": "0000:$(printf %02x $((g + 16))):00.0", "max_pcie_width": 16, "max_pcie_speed": {"value": 32, "unit": "GT/s"}, "pcie_interface_version": "Gen 5", "slot_type": "OAM"}
+JSON
+    elif [ "$kind" = tick ]; then
       if throttled "$g"; then t=97 c=1400 s=ACTIVE p=540; else t=62 c=2100 s="NOT ACTIVE" p=652; fi
       cat <<JSON
     {
@@ -63,7 +70,7 @@ rocm() {
       if throttled "$g"; then t=97.0 c=1400; else t=62.0 c=2100; fi
       printf '"card%s": {"Temperature (Sensor edge) (C)": "N/A", "Temperature (Sensor junction) (C)": "%s", "Temperature (Sensor memory) (C)": "55.0", "Current Socket Graphics Package Power (W)": "652.0", "sclk clock speed:": "(%sMhz)", "mclk clock speed:": "(1300Mhz)", "GPU use (%%)": "100", "GPU Memory Allocated (VRAM%%)": "61"}' "$g" "$t" "$c"
     else
-      printf '"card%s": {"PCI Bus": "0000:%02x:00.0", "PCIe Replay Count": "0", "UMC": {"correctable": "0", "uncorrectable": "%s"}, "Current PCIe width": "x%s", "Max PCIe width": "x16"}' "$g" "$((g + 16))" "$(uncorrectable "$g")" "$(width "$g")"
+      printf '"card%s": {"PCIe Replay Count": "0", "sclk clock speed:": "(2100Mhz)", "pcie clock level": "1 (32.0GT/s x%s)", "0": "2.5GT/s x16", "1": "32.0GT/s x16 *"}' "$g" "$(width "$g")"
     fi
     g=$((g + 1)); done
   printf '}\n'
