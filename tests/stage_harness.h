@@ -30,6 +30,9 @@ struct Harness {
     v.container.runtime_name = "docker";
     v.container.image = "rocm/aorta:1";
     v.container.lifetime = "per_run";
+    // The stage tests count the training's commands; the GPU sampler's own start and stop
+    // are tested with it (TelemetrySampler.*, StageBodies.BenchmarkSamplesBesideTheTraining).
+    v.telemetry.enabled = false;
     v.base_config = "config/overlap.yaml";
     v.build_script = "scripts/build_rccl.sh";
     v.experiment_script = "scripts/launch.sh";

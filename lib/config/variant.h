@@ -76,6 +76,12 @@ struct Analysis {
   std::string archive_traces = "all";
 };
 
+// The GPU telemetry sampler run beside the training on every node (issue 47).
+struct Telemetry {
+  bool enabled = true;
+  int interval_seconds = 1;  // between two ticks, 1 to 3600
+};
+
 struct MultiNode {
   std::string master_launch_mode = "auto";  // auto: script on one node, torchrun on more
   int nproc_per_node = 0;                   // 0: use gpus_per_node
@@ -130,6 +136,7 @@ struct Variant {
   std::string junit_shape;
   Analysis analysis;
   MultiNode multi_node;
+  Telemetry telemetry;
   std::vector<Threshold> thresholds;
   KernelLogRules kernel_log;  // the kernel-log check's own patterns, dropped categories and ignore rules
 

@@ -142,6 +142,17 @@ void read_analysis_placement(const json& an, Analysis& a, ConfigErrors& errors) 
                "analysis reads every trace's copy");
 }
 
+// The sampler's block: its interval is a number of seconds, from 1 to an hour.
+void read_telemetry(const json& doc, Telemetry& t, ConfigErrors& errors) {
+  const json& tj = block(doc, "telemetry", "", errors);
+  reject_unknown_keys(tj, "telemetry", {"enabled", "interval_seconds"}, errors);
+  read_bool(tj, "enabled", "telemetry", t.enabled, errors);
+  read_int(tj, "interval_seconds", "telemetry", t.interval_seconds, errors);
+  if (t.interval_seconds < 1 || t.interval_seconds > 3600)
+    errors.add("telemetry.interval_seconds", "must be an integer from 1 to 3600 (seconds between GPU samples), got " +
+                                                 std::to_string(t.interval_seconds));
+}
+
 void read_multi_node(const json& doc, MultiNode& m, ConfigErrors& errors) {
   const std::string p = "multi_node";
   const json& mj = block(doc, "multi_node", "", errors);
@@ -174,7 +185,7 @@ void read_variant_fields(const json& doc, Variant& v, json& raw_args, ConfigErro
                        "aorta_path", "trust_aorta_path", "container_mount_path", "aorta_auto_clone", "aorta_clone_url", "base_config",
                        "build_script", "experiment_script", "rccl", "training_overrides", "gpus_per_node",
                        "timeout_seconds", "skip_rccl_build", "output_dir", "trace_compression", "keep_node_runs", "junit_shape", "analysis",
-                       "multi_node", "kernel_log"},
+                       "multi_node", "kernel_log", "telemetry"},
                       errors);
   for (const char* key : {"schema_version", "paths", "model", "aorta_path", "gpus_per_node"}) require(doc, key, "", errors);
   read_int(doc, "schema_version", "", v.schema_version, errors);
@@ -239,6 +250,7 @@ void read_variant_fields(const json& doc, Variant& v, json& raw_args, ConfigErro
 
   read_multi_node(doc, v.multi_node, errors);
   read_kernel_log(doc, v.kernel_log, errors);
+  read_telemetry(doc, v.telemetry, errors);
 }
 
 }  // namespace

@@ -106,6 +106,19 @@ TEST(VariantLoader, ArchiveTracesIsAllOutliersOrNoneAndLessThanAllNeedsNodeSideA
 
 // Issue 32 (5): each element is one argument, quoted; CVS inserted them raw, so an
 // element with whitespace was meant as several. Refused before any node is touched.
+TEST(VariantLoader, TelemetryIsOnEverySecondByDefaultAndItsIntervalIsChecked) {
+  const auto loaded = load_with([](json&) {});
+  EXPECT_TRUE(loaded.load.variant->telemetry.enabled);
+  EXPECT_EQ(loaded.load.variant->telemetry.interval_seconds, 1);
+  expect_ok(load_with([](json& v) { v["telemetry"] = {{"enabled", false}, {"interval_seconds", 3600}}; }));
+  for (int bad : {0, -1, 3601})
+    expect_error(load_with([bad](json& v) { v["telemetry"]["interval_seconds"] = bad; }),
+                 "telemetry.interval_seconds: must be an integer from 1 to 3600 (seconds between GPU samples), got " +
+                     std::to_string(bad));
+  expect_error(load_with([](json& v) { v["telemetry"]["interval_seconds"] = "1; reboot"; }), "telemetry.interval_seconds");
+  expect_error(load_with([](json& v) { v["telemetry"]["tool"] = "nvidia-smi"; }), "telemetry.tool");
+}
+
 TEST(VariantLoader, ExtraLaunchArgumentWithWhitespaceRefusedNamingKeyAndElement) {
   expect_ok(load_with([](json& v) { v["multi_node"]["extra_train_args"] = {"--foo", "bar", "--x=1"}; }));
   expect_error(load_with([](json& v) { v["multi_node"]["extra_train_args"] = {"--seed", "--foo bar"}; }),

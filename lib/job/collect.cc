@@ -12,6 +12,7 @@
 #include "job/collect_copy.h"
 #include "job/collect_node_commands.h"
 #include "job/phase.h"
+#include "job/telemetry_sampler.h"
 #include "trace/trace_files.h"
 
 // The collection's steps in order: list every node, choose its files
@@ -346,9 +347,13 @@ std::vector<std::string> collect_logs(NodeExec& exec, RunState& state) {
   std::vector<std::pair<std::string, std::string>> keys;  // (artifact key, phase) per job
   for (const auto& phase : state.launched_phases) {
     for (size_t i = 0; i < exec.hosts().size(); ++i) {
-      std::string key = fmt::format("{}_log_node_{}", phase, i);
+      // The sampler's records go to telemetry/node-<i>.log, under a key of their own:
+      // they are data for the parsers, not a log the reports copy.
+      const bool telemetry = phase == kTelemetryPhase;
+      std::string key = fmt::format("{}{}_node_{}", phase, telemetry ? "" : "_log", i);
       if (state.artifacts.count(key)) continue;
-      fs::path dest = state.output_root / fmt::format("{}-node-{}.log", phase, i);
+      fs::path dest = telemetry ? state.output_root / "telemetry" / fmt::format("node-{}.log", i)
+                                : state.output_root / fmt::format("{}-node-{}.log", phase, i);
       std::error_code ec;
       fs::create_directories(dest.parent_path(), ec);
       jobs.push_back(log_copy_job(exec, state, i, phase, dest));

@@ -35,6 +35,24 @@ std::string node_work_dir(const config::Variant& v, const std::string& run_id, s
   return run_output_dir(v, run_id) + "/node_" + std::to_string(node_index);
 }
 
+std::string detached_start_command(const std::string& script, const std::string& log, const std::string& pid_file) {
+  // setsid makes the script a process-group leader, so stop_phase can end it and
+  // everything it started with one signal to the group.
+  return "nohup setsid bash " + shell_quote(script) + " > " + shell_quote(log) + " 2>&1 < /dev/null & echo $! > " +
+         shell_quote(pid_file) + " && echo " + kPidMarker + "$!";
+}
+
+void remember_phase_pids(RunState& state, const std::string& label, const std::vector<HostResult>& started) {
+  for (const auto& r : started) {
+    if (!r.result.ok()) continue;
+    size_t at = r.result->output.rfind(kPidMarker);
+    if (at == std::string::npos) continue;
+    std::string digits = r.result->output.substr(at + std::string(kPidMarker).size());
+    digits = digits.substr(0, digits.find_first_not_of("0123456789"));
+    if (!digits.empty() && digits.size() < 10) state.phase_pids[label][r.host] = std::stol(digits);
+  }
+}
+
 Status start_phase(NodeExec& exec, RunState& state, const std::string& label,
                    const std::vector<std::string>& commands, const Rendezvous& rdzv, const config::Variant* variant) {
   const auto& v = exec.variant();
@@ -63,25 +81,15 @@ Status start_phase(NodeExec& exec, RunState& state, const std::string& label,
         owner->second.find_first_not_of("0123456789:") == std::string::npos)
       write += " && chown " + owner->second + " " + dir + " \"$(dirname " + dir + ")\" " + shell_quote(script);
     writes.push_back(write);
-    // setsid makes the script a process-group leader, so stop_phase can end it and
-    // everything it started with one signal to the group.
-    starts.push_back("nohup setsid bash " + shell_quote(script) + " > " +
-                     shell_quote(file_in(v, state.run_id, i, label + ".log")) + " 2>&1 < /dev/null & echo $! > " +
-                     shell_quote(file_in(v, state.run_id, i, label + ".pid")) + " && echo " + kPidMarker + "$!");
+    starts.push_back(detached_start_command(script, file_in(v, state.run_id, i, label + ".log"),
+                                            file_in(v, state.run_id, i, label + ".pid")));
   }
   auto written = exec.in_containers_each(writes, std::chrono::seconds(60));
   if (!cluster::all_succeeded(written))
     return Error{ErrorCode::kCommandFailed, "could not write the " + label + " script: " + cluster::describe_failures(written), ""};
   state.launched_phases.push_back(label);
   auto started = exec.in_containers_each(starts, std::chrono::seconds(60));
-  for (const auto& r : started) {
-    if (!r.result.ok()) continue;
-    size_t at = r.result->output.rfind(kPidMarker);
-    if (at == std::string::npos) continue;
-    std::string digits = r.result->output.substr(at + std::string(kPidMarker).size());
-    digits = digits.substr(0, digits.find_first_not_of("0123456789"));
-    if (!digits.empty() && digits.size() < 10) state.phase_pids[label][r.host] = std::stol(digits);
-  }
+  remember_phase_pids(state, label, started);
   if (!cluster::all_succeeded(started))
     return Error{ErrorCode::kCommandFailed, "could not start " + label + ": " + cluster::describe_failures(started), ""};
   return ok_status();

@@ -36,6 +36,14 @@ Status start_phase(NodeExec& exec, RunState& state, const std::string& label,
                    const std::vector<std::string>& commands, const Rendezvous& rdzv,
                    const config::Variant* variant = nullptr);
 
+// The command that starts `script` detached in a process group of its own (nohup
+// setsid bash), its output to `log`, its pid to `pid_file` and printed for
+// remember_phase_pids. Paths are quoted here.
+std::string detached_start_command(const std::string& script, const std::string& log, const std::string& pid_file);
+// Each node's process group printed by detached_start_command, kept under `label` for
+// stop_phase and the last will.
+void remember_phase_pids(RunState& state, const std::string& label, const std::vector<HostResult>& started);
+
 // Polls until every node printed its exit marker (1 s at first, backing off to every
 // 10 s) or the timeout passes. A node that does not answer is polled on until the
 // timeout, said on the console while silent (job/node_contact.h); only a poll error no

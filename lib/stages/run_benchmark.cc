@@ -8,6 +8,7 @@
 #include "job/collect.h"
 #include "job/kernel_log.h"
 #include "job/launch.h"
+#include "job/telemetry_sampler.h"
 #include "stages/node_checks.h"
 #include "stages/stage.h"
 
@@ -119,6 +120,14 @@ void read_start_clocks(StageContext& ctx) {
     if (auto t = parse_clock(r)) ctx.state.trace_floor[r.host] = *t - 60;
 }
 
+// The GPU sampler beside the training: what it says goes to the stage log (shown on
+// the console too); the run goes on either way.
+void start_telemetry(StageContext& ctx, StageResult& out) {
+  auto said = job::start_samplers(ctx.exec, ctx.state, "benchmark");
+  for (auto& line : said.notes) out.log.push_back(std::move(line));
+  for (auto& line : said.warnings) out.log.push_back(std::move(line));
+}
+
 StageResult run_benchmark(StageContext& ctx) {
   StageResult out;
   auto& exec = ctx.exec;
@@ -145,6 +154,7 @@ StageResult run_benchmark(StageContext& ctx) {
   state.status = job::RunStatus::kRunning;
   state.benchmark_started = true;
   Status run = job::start_phase(exec, state, "benchmark", *commands, rdzv, &run_v);
+  if (run) start_telemetry(ctx, out);
   keep_last_wills(ctx, out);
   if (run) run = job::wait_for_phase(exec, state, "benchmark", seconds(v.timeout_seconds), ctx.log, ctx.training_output);
   state.ended_at = std::chrono::system_clock::now();
@@ -158,6 +168,7 @@ StageResult run_benchmark(StageContext& ctx) {
   // Stop and scan run whatever happened above: a failed or hung run must not leave
   // processes behind, and its kernel errors are the most useful finding.
   if (Status s = job::stop_phase(exec, state, "benchmark"); !s) out.failures.push_back(s.error().message);
+  if (Status s = job::stop_samplers(exec, state); !s) out.failures.push_back(s.error().message);
   for (auto& line : job::phase_log_tails(exec, state, "benchmark", kLogTailLines)) out.log.push_back(std::move(line));
   scan_kernel_logs(ctx, out);
   return out;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "metrics/run_metrics.h"
+#include "telemetry/sampler_script.h"
 #include "tests/stage_harness.h"
 #include "tests/temp_dir.h"
 #include "tests/workbook_fixture.h"
@@ -171,6 +172,35 @@ TEST(StageBodies, BenchmarkTimeoutStillStopsTheTrainingAndScansTheKernelLogs) {
   EXPECT_EQ(h.state.status, job::RunStatus::kTimeout);
   EXPECT_EQ(out.failures, (std::vector<std::string>{"Aorta did not complete within 1s", kKernelError}));
   expect_stopped_then_scanned(h);
+}
+
+// Issue 47: the GPU sampler starts after the training and, whatever the outcome (here a
+// timeout), is asked to end and stopped after the training's stop, before the kernel
+// scan; each node without a tool says so once in the stage log.
+TEST(StageBodies, BenchmarkSamplesBesideTheTraining) {
+  Harness h;
+  script_a_started_run(h);
+  h.v.telemetry.enabled = true;
+  h.v.timeout_seconds = 1;
+  h.fake.on(kAny, "CVS_AORTA_TELEMETRY_HEADER=", 0,
+            "CVS_AORTA_PID=556\nCVS_AORTA_TELEMETRY_HEADER=#aorta-telemetry v1 host=n tool=none interval=1\n");
+  StageResult out = h.run(stages::kRunBenchmark);
+  EXPECT_EQ(h.state.status, job::RunStatus::kTimeout);
+  for (const char* host : {"n1", "n2"}) {
+    const long training = sent_at(h.fake, host, "nohup setsid bash").first;
+    const long sampler = sent_at(h.fake, host, "telemetry.sh").first;
+    const long training_stop = sent_at(h.fake, host, "kill -TERM").first;
+    const long asked = sent_at(h.fake, host, "touch ").first;
+    const long sampler_stop = sent_at(h.fake, host, "telemetry.pid").second;
+    const long scan = sent_at(h.fake, host, "dmesg").first;
+    EXPECT_GE(training, 0) << host;
+    EXPECT_LT(training, sampler) << host;
+    EXPECT_LT(sampler, training_stop) << host;
+    EXPECT_LT(training_stop, asked) << host;
+    EXPECT_LT(asked, sampler_stop) << host;
+    EXPECT_LT(sampler_stop, scan) << host;
+    EXPECT_EQ(std::count(out.log.begin(), out.log.end(), telemetry::no_tool_line(host)), 1) << host;
+  }
 }
 
 }  // namespace
