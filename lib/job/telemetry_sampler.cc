@@ -59,17 +59,19 @@ SamplerStart start_samplers(NodeExec& exec, RunState& state, const std::string& 
   remember_phase_pids(state, kTelemetryPhase, started);
   SamplerStart said;
   std::map<std::string, size_t> nodes_by_tool;  // one line for the lot, however many nodes
+  std::vector<std::string> without_tool;
   for (const auto& r : started) {
     auto header = r.result.ok() && r.result->exit_code == 0 ? marked_line(r.result->output, kHeaderMarker) : std::nullopt;
     const std::string tool = header ? telemetry::header_tool(*header) : "";
     if (tool == "none")
-      said.warnings.push_back(telemetry::no_tool_line(r.host));
+      without_tool.push_back(r.host);
     else if (!tool.empty())
       ++nodes_by_tool[tool];
     else
       said.warnings.push_back(fmt::format("node {}: the GPU telemetry sampler did not start ({}); the run goes on without it",
                                   r.host, r.result.ok() ? "no header written" : r.result.error().message));
   }
+  if (!without_tool.empty()) said.warnings.push_back(telemetry::no_tool_line(without_tool));
   for (const auto& [tool, nodes] : nodes_by_tool)
     said.notes.push_back(fmt::format("GPU telemetry every {} s with {} on {} node(s)",
                                      exec.variant().telemetry.interval_seconds, tool, nodes));

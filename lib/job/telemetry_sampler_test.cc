@@ -97,7 +97,7 @@ TEST(TelemetrySampler, ANodeWithoutAToolSaysSoOnceAndTheRunGoesOn) {
   SampledNode node;
   auto said = node.start(kSystemPath);
   EXPECT_TRUE(said.notes.empty());
-  EXPECT_EQ(said.warnings, std::vector<std::string>{telemetry::no_tool_line(node.exec->hosts()[0])});
+  EXPECT_EQ(said.warnings, std::vector<std::string>{telemetry::no_tool_line({node.exec->hosts()[0]})});
   ASSERT_TRUE(stop_phase(*node.exec, node.state, "benchmark"));
   EXPECT_TRUE(stop_samplers(*node.exec, node.state));
 }

@@ -128,10 +128,14 @@ std::string header_tool(const std::string& header_line) {
   return header_line.substr(begin, header_line.find_first_of(" \r\n", begin) - begin);
 }
 
-std::string no_tool_line(const std::string& host) {
-  std::string tools;
+std::string no_tool_line(const std::vector<std::string>& hosts) {
+  constexpr size_t kNamed = 8;
+  std::string tools, named;
   for (const auto& t : gpu_tools()) tools += (tools.empty() ? "" : ", ") + t.name;
-  return "node " + host + ": no GPU telemetry tool (" + tools + ") on PATH; the run goes on without it";
+  for (size_t i = 0; i < hosts.size() && i < kNamed; ++i) named += (i ? ", " : "") + hosts[i];
+  if (hosts.size() > kNamed) named += " and " + std::to_string(hosts.size() - kNamed) + " more";
+  const std::string who = hosts.size() == 1 ? "node " + named : std::to_string(hosts.size()) + " nodes (" + named + ")";
+  return who + ": no GPU telemetry tool (" + tools + ") on PATH; the run goes on without it";
 }
 
 }  // namespace aorta::telemetry

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace aorta::telemetry {
 
@@ -47,7 +48,8 @@ std::string sampler_script(const SamplerPlan& plan);
 // no header.
 std::string header_tool(const std::string& header_line);
 
-// The one line a run says of a node without any tool.
-std::string no_tool_line(const std::string& host);
+// The one line a run says of its nodes without any tool, however many: "node n1: ...",
+// "3 nodes (n1, n2, n3): ...", past 8 the first 8 and how many more.
+std::string no_tool_line(const std::vector<std::string>& hosts);
 
 }  // namespace aorta::telemetry

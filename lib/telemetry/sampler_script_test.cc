@@ -147,8 +147,13 @@ TEST(SamplerScript, NoToolSaysNoneAndEndsAtOnce) {
   const std::string log = s.run(kSystemPath);
   EXPECT_TRUE(std::regex_match(log, std::regex("#aorta-telemetry v1 host=node1 tool=none interval=1\n#end [0-9.]+ no tool\n")))
       << log;
-  EXPECT_EQ(no_tool_line("node1"),
+  EXPECT_EQ(no_tool_line({"node1"}),
             "node node1: no GPU telemetry tool (amd-smi, rocm-smi, nvidia-smi) on PATH; the run goes on without it");
+  // A fleet without tools is one line, not one a node (the console stays short at 64 nodes).
+  std::vector<std::string> fleet;
+  for (int i = 1; i <= 64; ++i) fleet.push_back("n" + std::to_string(i));
+  EXPECT_EQ(no_tool_line(fleet), "64 nodes (n1, n2, n3, n4, n5, n6, n7, n8 and 56 more): no GPU telemetry tool (amd-smi, "
+                                 "rocm-smi, nvidia-smi) on PATH; the run goes on without it");
 }
 
 TEST(SamplerScript, TheStopFileAndTheDeadlineEndIt) {
