@@ -5,7 +5,8 @@ diagnosis's perturbed-trace tests. Standard library only.
 --kind all scales every GPU event (a uniformly slower or faster GPU: the test's
 rank-to-rank spread). Each chosen kernel's dur is multiplied by FACTOR; every event (CPU and GPU) that
 starts at or after a lengthened kernel's original end moves later by what was added,
-so the timeline stays consistent. --rank and --world-size rewrite distributedInfo's.
+so the timeline stays consistent. --rank and --world-size rewrite distributedInfo's; --device
+rewrites every GPU event's args.device (the GPU index a rank's finding names).
 
 --kind hostgap inserts FACTOR microseconds of host stall before the launch of every
 kernel that already ends a host-wait gap (independent_diagnosis.idle_split's rule: the
@@ -14,7 +15,7 @@ moves later by FACTOR, and an event spanning the point (a step, an operator) gro
 it. The GPU was idle there, so each of those gaps, and the rank's host wait, grows by
 exactly FACTOR.
 
-Usage: perturb_trace.py IN OUT --kind gemm|collective|all|hostgap --factor F [--rank N] [--world-size N]
+Usage: perturb_trace.py IN OUT --kind gemm|collective|all|hostgap --factor F [--rank N] [--world-size N] [--device N]
 """
 import argparse
 import bisect
@@ -60,6 +61,7 @@ def main():
     p.add_argument("--factor", type=float, default=1.0)
     p.add_argument("--rank", type=int)
     p.add_argument("--world-size", type=int)
+    p.add_argument("--device", type=int)
     a = p.parse_args()
     trace = load(a.src)
     events = trace["traceEvents"]
@@ -84,6 +86,10 @@ def main():
         trace["distributedInfo"]["rank"] = a.rank
     if a.world_size is not None:
         trace["distributedInfo"]["world_size"] = a.world_size
+    if a.device is not None:
+        for e in events:
+            if isinstance(e.get("args"), dict) and "device" in e["args"]:
+                e["args"]["device"] = a.device
     with open(a.dst, "w") as f:
         json.dump(trace, f)
 
