@@ -41,9 +41,9 @@ def make_ranks(folder):
 def one_run(binary, traces, scenario, gate=None):
     work = tempfile.mkdtemp(prefix=f"telemetry-{scenario.split('=')[0]}-")
     _, own_traces, env = local_setup(work)
-    profile = os.path.join(env["HOME"], ".bash_profile")
-    open(profile, "a").write(f"export PATH={GPU_TOOLS}:$PATH AORTA_GPU_DOUBLE={scenario} AORTA_GPU_DOUBLE_GPUS={RANKS} "
-                             f"AORTA_GPU_DOUBLE_STATE={os.path.join(work, 'double')}\n")
+    # The sampler runs where the training does (here: this machine, the suite's PATH).
+    env.update(PATH=f"{GPU_TOOLS}:{env['PATH']}", AORTA_GPU_DOUBLE=scenario, AORTA_GPU_DOUBLE_GPUS=str(RANKS),
+               AORTA_GPU_DOUBLE_STATE=os.path.join(work, "double"))
 
     def edit(v):
         v["gpus_per_node"] = RANKS
