@@ -127,7 +127,8 @@ void read_telemetry(job::RunState& state, std::vector<std::string>& log) {
   if (!state.result->telemetry) return;
   metrics::join_telemetry(*state.result);  // each finding's GPU evidence; GPUs out of line named
   const auto& t = *state.result->telemetry;
-  log.push_back(fmt::format("GPU telemetry: {} node(s), {} GPU(s)", t.nodes.size(), t.gpus.size()));
+  // A run whose nodes had no tool said so once when the sampler started: nothing more here.
+  if (!t.gpus.empty()) log.push_back(fmt::format("GPU telemetry: {} node(s), {} GPU(s)", t.nodes.size(), t.gpus.size()));
   for (const auto& node : t.nodes)
     if (!node.errors.empty())
       log.push_back(fmt::format("GPU telemetry of {}: {} error(s), the first: {}", node.host, node.errors.size(),
