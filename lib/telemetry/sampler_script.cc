@@ -9,9 +9,13 @@
 namespace aorta::telemetry {
 namespace {
 
-// The first tool on PATH sets tool, tick and edge (fixed strings of gpu_tools()).
+// The first tool on PATH sets tool, tick and edge (fixed strings of gpu_tools()). PATH
+// is first the login shell's, where the training finds its commands (the torchrun launch
+// runs `bash -lc`; ROCm's profile.d adds /opt/rocm/bin there), bounded in time, then the
+// sampler's own and ROCm's default folder: over SSH a plain command has neither.
 std::string tool_choice() {
-  std::string s;
+  std::string s = "login_path=$(timeout 10 bash -lc 'printf %s \"$PATH\"' < /dev/null 2> /dev/null)\n"
+                  "PATH=\"${login_path:+$login_path:}$PATH:/opt/rocm/bin\"; export PATH\n";
   const char* word = "if";
   for (const auto& t : gpu_tools()) {
     s += std::string(word) + " command -v " + shell_quote(t.name) + " >/dev/null 2>&1; then tool=" + shell_quote(t.name) +

@@ -45,9 +45,10 @@ struct SamplerRun {
                       .c_str());
   }
   // The records, the sampler run with PATH and the doubles' scenario as given.
-  std::string run(const std::string& path, const std::string& scenario = "") {
+  std::string run(const std::string& path, const std::string& scenario = "", const std::string& home = "") {
     const fs::path script = dir.write("telemetry.sh", sampler_script(plan));
-    const std::string env = "env PATH=" + shell_quote(path) + " AORTA_GPU_DOUBLE=" + shell_quote(scenario) +
+    const std::string env = "env PATH=" + shell_quote(path) + (home.empty() ? "" : " HOME=" + shell_quote(home)) +
+                            " AORTA_GPU_DOUBLE=" + shell_quote(scenario) +
                             " AORTA_GPU_DOUBLE_GPUS=2 AORTA_GPU_DOUBLE_STATE=" + shell_quote((dir.path() / "dbl").string());
     EXPECT_EQ(std::system((env + " bash " + shell_quote(script.string())).c_str()), 0);
     return read(dir.path() / kSampleFile);
@@ -106,6 +107,16 @@ TEST(SamplerScript, TheFirstToolOnPathInGpuToolsOrderIsTaken) {
   const std::string log = s.run(kDoubles + ":" + kAmdSmi + ":" + kSystemPath);
   EXPECT_EQ(header_tool(log.substr(0, log.find('\n'))), "amd-smi") << log;
   EXPECT_GE(count(log, "^#sample [0-9.]+ tick\n\\[\n"), 1u) << log;  // amd-smi's JSON list
+}
+
+// Over SSH a plain command has sshd's PATH, not the login shell's where the training
+// finds its commands (and ROCm's profile.d puts /opt/rocm/bin): the sampler looks there too.
+TEST(SamplerScript, AToolOnTheLoginShellsPathIsFound) {
+  SamplerRun s(1);
+  const fs::path home = s.dir.path() / "home";
+  s.dir.write("home/.bash_profile", "export PATH=" + kDoubles + ":$PATH\n");
+  const std::string log = s.run(kSystemPath, "", home.string());
+  EXPECT_EQ(header_tool(log.substr(0, log.find('\n'))), "nvidia-smi") << log;
 }
 
 TEST(SamplerScript, AHungToolIsAnErrorAndTheSamplerGoesOn) {
