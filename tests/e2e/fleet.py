@@ -2,13 +2,16 @@
 """A simulated fleet: N netns nodes (ci/testcluster.sh with CONTAINERS=0, a cluster of
 its own beside the test cluster: BASE /tmp/aorta-fleet, prefix atf, 10.212.0.x), each
 with the real Aorta checkout (../shared/aorta) and the GPU-boundary double
-(tests/doubles/aorta_gpu_boundary) first on its login PATH; the shipped distributed
+(tests/doubles/aorta_gpu_boundary) and the nvidia-smi double (tests/doubles/gpu_tools)
+first on its login PATH; the shipped distributed
 config runs there bare-metal over SSH, RANKS ranks a node. Everything but the training
 is real: SSH, the launch, torchrun's arguments reaching Aorta's config code, real H200
 traces written per rank (re-ranked), collection, analysis, reports.
 
   fleet.py AORTA_SUITE check [NODES [RANKS]]   a fleet run that must pass, every rank's
                                                metrics equal to tools/independent_metrics.py
+                                               (and every node's GPUs sampled over SSH, no
+                                               sampler left)
   fleet.py AORTA_SUITE measure-agents NODES RANKS TRACES   the same as a managed run: Slurm on the
                                                      fleet, one task a node (srun), agents
   fleet.py AORTA_SUITE measure NODES RANKS TRACES [WHERE [ARCHIVE]]   one run, its head-node cost
@@ -43,6 +46,7 @@ from real_aorta import copy_checkout  # noqa: E402  (the real Aorta, copied as a
 
 AORTA = os.path.normpath(os.path.join(ROOT, "..", "shared", "aorta"))
 DOUBLE = os.path.join(ROOT, "tests", "doubles", "aorta_gpu_boundary")
+GPU_TOOLS = os.path.join(ROOT, "tests", "doubles", "gpu_tools")
 CHECKER = os.path.join(ROOT, "tools", "independent_metrics.py")
 SMALL_TRACES = [os.path.join(ROOT, "tests", "data", f"h200-torch2.11-kineto-nccl_rank{r}.json.gz") for r in (0, 1)]
 FLEET = {"BASE": "/tmp/aorta-fleet", "PREFIX": "atf", "NET": "10.212.0", "RUN_DIR": "/run/aorta-fleet",
@@ -75,8 +79,12 @@ def prepare_nodes(nodes, traces):
             shutil.copy(t, os.path.join(local, "gpu-traces"))
         for name in ("torchrun", "python"):
             shutil.copy(os.path.join(DOUBLE, name), os.path.join(local, "bin", name))
+        # The GPU tool double (nvidia-smi's format) is the node's tool: the sampler's life and
+        # collection over SSH, its count of ticks kept per node.
+        shutil.copytree(GPU_TOOLS, os.path.join(local, "gpu_tools"))
         with open(os.path.join(base, f"node{i}", "home", ".bash_profile"), "w") as f:
-            f.write(f"export PATH={NODE_DIR}/bin:$PATH\n")
+            f.write(f"export PATH={NODE_DIR}/bin:{NODE_DIR}/gpu_tools/nvidia-smi-only:$PATH "
+                    f"AORTA_GPU_DOUBLE_STATE={NODE_DIR}/gpu-double-state\n")
 
 
 def fleet_inputs(work, nodes, ranks, small, shared_fs=NODE_DIR, analysis=None):
@@ -167,6 +175,14 @@ def check(binary, nodes, ranks):
             expect(len(collections) == nodes, f"{len(collections)} of {nodes} nodes' collections passed", p)
             left = subprocess.run(["pgrep", "-af", f"{NODE_DIR}/bin"], capture_output=True, text=True).stdout
             expect(left.strip() == "", f"training processes left on the fleet: {left}")
+            telemetry = report.get("telemetry") or {}
+            tools = [n["tool"] for n in telemetry.get("nodes", [])]
+            expect(tools == ["nvidia-smi"] * nodes, f"each node's GPU tool over SSH: {tools}", p)
+            expect(len(telemetry["gpus"]) == nodes * 8 and all(g["samples"] >= 1 for g in telemetry["gpus"]),
+                   f"every node's 8 GPUs sampled: {[(g['node'], g['gpu'], g['samples']) for g in telemetry['gpus']]}", p)
+            samplers = [line for line in subprocess.run(["pgrep", "-af", "telemetry.sh"], capture_output=True,
+                                                         text=True).stdout.splitlines() if NODE_DIR in line]
+            expect(not samplers, f"GPU samplers left on the fleet: {samplers}")
             print(f"PASS fleet: {nodes} nodes x {ranks} ranks over SSH, every rank's metrics match; {json.dumps(cost)}")
     finally:
         testcluster("down")
