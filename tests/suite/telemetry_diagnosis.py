@@ -38,8 +38,7 @@ def make_ranks(folder):
     expect(all(p.wait() == 0 for p in procs), "perturb_trace.py failed")
 
 
-def one_run(binary, traces, scenario, gate=None):
-    work = tempfile.mkdtemp(prefix=f"telemetry-{scenario.split('=')[0]}-")
+def one_run(binary, traces, work, scenario, gate=None):
     _, own_traces, env = local_setup(work)
     # The sampler runs where the training does (here: this machine, the suite's PATH).
     env.update(PATH=f"{GPU_TOOLS}:{env['PATH']}", AORTA_GPU_DOUBLE=scenario, AORTA_GPU_DOUBLE_GPUS=str(RANKS),
@@ -68,7 +67,11 @@ def pages(run):
 
 
 def throttled(binary, traces):
-    run, rc, p = one_run(binary, traces, "throttle=1")
+    with tempfile.TemporaryDirectory(prefix="telemetry-throttle-") as work:
+        checked_throttled(*one_run(binary, traces, work, "throttle=1"))
+
+
+def checked_throttled(run, rc, p):
     expect(rc == 0 and run.report and run.report["validation_passed"], f"the throttled run passes (exit {rc})", p)
     findings = [f for f in run.report["diagnosis"]["outliers"] if f.get("rank") == SLOW and not f["of_node"]]
     expect(findings, f"rank {SLOW} is not named: {run.report['diagnosis']['outliers']}", p)
@@ -87,7 +90,11 @@ def throttled(binary, traces):
 
 
 def ecc(binary, traces):
-    run, rc, p = one_run(binary, traces, "ecc", {"max_gpu_uncorrectable_errors": 0})
+    with tempfile.TemporaryDirectory(prefix="telemetry-ecc-") as work:
+        checked_ecc(*one_run(binary, traces, work, "ecc", {"max_gpu_uncorrectable_errors": 0}))
+
+
+def checked_ecc(run, rc, p):
     expect(rc == 1 and run.report and not run.report["validation_passed"], f"the ECC run fails (exit {rc})", p)
     gates = [g for g in run.report["gates"] if g["key"] == "max_gpu_uncorrectable_errors"]
     expect(gates and gates[0]["outcome"] == "failed", f"gates {run.report['gates']}", p)
