@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 
+#include "metrics/outliers.h"
 #include "telemetry/amd_smi_format.h"
 #include "telemetry/nvidia_smi_format.h"
 #include "telemetry/rocm_smi_format.h"
@@ -75,10 +76,8 @@ void summarise_link(const std::vector<TimedReading>& edges, GpuTelemetry& g) {
 }  // namespace
 
 std::optional<double> median(std::vector<double> v) {
-  if (v.empty()) return std::nullopt;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  if (v.empty()) return std::nullopt;  // metrics' median_of says 0 for none: no reading is not 0 MHz
+  return metrics::median_of(std::move(v));
 }
 
 std::vector<GpuSeries> node_series(const SampleFile& file, const std::string& name, std::vector<std::string>& errors) {
