@@ -12,8 +12,6 @@
 namespace aorta::result_json {
 namespace {
 
-ordered_json optional_number(std::optional<double> v) { return v ? ordered_json(*v) : ordered_json(nullptr); }
-
 ordered_json subject_json(const std::optional<metrics::GateSubject>& s) {
   if (!s) return nullptr;
   return {{"node", s->node ? ordered_json(valid_utf8(*s->node)) : ordered_json(nullptr)},

@@ -10,9 +10,9 @@
 #include "metrics/metric_catalogue.h"
 
 namespace aorta::result_json {
-namespace {
-
 ordered_json optional_number(const std::optional<double>& v) { return v ? ordered_json(*v) : ordered_json(nullptr); }
+
+namespace {
 
 // A numeric field of T as the JSON writes it: a number, or null when an optional one is absent.
 template <typename T>

@@ -2,6 +2,8 @@
 // one shape, written in one place.
 #pragma once
 
+#include <optional>
+
 #include <nlohmann/json.hpp>
 
 #include "metrics/run_metrics.h"
@@ -10,6 +12,9 @@
 namespace aorta::result_json {
 
 using ordered_json = nlohmann::ordered_json;
+
+// A figure that may be absent: the number, or null (every output's one rule).
+ordered_json optional_number(const std::optional<double>& v);
 
 // Per-step rows in the reports (per_rank_summary[].steps, performance.step_stragglers,
 // the Run Deck's step charts). A real run has tens to thousands of steps; a hostile

@@ -1,6 +1,7 @@
 #include "result_json/telemetry_json.h"
 
 #include "common/utf8.h"
+#include "result_json/metrics_json.h"
 #include "redact/redact.h"
 
 namespace aorta::result_json {
@@ -8,8 +9,6 @@ namespace {
 
 using ordered_json = nlohmann::ordered_json;
 using namespace telemetry;
-
-ordered_json number_or_null(const std::optional<double>& v) { return v ? ordered_json(*v) : ordered_json(nullptr); }
 
 ordered_json mean_max_json(const MeanMax& m) { return {{"mean", m.mean}, {"max", m.max}}; }
 
@@ -19,9 +18,9 @@ ordered_json counts_json(const ErrorCounts& e) {
 
 ordered_json link_json(const std::optional<LinkState>& link) {
   if (!link) return nullptr;
-  return {{"speed_current", number_or_null(link->speed_current)}, {"speed_max", number_or_null(link->speed_max)},
-          {"width_current", number_or_null(link->width_current)}, {"width_max", number_or_null(link->width_max)},
-          {"replay_delta", number_or_null(link->replay_delta)},   {"downgraded", link->downgraded}};
+  return {{"speed_current", optional_number(link->speed_current)}, {"speed_max", optional_number(link->speed_max)},
+          {"width_current", optional_number(link->width_current)}, {"width_max", optional_number(link->width_max)},
+          {"replay_delta", optional_number(link->replay_delta)},   {"downgraded", link->downgraded}};
 }
 
 ordered_json gpu_json(const GpuTelemetry& g) {
@@ -34,10 +33,10 @@ ordered_json gpu_json(const GpuTelemetry& g) {
   for (const auto& [sensor, m] : g.temperature_c) temps[valid_utf8(sensor)] = mean_max_json(m);
   o["temperature_c"] = temps;
   o["power_w"] = g.power_w ? mean_max_json(*g.power_w) : ordered_json(nullptr);
-  o["clock_median_mhz"] = number_or_null(g.clock_median_mhz);
-  o["memory_clock_median_mhz"] = number_or_null(g.memory_clock_median_mhz);
-  o["utilisation_mean_pct"] = number_or_null(g.utilisation_mean_pct);
-  o["share_under_fleet_clock"] = number_or_null(g.share_under_fleet_clock);
+  o["clock_median_mhz"] = optional_number(g.clock_median_mhz);
+  o["memory_clock_median_mhz"] = optional_number(g.memory_clock_median_mhz);
+  o["utilisation_mean_pct"] = optional_number(g.utilisation_mean_pct);
+  o["share_under_fleet_clock"] = optional_number(g.share_under_fleet_clock);
   ordered_json throttle = ordered_json::object();
   for (const auto& [reason, share] : g.throttle_share) throttle[valid_utf8(reason)] = share;
   o["throttle_share"] = throttle;
@@ -61,7 +60,7 @@ ordered_json telemetry_json(const RunTelemetry& run) {
   }
   ordered_json gpus = ordered_json::array();
   for (const GpuTelemetry& g : run.gpus) gpus.push_back(gpu_json(g));
-  return {{"fleet_clock_median_mhz", number_or_null(run.fleet_clock_median_mhz)}, {"nodes", nodes}, {"gpus", gpus}};
+  return {{"fleet_clock_median_mhz", optional_number(run.fleet_clock_median_mhz)}, {"nodes", nodes}, {"gpus", gpus}};
 }
 
 }  // namespace aorta::result_json
