@@ -1,8 +1,15 @@
 // Launch commands and phase scripts, including real bash running the scripts.
 #include "job/launch.h"
 
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <fstream>
 #include <iterator>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -97,6 +104,54 @@ TEST(Launch, PhaseScriptsRunUnderRealBash) {
   EXPECT_EQ(exit_code_from_status("7\n"), 7);
   EXPECT_EQ(exit_code_from_status("x\n"), -1);
   EXPECT_EQ(exit_code_from_status("999999999999"), -1);
+}
+
+// The wrapper's marker is in the log before its exit file exists: a poll reads the exit
+// file first, then the log, and so always sees the whole log of a finished node. The
+// training fills the log pipe to the brim, so the wrapper's trap stops on its first
+// write to it; while it is stopped there, no exit file may exist yet.
+TEST(Launch, ExitMarkerIsWrittenBeforeTheExitFile) {
+  aorta::testing::TempDir dir;
+  config::Variant v = variant();
+  v.container.runtime = config::RuntimeKind::kNone;
+  v.aorta_path = dir.path().string();
+  int log[2];
+  ASSERT_EQ(pipe2(log, O_CLOEXEC), 0);
+  const int capacity = fcntl(log[0], F_GETPIPE_SZ);
+  ASSERT_GT(capacity, 0);
+  const auto exit_file = dir.path() / "phase.exit";
+  auto script = dir.write("phase.sh", phase_script(v, 0, {"head", 0}, "head -c " + std::to_string(capacity) + " /dev/zero",
+                                                   exit_file.string()));
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, log[1], STDOUT_FILENO);
+  std::string bash = "/bin/bash", path = script.string();
+  char* argv[] = {bash.data(), path.data(), nullptr};
+  pid_t pid = 0;
+  ASSERT_EQ(posix_spawn(&pid, bash.c_str(), &actions, nullptr, argv, environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  close(log[1]);
+  // The wrapper's own bash blocked in write(2): /proc/PID/syscall starts with its number, 1.
+  auto in_write = [pid] {
+    std::ifstream syscall("/proc/" + std::to_string(pid) + "/syscall");
+    std::string number;
+    return syscall >> number && number == "1";
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!in_write() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_TRUE(in_write()) << "the wrapper never blocked on the full log";
+  EXPECT_FALSE(std::filesystem::exists(exit_file)) << "the exit file came before the marker";
+  std::string out;
+  char buf[65536];
+  for (ssize_t n; (n = read(log[0], buf, sizeof buf)) > 0;) out.append(buf, static_cast<size_t>(n));
+  close(log[0]);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_EQ(out.substr(static_cast<size_t>(capacity)), "\nCVS_AORTA_EXIT=0\n");
+  std::ifstream written(exit_file);
+  EXPECT_EQ(exit_code_from_status(std::string(std::istreambuf_iterator<char>(written), {})), 0);
 }
 
 // Issue 14: every element of extra_torchrun_args / extra_train_args is one argument

@@ -147,8 +147,11 @@ std::vector<std::string> poll_commands(const config::Variant& v, const std::stri
     // The exit file, not the log: a few bytes a poll however long the log grows, and
     // only the wrapper writes it.
     std::string exit_file = shell_quote(file_in(v, run_id, i, label + ".exit"));
-    reads.push_back("if [ -f " + log + " ]; then " + (i == 0 && head ? head->read_command(log) : "") + "cat " +
-                    exit_file + " 2>/dev/null; true; else echo " + kLogGone + "; fi");
+    // The exit file is read before the log: the wrapper writes its marker to the log
+    // first, so a finished node's last read holds the whole log.
+    reads.push_back("if [ -f " + log + " ]; then cvs_aorta_exit=$(cat " + exit_file + " 2>/dev/null); " +
+                    (i == 0 && head ? head->read_command(log) : "") + "printf '%s\\n' \"$cvs_aorta_exit\"; else echo " +
+                    kLogGone + "; fi");
   }
   return reads;
 }
