@@ -82,10 +82,15 @@ class SshConnection {
                                                             uint64_t max_bytes);
   boost::asio::awaitable<Status> download(const std::string& remote_path, const std::filesystem::path& local_path,
                                           Deadline deadline, uint64_t max_bytes);
+  // Writes `local_path` to `remote_path` over SFTP (created 0600, or truncated).
+  boost::asio::awaitable<Status> upload(const std::filesystem::path& local_path, const std::string& remote_path,
+                                        Deadline deadline);
   // Drops the session; the next operation reconnects.
   void close();
 
  private:
+  // Connects if need be and starts the session's SFTP subsystem once.
+  boost::asio::awaitable<Status> start_sftp(Deadline deadline, const std::string& timed_out);
   // Waits until the socket is ready in the direction libssh2 is blocked on; false
   // once `deadline` has passed.
   boost::asio::awaitable<bool> wait_socket(Deadline deadline);

@@ -146,6 +146,48 @@ Status SshTransport::download(const std::string& host, const std::string& remote
   return result;
 }
 
+std::vector<Status> SshTransport::upload_batch(const std::vector<UploadJob>& jobs, size_t hosts_at_once,
+                                               std::chrono::seconds timeout) {
+  std::lock_guard lock(mutex_);
+  std::vector<Status> results(jobs.size(), Error{ErrorCode::kIo, "not run", ""});
+  std::vector<std::string> hosts;
+  std::map<std::string, std::vector<size_t>> of_host;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (!of_host.count(jobs[i].host)) hosts.push_back(jobs[i].host);
+    of_host[jobs[i].host].push_back(i);
+  }
+  // Connections are made here, before any coroutine runs: the map is not shared then.
+  std::vector<SshConnection*> host_connection;
+  for (const auto& host : hosts) host_connection.push_back(&connection(host));
+  size_t next_host = 0;  // taken by the workers in turn; they all run on this io_context
+  std::mutex next_mutex;
+  const size_t workers = std::clamp<size_t>(hosts_at_once, 1, std::max<size_t>(hosts.size(), 1));
+  for (size_t w = 0; w < workers; ++w) {
+    spawn([&]() -> asio::awaitable<void> {
+      for (;;) {
+        size_t h;
+        {
+          std::lock_guard take(next_mutex);
+          if (next_host == hosts.size()) break;
+          h = next_host++;
+        }
+        bool failed = false;
+        for (size_t i : of_host.at(hosts[h])) {
+          if (failed) {
+            results[i] = Error{ErrorCode::kIo, "skipped: an earlier file to this node failed", hosts[h]};
+            continue;
+          }
+          results[i] = co_await host_connection[h]->upload(jobs[i].local_path, jobs[i].remote_path,
+                                                           Clock::now() + timeout);
+          failed = !results[i];
+        }
+      }
+    });
+  }
+  drive(workers);
+  return results;
+}
+
 Result<StreamResult> SshTransport::stream(const std::string& host, const std::string& command,
                                           const std::filesystem::path& local_path, std::chrono::seconds timeout,
                                           uint64_t max_bytes) {

@@ -65,6 +65,9 @@ class SshTransport final : public Transport {
   std::vector<Result<StreamResult>> copy_batch(const std::vector<CopyJob>& jobs, size_t hosts_at_once,
                                                size_t streams_per_host, std::chrono::seconds timeout,
                                                const CopyDone& done) override;
+  // SFTP on each host's own connection; a host's files one after the other.
+  std::vector<Status> upload_batch(const std::vector<UploadJob>& jobs, size_t hosts_at_once,
+                                   std::chrono::seconds timeout) override;
   std::string name() const override { return "ssh"; }
 
  private:

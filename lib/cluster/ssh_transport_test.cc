@@ -104,6 +104,35 @@ TEST_F(SshTransportTest, SftpDownloadIsByteExact) {
   EXPECT_TRUE(t->run("127.0.0.1", "true", seconds(10)).ok());
 }
 
+// Issue 46: files placed on nodes over SFTP arrive byte for byte (more than one 1 MiB
+// write, and an empty one), private (0600), on two nodes at once; a file the node cannot
+// create is named, the node's later files are skipped, and another node's are not.
+TEST_F(SshTransportTest, SftpUploadIsByteExactPrivateAndNamesWhatFailed) {
+  TempDir dir;
+  auto t = transport(options());
+  const auto big = dir.path() / "big.bin", empty = dir.path() / "empty";
+  aorta::testing::run_or_throw("head -c 3000001 /dev/urandom > " + big.string() + " && : > " + empty.string());
+  const std::string a = (dir.path() / "a.bin").string(), b = (dir.path() / "b.bin").string();
+  const std::string blocked = (dir.path() / "no-such-folder" / "x").string();
+  auto done = t->upload_batch({{"127.0.0.1", big, a}, {"127.0.0.2", big, b}, {"127.0.0.2", empty, b + ".empty"},
+                               {"127.0.0.1", big, blocked}, {"127.0.0.1", empty, a + ".after"}},
+                              4, seconds(30));
+  ASSERT_EQ(done.size(), 5u);
+  for (size_t i : {0, 1, 2}) EXPECT_TRUE(done[i].ok()) << i << ": " << done[i].error().describe();
+  EXPECT_EQ(aorta::testing::slurp(a), aorta::testing::slurp(big));
+  EXPECT_EQ(aorta::testing::slurp(b), aorta::testing::slurp(big));
+  EXPECT_EQ(std::filesystem::file_size(b + ".empty"), 0u);
+  EXPECT_EQ(std::filesystem::status(a).permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  ASSERT_FALSE(done[3].ok());
+  EXPECT_NE(done[3].error().message.find("cannot create " + blocked), std::string::npos) << done[3].error().message;
+  EXPECT_EQ(done[3].error().context, "127.0.0.1");
+  ASSERT_FALSE(done[4].ok());
+  EXPECT_NE(done[4].error().message.find("skipped"), std::string::npos) << done[4].error().message;
+  EXPECT_FALSE(std::filesystem::exists(a + ".after"));
+  expect_serves_commands(*t, "127.0.0.1");
+}
+
 // Issue 29 (9, 8): a node that sends more than a copy may take is stopped as the
 // bytes arrive (`yes` never ends on its own), and so is one that prints without end;
 // the node's connection serves the next command.

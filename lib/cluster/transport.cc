@@ -43,6 +43,13 @@ Result<StreamResult> Transport::stream(const std::string& host, const std::strin
   return Error{ErrorCode::kUnsupported, "the " + name() + " transport cannot stream a command's output", host};
 }
 
+std::vector<Status> Transport::upload_batch(const std::vector<UploadJob>& jobs, size_t, std::chrono::seconds) {
+  std::vector<Status> results;
+  for (const auto& job : jobs)
+    results.push_back(Error{ErrorCode::kUnsupported, "the " + name() + " transport cannot place files on a node", job.host});
+  return results;
+}
+
 Result<StreamResult> copy_one(Transport& transport, const CopyJob& job, std::chrono::seconds timeout) {
   if (!job.command.empty()) return transport.stream(job.host, job.command, job.local_path, timeout, job.max_bytes);
   return downloaded(transport.download(job.host, job.remote_path, job.local_path, job.max_bytes), job.local_path);

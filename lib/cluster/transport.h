@@ -51,6 +51,14 @@ struct CopyJob {
   uint64_t max_bytes = kNoByteLimit;
 };
 
+// One file placed on a node: `local_path` here written to `remote_path` there, created
+// with mode 0600 or truncated (the caller makes the folders and sets the mode after).
+struct UploadJob {
+  std::string host;
+  std::filesystem::path local_path;
+  std::string remote_path;
+};
+
 // Called as each job of a batch ends (index into the jobs), from whichever thread
 // ran the job: calls may overlap (other hosts, other streams of the same host), so
 // the callee locks what it shares. A plain download reports exit 0 and the file's
@@ -84,6 +92,12 @@ class Transport {
   virtual std::vector<Result<StreamResult>> copy_batch(const std::vector<CopyJob>& jobs, size_t hosts_at_once,
                                                        size_t streams_per_host, std::chrono::seconds timeout,
                                                        const CopyDone& done = {});
+  // Every job, up to hosts_at_once hosts at a time, each host's files one after the
+  // other; one status per job, a host's later files skipped after one fails. `timeout`
+  // applies to each file. The default (a transport that cannot write files to a node)
+  // answers kUnsupported.
+  virtual std::vector<Status> upload_batch(const std::vector<UploadJob>& jobs, size_t hosts_at_once,
+                                           std::chrono::seconds timeout);
   // commands[i] on hosts[i], all at once. The default runs each on its own thread;
   // transports that can do better (SSH: one thread for every node) override it.
   virtual std::vector<Result<CommandResult>> run_batch(const std::vector<std::string>& hosts,
