@@ -68,6 +68,10 @@ class SharedTransport final : public cluster::Transport {
                                                         std::chrono::seconds timeout) override {
     return to_->run_batch(hosts, commands, timeout);
   }
+  std::vector<Status> upload_batch(const std::vector<cluster::UploadJob>& jobs, size_t hosts_at_once,
+                                   std::chrono::seconds timeout) override {
+    return to_->upload_batch(jobs, hosts_at_once, timeout);
+  }
   Status set_last_will(const std::string& host, const std::string& command) override {
     return to_->set_last_will(host, command);
   }

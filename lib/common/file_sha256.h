@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 #include "common/result.h"
 
@@ -12,5 +13,7 @@ namespace aorta {
 
 // 64 lowercase hex digits; an error naming the file when it cannot be read.
 Result<std::string> file_sha256(const std::filesystem::path& path);
+// The same of bytes in memory.
+std::string text_sha256(std::string_view bytes);
 
 }  // namespace aorta

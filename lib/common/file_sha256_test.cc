@@ -17,6 +17,7 @@ TEST(FileSha256, MatchesTheStandardsExampleAndNamesAFileItCannotRead) {
   auto big = file_sha256(dir.write("big", std::string(3 << 20, 'a')));
   ASSERT_TRUE(big.ok());
   EXPECT_EQ(*big, "6f850bc94ae6f7de14297c01616c36d712d22864497b28a63b81d776b035e656");
+  EXPECT_EQ(text_sha256("abc"), *abc);
   auto none = file_sha256(dir.path() / "none");
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.error().message.find((dir.path() / "none").string()), std::string::npos);

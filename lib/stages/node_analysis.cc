@@ -9,6 +9,7 @@
 #include "common/shell_quote.h"
 #include "job/collect.h"
 #include "job/node_exec.h"
+#include "job/node_package.h"
 #include "result_json/rank_results_json.h"
 
 namespace aorta::stages {
@@ -26,6 +27,32 @@ struct NodeWork {
   std::string host;
   std::vector<std::pair<std::string, std::string>> files;
 };
+
+std::string self_path() {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("aorta_suite") : self.string();
+}
+
+// The binary each of `hosts` runs: analysis.node_binary when set; over SSH the head's
+// own package, placed on the node and checked by hash; else the head's own path (this
+// machine, or an agent that is the suite itself).
+std::vector<Result<std::string>> binaries_for(StageContext& ctx, const std::vector<std::string>& hosts,
+                                              std::vector<std::string>& log) {
+  const auto& v = ctx.exec.variant();
+  const std::string fixed = node_binary(v);
+  if (!v.analysis.node_binary.empty() || ctx.exec.transport().name() != "ssh")
+    return std::vector<Result<std::string>>(hosts.size(), fixed);
+  auto package = job::package_of(fixed);
+  if (!package) {
+    log.push_back(fmt::format("Suite package not placed on the nodes: {}; they run {}, the head's own path", 
+                              package.error().message, fixed));
+    return std::vector<Result<std::string>>(hosts.size(), fixed);
+  }
+  auto placed = job::place_package(ctx.exec, hosts, *package, ctx.state.run_id);
+  log.push_back(placed.summary);
+  return std::move(placed.binaries);
+}
 
 std::string command_for(const std::string& binary, const NodeWork& work) {
   std::string command = shell_quote(binary) + " rank-results";
@@ -71,10 +98,7 @@ metrics::TraceSet read_part(const NodeWork& work, const cluster::HostResult& ans
 }  // namespace
 
 std::string node_binary(const config::Variant& v) {
-  if (!v.analysis.node_binary.empty()) return v.analysis.node_binary;
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("aorta_suite") : self.string();
+  return v.analysis.node_binary.empty() ? self_path() : v.analysis.node_binary;
 }
 
 metrics::TraceSet analyze_on_nodes(StageContext& ctx, const fs::path& dir, std::vector<std::string>& log) {
@@ -90,22 +114,28 @@ metrics::TraceSet analyze_on_nodes(StageContext& ctx, const fs::path& dir, std::
     none.errors.push_back("No trace files found in " + dir.string());
     return none;
   }
-  std::vector<std::string> hosts, commands;
-  const std::string binary = node_binary(ctx.exec.variant());
-  for (const auto& w : work) {
-    hosts.push_back(w.host);
-    commands.push_back(ctx.exec.wrap(w.host, command_for(binary, w)));
+  std::vector<std::string> all_hosts, hosts, commands;
+  for (const auto& w : work) all_hosts.push_back(w.host);
+  const auto binaries = binaries_for(ctx, all_hosts, log);
+  std::vector<metrics::TraceSet> parts;
+  std::vector<const NodeWork*> asked;
+  for (size_t i = 0; i < work.size(); ++i) {
+    if (!binaries[i]) {  // the node's traces stay unread: its part is the placement's error
+      parts.push_back(read_part(work[i], {work[i].host, binaries[i].error()}));
+      continue;
+    }
+    hosts.push_back(work[i].host);
+    commands.push_back(ctx.exec.wrap(work[i].host, command_for(*binaries[i], work[i])));
+    asked.push_back(&work[i]);
   }
   const auto answers = cluster::run_on_hosts(ctx.exec.transport(), hosts, commands,
                                              std::chrono::seconds(ctx.exec.variant().timeout_seconds));
-  std::vector<metrics::TraceSet> parts;
   size_t traces = 0;
-  for (size_t i = 0; i < work.size(); ++i) {
-    traces += work[i].files.size();
-    parts.push_back(read_part(work[i], answers.at(i)));
-  }
+  for (const auto& w : work) traces += w.files.size();
+  for (size_t i = 0; i < asked.size(); ++i) parts.push_back(read_part(*asked[i], answers.at(i)));
+  const auto first = std::find_if(binaries.begin(), binaries.end(), [](const auto& b) { return b.ok(); });
   log.push_back(fmt::format("Node-side analysis: {} trace(s) read on {} node(s) by {}; the head merged their rank "
-                            "results", traces, work.size(), binary));
+                            "results", traces, asked.size(), first == binaries.end() ? "none" : **first));
   return metrics::merge_trace_sets(std::move(parts));
 }
 

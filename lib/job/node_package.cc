@@ -1,0 +1,213 @@
+#include "job/node_package.h"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "common/file_sha256.h"
+#include "common/shell_quote.h"
+#include "job/phase.h"
+
+namespace aorta::job {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr auto kCommandTimeout = std::chrono::seconds(300);
+
+// Runs `held` when dir holds the package, `missing` otherwise.
+std::string if_held(const std::string& dir, const Package& package, const std::string& held, const std::string& missing) {
+  return "if ( cd -- " + shell_quote(dir) + " 2>/dev/null && printf %s " + shell_quote(manifest(package)) +
+         " | sha256sum --quiet --strict -c - >/dev/null 2>&1 && [ -x bin/aorta_suite ] ); then " + held + "; else " +
+         missing + "; fi";
+}
+
+// This run's folder for the copy in flight on the node_index-th node (nodes sharing
+// storage each have their own).
+std::string part_of(const std::string& dir, const std::string& run_id, size_t node_index) {
+  return dir + ".part-" + run_id + "-" + std::to_string(node_index);
+}
+
+// Checks the copy in `part`, makes the binary runnable and renames it into `dir`; a
+// node that shares `dir` may have placed it first, and a damaged `dir` is replaced.
+std::string finish_command(const std::string& part, const std::string& dir, const Package& package) {
+  const std::string p = shell_quote(part), d = shell_quote(dir);
+  return "cd -- " + p + " || exit 3\n"
+         "if ! printf %s " + shell_quote(manifest(package)) + " | sha256sum --quiet --strict -c - 2>&1; then\n"
+         "  echo 'the copy on the node does not match the head'\"'\"'s files'; cd / && rm -rf -- " + p + "; exit 3\n"
+         "fi\n"
+         "chmod 700 bin/aorta_suite && cd / || exit 3\n"
+         "if ! mv -T -- " + p + " " + d + " 2>/dev/null; then\n  " +
+         if_held(dir, package, "rm -rf -- " + p, "rm -rf -- " + d + " && mv -T -- " + p + " " + d) + "\n"
+         "fi\n" +
+         if_held(dir, package, std::string("echo ") + kPackageHeld, "echo 'the package is not whole after the rename'; exit 3");
+}
+
+std::string prune_command(const std::string& root, const std::string& dir) {
+  return "for d in " + shell_quote(root) + "/*; do [ \"$d\" = " + shell_quote(dir) +
+         " ] || rm -rf -- \"$d\"; done; true";
+}
+
+std::string mb(uintmax_t bytes) { return fmt::format("{:.1f} MB", static_cast<double>(bytes) / 1e6); }
+
+}  // namespace
+
+uintmax_t Package::bytes() const {
+  uintmax_t sum = 0;
+  for (const auto& f : files) sum += f.bytes;
+  return sum;
+}
+
+Result<Package> package_of(const fs::path& binary) {
+  const fs::path bin = binary.parent_path(), libs = bin.parent_path() / "lib" / "aorta_suite";
+  std::error_code ec;
+  if (bin.filename() != "bin" || !fs::is_directory(libs, ec))
+    return Error{ErrorCode::kNotFound,
+                 fmt::format("{} is not in the package layout (bin/ beside lib/aorta_suite/, as the TGZ and the DEB "
+                             "install it)", binary.string()),
+                 ""};
+  std::vector<std::pair<fs::path, std::string>> chosen{{binary, "bin/aorta_suite"}};
+  // The names the binary loads: each link (its target's bytes), and each file no link names.
+  std::set<fs::path> linked;
+  std::vector<fs::path> entries;
+  for (const auto& entry : fs::directory_iterator(libs, ec)) entries.push_back(entry.path());
+  if (ec) return Error{ErrorCode::kIo, "cannot list " + libs.string() + ": " + ec.message(), ""};
+  std::sort(entries.begin(), entries.end());
+  for (const auto& e : entries)
+    if (fs::is_symlink(e, ec)) linked.insert(fs::weakly_canonical(e, ec));
+  for (const auto& e : entries) {
+    const bool link = fs::is_symlink(e, ec);
+    if (!link && linked.count(fs::weakly_canonical(e, ec))) continue;
+    if (!fs::is_regular_file(e, ec)) continue;  // a dangling link, a folder: nothing the binary loads
+    chosen.emplace_back(e, "lib/aorta_suite/" + e.filename().string());
+  }
+  Package package;
+  for (const auto& [path, name] : chosen) {
+    auto sha = file_sha256(path);
+    if (!sha) return sha.error();
+    package.files.push_back({path, name, *sha, fs::file_size(path, ec)});
+  }
+  package.id = text_sha256(manifest(package));
+  return package;
+}
+
+std::string manifest(const Package& package) {
+  std::string text;
+  for (const auto& f : package.files) text += f.sha256 + "  " + f.name + "\n";
+  return text;
+}
+
+std::string package_root(const config::Variant& v) {
+  return v.node_repo_path() + "/" + kSuiteFolder + "/package";
+}
+
+std::string package_check_command(const std::string& dir, const Package& package) {
+  return if_held(dir, package, std::string("echo ") + kPackageHeld, "true");
+}
+
+Placement place_package(NodeExec& exec, const std::vector<std::string>& hosts, const Package& package,
+                        const std::string& run_id) {
+  const auto& v = exec.variant();
+  const std::string node_dir = package_root(v) + "/" + package.id;
+  const std::string dir = exec.host_path(node_dir), root = exec.host_path(package_root(v));
+  auto index_of = [&](const std::string& host) {
+    return static_cast<size_t>(std::find(exec.hosts().begin(), exec.hosts().end(), host) - exec.hosts().begin());
+  };
+  Placement out;
+  out.binaries.assign(hosts.size(), Error{ErrorCode::kIo, "not placed", ""});
+  auto failed = [&](size_t i, const std::string& why) {
+    out.binaries[i] = Error{ErrorCode::kIo,
+                            fmt::format("the suite's package ({}) could not be placed in {}: {}; free space there, or "
+                                        "install this build on the node and name it in analysis.node_binary",
+                                        mb(package.bytes()), dir, why),
+                            hosts[i]};
+  };
+  // Which of `which` hold the package now; the rest, unless their node did not answer.
+  auto check = [&](const std::vector<size_t>& which) {
+    std::vector<std::string> on, commands;
+    for (size_t i : which) on.push_back(hosts[i]), commands.push_back(package_check_command(dir, package));
+    auto answers = cluster::run_on_hosts(exec.transport(), on, commands, kCommandTimeout);
+    std::vector<size_t> missing;
+    for (size_t k = 0; k < which.size(); ++k) {
+      const auto& r = answers[k].result;
+      if (!r.ok()) failed(which[k], r.error().message);
+      else if (r->output.find(kPackageHeld) != std::string::npos) out.binaries[which[k]] = node_dir + "/bin/aorta_suite";
+      else missing.push_back(which[k]);
+    }
+    return missing;
+  };
+  size_t placed = 0;
+  auto place = [&](const std::vector<size_t>& which) {
+    std::vector<std::string> on, prepare;
+    for (size_t i : which) {
+      on.push_back(hosts[i]);
+      const std::string part = part_of(dir, run_id, index_of(hosts[i]));
+      prepare.push_back("rm -rf -- " + shell_quote(part) + " && ( umask 077 && mkdir -p -- " + shell_quote(part + "/bin") +
+                        " " + shell_quote(part + "/lib/aorta_suite") + " )");
+    }
+    auto prepared = cluster::run_on_hosts(exec.transport(), on, prepare, kCommandTimeout);
+    std::vector<cluster::UploadJob> jobs;
+    std::vector<size_t> ready;
+    for (size_t k = 0; k < which.size(); ++k) {
+      const auto& r = prepared[k].result;
+      if (!r.ok() || r->exit_code != 0) {
+        failed(which[k], r.ok() ? "cannot make its folder: " + r->output.substr(0, 500) : r.error().message);
+        continue;
+      }
+      ready.push_back(which[k]);
+      for (const auto& f : package.files)
+        jobs.push_back({hosts[which[k]], f.here, part_of(dir, run_id, index_of(hosts[which[k]])) + "/" + f.name});
+    }
+    auto uploaded = exec.transport().upload_batch(jobs, 16, std::chrono::seconds(std::max(v.timeout_seconds, 60)));
+    on.clear();
+    std::vector<std::string> finish;
+    std::vector<size_t> sent;
+    for (size_t k = 0; k < ready.size(); ++k) {
+      const auto first = uploaded.begin() + static_cast<long>(k * package.files.size());
+      auto bad = std::find_if(first, first + static_cast<long>(package.files.size()), [](const Status& s) { return !s; });
+      if (bad != first + static_cast<long>(package.files.size())) {
+        failed(ready[k], bad->error().message);
+        continue;
+      }
+      sent.push_back(ready[k]);
+      on.push_back(hosts[ready[k]]);
+      finish.push_back(finish_command(part_of(dir, run_id, index_of(hosts[ready[k]])), dir, package));
+    }
+    auto finished = cluster::run_on_hosts(exec.transport(), on, finish, kCommandTimeout);
+    for (size_t k = 0; k < sent.size(); ++k) {
+      const auto& r = finished[k].result;
+      if (r.ok() && r->output.find(kPackageHeld) != std::string::npos) {
+        out.binaries[sent[k]] = node_dir + "/bin/aorta_suite";
+        ++placed;
+      } else {
+        failed(sent[k], r.ok() ? r->output.substr(0, 1000) : r.error().message);
+      }
+    }
+  };
+  std::vector<size_t> all(hosts.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  const auto missing = check(all);
+  const size_t held_before = hosts.size() - missing.size();
+  if (!missing.empty()) {
+    place({missing.front()});
+    // Nodes that share the first one's storage hold the package now.
+    const auto still = check(std::vector<size_t>(missing.begin() + 1, missing.end()));
+    if (!still.empty()) place(still);
+  }
+  std::vector<std::string> holders, prunes;
+  for (size_t i = 0; i < hosts.size(); ++i)
+    if (out.binaries[i].ok()) holders.push_back(hosts[i]), prunes.push_back(prune_command(root, dir));
+  cluster::run_on_hosts(exec.transport(), holders, prunes, kCommandTimeout);
+  const size_t libraries = package.files.size() - 1;
+  out.summary = fmt::format("Suite package {} (bin/aorta_suite and {} librar{}, {}; SHA-256 checked on each node): "
+                            "already on {} of {} node(s), placed on {}{}",
+                            package.id.substr(0, 12), libraries, libraries == 1 ? "y" : "ies", mb(package.bytes()),
+                            held_before, hosts.size(), placed,
+                            holders.size() == hosts.size()
+                                ? ""
+                                : fmt::format(", not on {}", hosts.size() - holders.size()));
+  return out;
+}
+
+}  // namespace aorta::job
