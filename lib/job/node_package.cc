@@ -1,6 +1,7 @@
 #include "job/node_package.h"
 
 #include <algorithm>
+#include <chrono>
 #include <set>
 
 #include <fmt/format.h>
@@ -108,6 +109,7 @@ std::string package_check_command(const std::string& dir, const Package& package
 
 Placement place_package(NodeExec& exec, const std::vector<std::string>& hosts, const Package& package,
                         const std::string& run_id) {
+  const auto began = std::chrono::steady_clock::now();
   const auto& v = exec.variant();
   const std::string node_dir = package_root(v) + "/" + package.id;
   const std::string dir = exec.host_path(node_dir), root = exec.host_path(package_root(v));
@@ -201,12 +203,13 @@ Placement place_package(NodeExec& exec, const std::vector<std::string>& hosts, c
   cluster::run_on_hosts(exec.transport(), holders, prunes, kCommandTimeout);
   const size_t libraries = package.files.size() - 1;
   out.summary = fmt::format("Suite package {} (bin/aorta_suite and {} librar{}, {}; SHA-256 checked on each node): "
-                            "already on {} of {} node(s), placed on {}{}",
+                            "already on {} of {} node(s), placed on {}{} in {:.1f} s",
                             package.id.substr(0, 12), libraries, libraries == 1 ? "y" : "ies", mb(package.bytes()),
                             held_before, hosts.size(), placed,
                             holders.size() == hosts.size()
                                 ? ""
-                                : fmt::format(", not on {}", hosts.size() - holders.size()));
+                                : fmt::format(", not on {}", hosts.size() - holders.size()),
+                            std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
   return out;
 }
 

@@ -24,10 +24,17 @@ traces written per rank (re-ranked), collection, analysis, reports.
                                                figures, performance and diagnosis equal (==; with
                                                less than all, diagnosis and sources not compared),
                                                and each run's head-node cost as JSON
+  fleet.py AORTA_SUITE check-package NODES RANKS BUILD_DIR   the head runs the relocatable package
+                                               (cmake --install BUILD_DIR --strip, the TGZ's layout)
+                                               with analysis on the nodes: the package is placed in
+                                               each node's own storage, every file's SHA-256 equal to
+                                               the install's (hashlib), the nodes run it, every rank's
+                                               metrics match; a second run places nothing
 Exits 77 (skipped) when ../shared/aorta is absent.
 """
 import fcntl
 import glob
+import hashlib
 import json
 import os
 import shutil
@@ -316,6 +323,66 @@ def check_nodes(binary, nodes, ranks, traces=None, archive="all"):
         testcluster("down")
 
 
+def package_files(prefix):
+    """The install's files by the names the package places them under, and their SHA-256
+    (a library by its link's name: the name the binary loads)."""
+    files = {"bin/aorta_suite": os.path.join(prefix, "bin", "aorta_suite")}
+    libs = os.path.join(prefix, "lib", "aorta_suite")
+    targets = {os.path.realpath(os.path.join(libs, n)) for n in os.listdir(libs) if os.path.islink(os.path.join(libs, n))}
+    for name in sorted(os.listdir(libs)):
+        path = os.path.join(libs, name)
+        if os.path.islink(path) or (os.path.isfile(path) and os.path.realpath(path) not in targets):
+            files["lib/aorta_suite/" + name] = path
+    return {name: hashlib.sha256(open(path, "rb").read()).hexdigest() for name, path in files.items()}
+
+
+def check_package(binary, nodes, ranks, build):
+    testcluster("down")
+    testcluster("up", nodes)
+    try:
+        prepare_nodes(nodes, SMALL_TRACES)
+        with tempfile.TemporaryDirectory() as prefix:
+            subprocess.run(["cmake", "--install", build, "--prefix", prefix, "--strip"], check=True,
+                           stdout=subprocess.DEVNULL)
+            packaged = os.path.join(prefix, "bin", "aorta_suite")
+            want = package_files(prefix)
+            for attempt, placed in ((1, nodes), (2, 0)):
+                with tempfile.TemporaryDirectory() as work:
+                    rc, out, _ = run_fleet(packaged, work, nodes, ranks, analysis={"where": "nodes"})
+                    p = type("P", (), {"stdout": out, "stderr": ""})
+                    stages, report = results(work)
+                    expect(rc == 0 and report and report["validation_passed"], f"run {attempt} passes (exit {rc})", p)
+                    said = [line for line in out.splitlines() if "Suite package " in line]
+                    print(said[0].strip() if said else "(no placement line)")
+                    expect(len(said) == 1 and f"already on {nodes - placed} of {nodes} node(s), placed on {placed}"
+                           in said[0], f"run {attempt} says what it placed: {said}", p)
+                    held = []
+                    for i in range(1, nodes + 1):
+                        found = glob.glob(os.path.join(FLEET["BASE"], f"node{i}", "local", "fleet", "**", ".cvs-aorta",
+                                                       "package", "*"), recursive=True)
+                        expect(len(found) == 1, f"node{i} holds one package folder: {found}")
+                        got = {}
+                        for name in want:
+                            with open(os.path.join(found[0], name), "rb") as f:
+                                got[name] = hashlib.sha256(f.read()).hexdigest()
+                        expect(got == want, f"node{i}'s placed files equal the install's: {got} vs {want}")
+                        held.append(os.path.basename(found[0]))
+                    ran = [line for line in out.splitlines() if "Node-side analysis: " in line]
+                    node_binary = f"{NODE_DIR}/repo/.cvs-aorta/package/{held[0]}/bin/aorta_suite"
+                    expect(ran and f"by {node_binary}" in ran[0], f"the nodes ran the placed binary: {ran}", p)
+                    for r in report["per_rank_summary"]:
+                        ref = json.loads(subprocess.run([sys.executable, CHECKER, r["source"]], check=True,
+                                                        capture_output=True, text=True).stdout)
+                        for key in FIELDS:
+                            expect(abs(r[key] - ref[key]) <= 1e-9 * max(1, abs(ref[key])),
+                                   f"rank {r['rank']} {key}: {r[key]} vs {ref[key]}")
+                    expect(len(report["per_rank_summary"]) == nodes * ranks, "every rank analyzed")
+            print(f"PASS fleet check-package: {len(want)} files placed on {nodes} nodes, SHA-256 equal to the install's; "
+                  "the nodes ran it; the second run placed nothing")
+    finally:
+        testcluster("down")
+
+
 if __name__ == "__main__":
     if not os.path.isdir(os.path.join(AORTA, "scripts")):
         print(f"SKIPPED: the real Aorta is not at {AORTA} (../shared/aorta beside the repository)")
@@ -328,6 +395,8 @@ if __name__ == "__main__":
         check(binary, int(sys.argv[3]) if len(sys.argv) > 3 else 8, int(sys.argv[4]) if len(sys.argv) > 4 else 8)
     elif mode == "measure-agents":
         measure_agents(binary, int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+    elif mode == "check-package":
+        check_package(binary, int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
     elif mode == "check-nodes":
         check_nodes(binary, int(sys.argv[3]), int(sys.argv[4]), *sys.argv[5:7])
     elif mode == "measure":
