@@ -30,6 +30,11 @@ traces written per rank (re-ranked), collection, analysis, reports.
                                                each node's own storage, every file's SHA-256 equal to
                                                the install's (hashlib), the nodes run it, every rank's
                                                metrics match; a second run places nothing
+  fleet.py AORTA_SUITE check-outliers         2 nodes x 2 ranks made from a real H200 Aorta trace, rank 3's
+                                               GEMMs 15 % slower (tools/perturb_trace.py), analyzed on the
+                                               nodes with archive_traces outliers: only rank 3's trace comes
+                                               home, its figures equal the independent checker's, the others
+                                               are named host:path and are on their nodes
 Exits 77 (skipped) when ../shared/aorta is absent.
 """
 import fcntl
@@ -383,6 +388,58 @@ def check_package(binary, nodes, ranks, build):
         testcluster("down")
 
 
+def check_outliers(binary):
+    from telemetry_diagnosis import make_ranks
+    nodes, ranks, slow = 2, 2, 3
+    testcluster("down")
+    testcluster("up", nodes)
+    try:
+        with tempfile.TemporaryDirectory() as made, tempfile.TemporaryDirectory() as work:
+            make_ranks(made)  # rank0.json .. rank3.json: the double gives rank N the N-th file
+            prepare_nodes(nodes, sorted(glob.glob(os.path.join(made, "*.json"))))
+            rc, out, _ = run_fleet(binary, work, nodes, ranks, small=False,
+                                   analysis={"where": "nodes", "archive_traces": "outliers"})
+            p = type("P", (), {"stdout": out, "stderr": ""})
+            stages, report = results(work)
+            expect(rc == 0 and report and report["validation_passed"], f"the run passes (exit {rc})", p)
+            named = sorted({f["rank"] for f in report["diagnosis"]["outliers"] if not f["of_node"]})
+            expect(named == [slow], f"the diagnosis names rank {slow} alone: {report['diagnosis']['outliers']}", p)
+            run_dir = os.path.dirname(glob.glob(os.path.join(work, "out", "*", "aorta_benchmark_report.json"))[0])
+            traces = report["traces"]
+            expect(traces["analyzed_on"] == "nodes" and traces["archive"] == "outliers" and
+                   len(traces["kept_here"]) == 1 and traces["left_on_nodes"] == nodes * ranks - 1,
+                   f"the traces block: {traces}", p)
+            home = [f for f in glob.glob(os.path.join(run_dir, "**", "*"), recursive=True)
+                    if os.path.isfile(f) and ("trace" in os.path.basename(f) or "rank" in f) and
+                    os.path.basename(f).endswith((".json", ".json.gz", ".json.zst"))
+                    and "report" not in os.path.basename(f)]
+            by_rank = {r["rank"]: r for r in report["per_rank_summary"]}
+            kept = traces["kept_here"][0]
+            expect(by_rank[slow]["source"] == kept and os.path.isfile(kept), f"rank {slow}'s trace is home: {kept}")
+            expect(home == [kept], f"the one trace in the run folder is rank {slow}'s: {home}")
+            ref = json.loads(subprocess.run([sys.executable, CHECKER, kept], check=True, capture_output=True,
+                                            text=True).stdout)
+            expect(ref["rank"] == slow, f"the kept trace is rank {ref['rank']}'s")
+            for key in FIELDS:
+                expect(abs(by_rank[slow][key] - ref[key]) <= 1e-9 * max(1, abs(ref[key])),
+                       f"rank {slow} {key}: {by_rank[slow][key]} vs {ref[key]}")
+            cluster = json.load(open(os.path.join(FLEET["BASE"], "cluster.json")))
+            hosts = list(cluster["node_dict"])
+            for rank, r in by_rank.items():
+                if rank == slow:
+                    continue
+                host, _, path = r["source"].partition(":")
+                node = hosts.index(host) + 1 if host in hosts else 0
+                expect(node == rank // ranks + 1 and path.startswith(NODE_DIR + "/"),
+                       f"rank {rank} is named on its node: {r['source']}")
+                on_node = os.path.join(FLEET["BASE"], f"node{node}", "local", "fleet", os.path.relpath(path, NODE_DIR))
+                expect(os.path.isfile(on_node), f"rank {rank}'s trace is on node{node}: {on_node}")
+            print(f"PASS fleet check-outliers: rank {slow} named and its trace alone came home; "
+                  f"{nodes * ranks - 1} traces named on their nodes")
+    finally:
+        testcluster("down")
+
+
 if __name__ == "__main__":
     if not os.path.isdir(os.path.join(AORTA, "scripts")):
         print(f"SKIPPED: the real Aorta is not at {AORTA} (../shared/aorta beside the repository)")
@@ -397,6 +454,8 @@ if __name__ == "__main__":
         measure_agents(binary, int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
     elif mode == "check-package":
         check_package(binary, int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+    elif mode == "check-outliers":
+        check_outliers(binary)
     elif mode == "check-nodes":
         check_nodes(binary, int(sys.argv[3]), int(sys.argv[4]), *sys.argv[5:7])
     elif mode == "measure":
