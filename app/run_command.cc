@@ -26,6 +26,7 @@
 #include "report/console_printer.h"
 #include "report/junit_writer.h"
 #include "result_json/metrics_json.h"
+#include "stages/specs.h"
 #include "report/run_figures.h"
 #include "report/run_deck.h"
 #include "suites/suites.h"
@@ -64,7 +65,7 @@ Result<report::AortaListener*> install_reports(fixtures::Session& session, const
   if (!listener) return listener.error();
   auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
   delete listeners.Release(listeners.default_xml_generator());
-  report::install_console_printer(listeners);
+  report::install_console_printer(listeners, {std::string(stages::kCollectTraces.test_name) + "/"});
   listeners.Append(listener->get());
   return listener->release();  // gtest owns it
 }

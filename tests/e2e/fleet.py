@@ -185,6 +185,12 @@ def check(binary, nodes, ranks):
             collections = [k for k, v in suite_run.run.last_subtests.items()
                            if k.startswith("test_collect_traces/") and v[0] == "passed"]
             expect(len(collections) == nodes, f"{len(collections)} of {nodes} nodes' collections passed", p)
+            # The console shows the first 8 node sub-tests and one line for the rest (the JUnit file has each).
+            shown = [line for line in out.splitlines() if line.startswith("[ RUN      ] aorta_distributed.test_collect_traces/")]
+            folded = [line for line in out.splitlines() if "test_collect_traces/* " in line]
+            expect(len(shown) == min(nodes, 8) and
+                   [f"{nodes - 8} more passed" in line for line in folded] == ([True] if nodes > 8 else []),
+                   f"the console's node sub-tests: {len(shown)} shown, folded {folded}", p)
             left = subprocess.run(["pgrep", "-af", f"{NODE_DIR}/bin"], capture_output=True, text=True).stdout
             expect(left.strip() == "", f"training processes left on the fleet: {left}")
             telemetry = report.get("telemetry") or {}
