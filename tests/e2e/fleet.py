@@ -29,7 +29,8 @@ traces written per rank (re-ranked), collection, analysis, reports.
                                                with analysis on the nodes: the package is placed in
                                                each node's own storage, every file's SHA-256 equal to
                                                the install's (hashlib), the nodes run it, every rank's
-                                               metrics match; a second run places nothing
+                                               metrics match the checker and the figures equal a
+                                               head-side run's (==); a second run places nothing
   fleet.py AORTA_SUITE check-outliers         2 nodes x 2 ranks made from a real H200 Aorta trace, rank 3's
                                                GEMMs 15 % slower (tools/perturb_trace.py), analyzed on the
                                                nodes with archive_traces outliers: only rank 3's trace comes
@@ -357,6 +358,7 @@ def check_package(binary, nodes, ranks, build):
                            stdout=subprocess.DEVNULL)
             packaged = os.path.join(prefix, "bin", "aorta_suite")
             want = package_files(prefix)
+            head, _ = analyzed(packaged, nodes, ranks, True, "head")
             for attempt, placed in ((1, nodes), (2, 0)):
                 with tempfile.TemporaryDirectory() as work:
                     rc, out, _ = run_fleet(packaged, work, nodes, ranks, analysis={"where": "nodes"})
@@ -388,8 +390,14 @@ def check_package(binary, nodes, ranks, build):
                             expect(abs(r[key] - ref[key]) <= 1e-9 * max(1, abs(ref[key])),
                                    f"rank {r['rank']} {key}: {r[key]} vs {ref[key]}")
                     expect(len(report["per_rank_summary"]) == nodes * ranks, "every rank analyzed")
+                    from node_analysis import name_by_folder
+                    run_dir = os.path.dirname(glob.glob(os.path.join(work, "out", "*", "aorta_benchmark_report.json"))[0])
+                    name_by_folder(report, run_dir)
+                    for key in ("per_rank_summary", "performance", "diagnosis"):
+                        expect(report[key] == head[key], f"{key} differs between head-side and node-side analysis: "
+                                                         f"{first_difference(head[key], report[key], key)}")
             print(f"PASS fleet check-package: {len(want)} files placed on {nodes} nodes, SHA-256 equal to the install's; "
-                  "the nodes ran it; the second run placed nothing")
+                  "the nodes ran it, their merged figures equal head-side analysis (==); the second run placed nothing")
     finally:
         testcluster("down")
 
