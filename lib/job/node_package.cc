@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <set>
 
 #include <fmt/format.h>
@@ -22,12 +23,6 @@ std::string if_held(const std::string& dir, const Package& package, const std::s
   return "if ( cd -- " + shell_quote(dir) + " 2>/dev/null && printf %s " + shell_quote(manifest(package)) +
          " | sha256sum --quiet --strict -c - >/dev/null 2>&1 && [ -x bin/aorta_suite ] ); then " + held + "; else " +
          missing + "; fi";
-}
-
-// This run's folder for the copy in flight on the node_index-th node (nodes sharing
-// storage each have their own).
-std::string part_of(const std::string& dir, const std::string& run_id, size_t node_index) {
-  return dir + ".part-" + run_id + "-" + std::to_string(node_index);
 }
 
 // Checks the copy in `part`, makes the binary runnable and renames it into `dir`; a
@@ -107,48 +102,37 @@ std::string package_check_command(const std::string& dir, const Package& package
   return if_held(dir, package, std::string("echo ") + kPackageHeld, "true");
 }
 
-Placement place_package(NodeExec& exec, const std::vector<std::string>& hosts, const Package& package,
-                        const std::string& run_id) {
-  const auto began = std::chrono::steady_clock::now();
-  const auto& v = exec.variant();
-  const std::string node_dir = package_root(v) + "/" + package.id;
-  const std::string dir = exec.host_path(node_dir), root = exec.host_path(package_root(v));
-  auto index_of = [&](const std::string& host) {
-    return static_cast<size_t>(std::find(exec.hosts().begin(), exec.hosts().end(), host) - exec.hosts().begin());
-  };
-  Placement out;
-  out.binaries.assign(hosts.size(), Error{ErrorCode::kIo, "not placed", ""});
-  auto failed = [&](size_t i, const std::string& why) {
-    out.binaries[i] = Error{ErrorCode::kIo,
-                            fmt::format("the suite's package ({}) could not be placed in {}: {}; free space there, or "
-                                        "install this build on the node and name it in analysis.node_binary",
-                                        mb(package.bytes()), dir, why),
-                            hosts[i]};
-  };
-  // Which of `which` hold the package now; the rest, unless their node did not answer.
-  auto check = [&](const std::vector<size_t>& which) {
-    std::vector<std::string> on, commands;
-    for (size_t i : which) on.push_back(hosts[i]), commands.push_back(package_check_command(dir, package));
-    auto answers = cluster::run_on_hosts(exec.transport(), on, commands, kCommandTimeout);
-    std::vector<size_t> missing;
+namespace {
+
+// One placement on `hosts`: each step runs on the nodes it concerns, all at once.
+class Placer {
+ public:
+  Placer(NodeExec& exec, const std::vector<std::string>& hosts, const Package& package, const std::string& run_id)
+      : exec_(exec), hosts_(hosts), package_(package), run_id_(run_id),
+        node_dir_(package_root(exec.variant()) + "/" + package.id), dir_(exec.host_path(node_dir_)) {
+    out.binaries.assign(hosts.size(), Error{ErrorCode::kIo, "not placed", ""});
+  }
+
+  // Which of `which` lack the package (the others hold it, or did not answer).
+  std::vector<size_t> missing(const std::vector<size_t>& which) {
+    auto answers = on_nodes(which, [&](size_t) { return package_check_command(dir_, package_); });
+    std::vector<size_t> lacking;
     for (size_t k = 0; k < which.size(); ++k) {
       const auto& r = answers[k].result;
       if (!r.ok()) failed(which[k], r.error().message);
-      else if (r->output.find(kPackageHeld) != std::string::npos) out.binaries[which[k]] = node_dir + "/bin/aorta_suite";
-      else missing.push_back(which[k]);
+      else if (r->output.find(kPackageHeld) != std::string::npos) out.binaries[which[k]] = binary();
+      else lacking.push_back(which[k]);
     }
-    return missing;
-  };
-  size_t placed = 0;
-  auto place = [&](const std::vector<size_t>& which) {
-    std::vector<std::string> on, prepare;
-    for (size_t i : which) {
-      on.push_back(hosts[i]);
-      const std::string part = part_of(dir, run_id, index_of(hosts[i]));
-      prepare.push_back("rm -rf -- " + shell_quote(part) + " && ( umask 077 && mkdir -p -- " + shell_quote(part + "/bin") +
-                        " " + shell_quote(part + "/lib/aorta_suite") + " )");
-    }
-    auto prepared = cluster::run_on_hosts(exec.transport(), on, prepare, kCommandTimeout);
+    return lacking;
+  }
+
+  // Each of `which` gets its own copy, checked there, renamed into place.
+  void place(const std::vector<size_t>& which) {
+    auto prepared = on_nodes(which, [&](size_t i) {
+      const std::string part = part_for(i);
+      return "rm -rf -- " + shell_quote(part) + " && ( umask 077 && mkdir -p -- " + shell_quote(part + "/bin") + " " +
+             shell_quote(part + "/lib/aorta_suite") + " )";
+    });
     std::vector<cluster::UploadJob> jobs;
     std::vector<size_t> ready;
     for (size_t k = 0; k < which.size(); ++k) {
@@ -158,59 +142,91 @@ Placement place_package(NodeExec& exec, const std::vector<std::string>& hosts, c
         continue;
       }
       ready.push_back(which[k]);
-      for (const auto& f : package.files)
-        jobs.push_back({hosts[which[k]], f.here, part_of(dir, run_id, index_of(hosts[which[k]])) + "/" + f.name});
+      for (const auto& f : package_.files) jobs.push_back({hosts_[which[k]], f.here, part_for(which[k]) + "/" + f.name});
     }
-    auto uploaded = exec.transport().upload_batch(jobs, 16, std::chrono::seconds(std::max(v.timeout_seconds, 60)));
-    on.clear();
-    std::vector<std::string> finish;
+    const auto timeout = std::chrono::seconds(std::max(exec_.variant().timeout_seconds, 60));
+    const auto uploaded = exec_.transport().upload_batch(jobs, 16, timeout);
     std::vector<size_t> sent;
     for (size_t k = 0; k < ready.size(); ++k) {
-      const auto first = uploaded.begin() + static_cast<long>(k * package.files.size());
-      auto bad = std::find_if(first, first + static_cast<long>(package.files.size()), [](const Status& s) { return !s; });
-      if (bad != first + static_cast<long>(package.files.size())) {
-        failed(ready[k], bad->error().message);
-        continue;
-      }
-      sent.push_back(ready[k]);
-      on.push_back(hosts[ready[k]]);
-      finish.push_back(finish_command(part_of(dir, run_id, index_of(hosts[ready[k]])), dir, package));
+      const auto first = uploaded.begin() + static_cast<long>(k * package_.files.size());
+      const auto last = first + static_cast<long>(package_.files.size());
+      const auto bad = std::find_if(first, last, [](const Status& s) { return !s; });
+      if (bad == last) sent.push_back(ready[k]);
+      else failed(ready[k], bad->error().message);
     }
-    auto finished = cluster::run_on_hosts(exec.transport(), on, finish, kCommandTimeout);
+    auto finished = on_nodes(sent, [&](size_t i) { return finish_command(part_for(i), dir_, package_); });
     for (size_t k = 0; k < sent.size(); ++k) {
       const auto& r = finished[k].result;
-      if (r.ok() && r->output.find(kPackageHeld) != std::string::npos) {
-        out.binaries[sent[k]] = node_dir + "/bin/aorta_suite";
-        ++placed;
-      } else {
-        failed(sent[k], r.ok() ? r->output.substr(0, 1000) : r.error().message);
-      }
+      if (r.ok() && r->output.find(kPackageHeld) != std::string::npos) out.binaries[sent[k]] = binary(), ++placed;
+      else failed(sent[k], r.ok() ? r->output.substr(0, 1000) : r.error().message);
     }
-  };
+  }
+
+  // Other builds' packages (and copies a cancelled run left) go, on the nodes that hold this one.
+  size_t prune() {
+    std::vector<size_t> holders;
+    for (size_t i = 0; i < hosts_.size(); ++i)
+      if (out.binaries[i].ok()) holders.push_back(i);
+    const std::string root = exec_.host_path(package_root(exec_.variant()));
+    on_nodes(holders, [&](size_t) { return prune_command(root, dir_); });
+    return holders.size();
+  }
+
+  Placement out;
+  size_t placed = 0;
+
+ private:
+  std::vector<cluster::HostResult> on_nodes(const std::vector<size_t>& which,
+                                            const std::function<std::string(size_t)>& command) {
+    std::vector<std::string> on, commands;
+    for (size_t i : which) on.push_back(hosts_[i]), commands.push_back(command(i));
+    return cluster::run_on_hosts(exec_.transport(), on, commands, kCommandTimeout);
+  }
+  std::string binary() const { return node_dir_ + "/bin/aorta_suite"; }
+  // This run's copy in flight on host i (nodes sharing storage each have their own).
+  std::string part_for(size_t i) const {
+    const auto& all = exec_.hosts();
+    const size_t node = static_cast<size_t>(std::find(all.begin(), all.end(), hosts_[i]) - all.begin());
+    return dir_ + ".part-" + run_id_ + "-" + std::to_string(node);
+  }
+  void failed(size_t i, const std::string& why) {
+    out.binaries[i] = Error{ErrorCode::kIo,
+                            fmt::format("the suite's package ({}) could not be placed in {}: {}; free space there, or "
+                                        "install this build on the node and name it in analysis.node_binary",
+                                        mb(package_.bytes()), dir_, why),
+                            hosts_[i]};
+  }
+
+  NodeExec& exec_;
+  const std::vector<std::string>& hosts_;
+  const Package& package_;
+  const std::string run_id_, node_dir_, dir_;
+};
+
+}  // namespace
+
+Placement place_package(NodeExec& exec, const std::vector<std::string>& hosts, const Package& package,
+                        const std::string& run_id) {
+  const auto began = std::chrono::steady_clock::now();
+  Placer placer(exec, hosts, package, run_id);
   std::vector<size_t> all(hosts.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-  const auto missing = check(all);
-  const size_t held_before = hosts.size() - missing.size();
+  const auto missing = placer.missing(all);
   if (!missing.empty()) {
-    place({missing.front()});
+    placer.place({missing.front()});
     // Nodes that share the first one's storage hold the package now.
-    const auto still = check(std::vector<size_t>(missing.begin() + 1, missing.end()));
-    if (!still.empty()) place(still);
+    const auto still = placer.missing(std::vector<size_t>(missing.begin() + 1, missing.end()));
+    if (!still.empty()) placer.place(still);
   }
-  std::vector<std::string> holders, prunes;
-  for (size_t i = 0; i < hosts.size(); ++i)
-    if (out.binaries[i].ok()) holders.push_back(hosts[i]), prunes.push_back(prune_command(root, dir));
-  cluster::run_on_hosts(exec.transport(), holders, prunes, kCommandTimeout);
-  const size_t libraries = package.files.size() - 1;
-  out.summary = fmt::format("Suite package {} (bin/aorta_suite and {} librar{}, {}; SHA-256 checked on each node): "
-                            "already on {} of {} node(s), placed on {}{} in {:.1f} s",
-                            package.id.substr(0, 12), libraries, libraries == 1 ? "y" : "ies", mb(package.bytes()),
-                            held_before, hosts.size(), placed,
-                            holders.size() == hosts.size()
-                                ? ""
-                                : fmt::format(", not on {}", hosts.size() - holders.size()),
-                            std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
-  return out;
+  const size_t holders = placer.prune(), libraries = package.files.size() - 1;
+  placer.out.summary = fmt::format(
+      "Suite package {} (bin/aorta_suite and {} librar{}, {}; SHA-256 checked on each node): already on {} of {} "
+      "node(s), placed on {}{} in {:.1f} s",
+      package.id.substr(0, 12), libraries, libraries == 1 ? "y" : "ies", mb(package.bytes()),
+      hosts.size() - missing.size(), hosts.size(), placer.placed,
+      holders == hosts.size() ? "" : fmt::format(", not on {}", hosts.size() - holders),
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
+  return std::move(placer.out);
 }
 
 }  // namespace aorta::job
