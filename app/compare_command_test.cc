@@ -138,6 +138,21 @@ TEST(CompareCommand, RunsOfDifferentKindsAreWarnedOnTheConsoleAndInTheOutput) {
   EXPECT_EQ(alike.out.find("warning:"), std::string::npos) << alike.out;
 }
 
+// The words above the table name each side's profiled window: ProfilerStep#3..#6 in both
+// ranks of the real Aorta traces are 4 steps, read from the traces and from a report alike
+// (they said "? vs ? steps": step_count is no compared metric and was dropped).
+TEST(CompareCommand, TheWindowsStepsAreNamedFromTracesAndReports) {
+  TempDir dir;
+  const std::filesystem::path data = AORTA_TEST_DATA_DIR;
+  for (int r : {0, 1})
+    dir.write("aorta/rank" + std::to_string(r) + ".json",
+              aorta::testing::gunzip(data / ("h200-aorta-overlap_rank" + std::to_string(r) + ".pt.trace.json.gz")));
+  ASSERT_EQ(run_suite({"analyze", "aorta", "--output", "aorta.json"}, dir.path()).exit_code, 0);
+  const auto run = run_suite({"compare", "aorta", "aorta.json"}, dir.path());
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("(the profiled window of 4 vs 4 steps)"), std::string::npos) << run.out;
+}
+
 // Issue 42, 6: a gated metric with a baseline of 0 passed as "n/a" (exit 0). Every
 // gated metric that cannot be judged is an input error, as a gate that compares
 // nothing is: exit 2 naming the gate, the metric, why and both inputs. (A value that

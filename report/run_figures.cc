@@ -109,7 +109,7 @@ class FiguresReader : public nlohmann::json_sax<nlohmann::ordered_json> {
     std::string metric;           // child kMetric: which
   };
   const ReportLimits& limits_;
-  const std::vector<std::string> compared_ = metrics::compared_metrics();
+  const std::vector<std::string> compared_ = metrics::figure_metrics();
   std::vector<Frame> frames_;
   std::size_t values_ = 0;
   std::vector<nlohmann::json*> tree_;  // the open containers of the diagnosis being kept
@@ -208,7 +208,7 @@ metrics::RunFigures run_figures(const metrics::RunMetrics& run, const std::strin
   metrics::RunFigures f;
   f.source = source;
   const nlohmann::ordered_json performance = result_json::performance_json(run);
-  for (const auto& key : metrics::compared_metrics())
+  for (const auto& key : metrics::figure_metrics())
     if (performance.contains(key) && performance[key].is_number()) f.performance[key] = performance[key].get<double>();
   for (const auto& rank : run.per_rank) {
     for (const auto& step : rank.steps) f.step_times_ms.push_back(step.time_ms);

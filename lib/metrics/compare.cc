@@ -44,6 +44,12 @@ std::vector<std::string> compared_metrics() {
   return keys;
 }
 
+std::vector<std::string> figure_metrics() {
+  std::vector<std::string> keys = compared_metrics();
+  keys.emplace_back("step_count");
+  return keys;
+}
+
 MannWhitney mann_whitney(const std::vector<double>& baseline, const std::vector<double>& candidate) {
   const size_t n1 = baseline.size(), n2 = candidate.size(), n = n1 + n2;
   if (n1 == 0 || n2 == 0) return {};

@@ -13,7 +13,8 @@
 namespace aorta::metrics {
 
 // What compare reads of one run: the compared metrics (compared_metrics()) that the
-// report's `performance` holds as numbers, and every rank's step times.
+// report's `performance` holds as numbers, and step_count (the window its words name),
+// and every rank's step times.
 struct RunFigures {
   std::string source;
   std::map<std::string, double> performance;
@@ -122,6 +123,8 @@ struct Comparison {
 
 // The keys compare looks at (the catalogue's kInCompare rows), in the order it shows them.
 std::vector<std::string> compared_metrics();
+// The performance figures RunFigures keeps: compared_metrics() and step_count.
+std::vector<std::string> figure_metrics();
 
 // The metrics a bare --max-regression PCT gates: the headline times (ms or us). Others
 // are gated only when named (KEY=PCT), a fraction in points.
