@@ -33,6 +33,7 @@ void ConsolePrinter::end_family() {
 void install_console_printer(::testing::TestEventListeners& listeners, std::vector<std::string> node_test_prefixes) {
   ::testing::TestEventListener* gtest_printer = listeners.Release(listeners.default_result_printer());
   if (!gtest_printer) return;
+  if (GTEST_FLAG_GET(brief)) node_test_prefixes.clear();  // gtest's brief printer shows no passed test anyway
   listeners.Append(new ConsolePrinter(std::unique_ptr<::testing::TestEventListener>(gtest_printer),
                                       std::move(node_test_prefixes)));
 }

@@ -36,7 +36,8 @@ bool NodeTestFold::end(bool passed) {
 
 std::optional<std::string> NodeTestFold::finish() {
   if (withheld_ == 0) return std::nullopt;
-  std::string line = fmt::format("[       OK ] {}* {} more passed, not shown here (the JUnit file and the HTML "
+  // gtest's info prefix, not "[       OK ]": a log reader must not take it for a test.
+  std::string line = fmt::format("[----------] {}* {} more passed, not shown here (the JUnit file and the HTML "
                                  "report have each)", family_, withheld_);
   withheld_ = 0;
   return line;

@@ -104,7 +104,8 @@ TEST(RunSummary, StepsLineNamesTheStragglerOrWhyThereIsNone) {
                            "cv 0.0891; every step took the same time on every rank (within 0.001 ms), so no straggler\n");
 }
 
-// At most five diagnosis lines, worst first, each naming the rank, its value and the median.
+// At most five diagnosis lines, worst first, each naming the rank, its value and the median;
+// the last says how many were left out.
 TEST(RunSummary, DiagnosisLinesWorstFirstAtMostFive) {
   auto m = two_ranks();
   m.per_rank.push_back(m.per_rank[0]);
@@ -119,7 +120,7 @@ TEST(RunSummary, DiagnosisLinesWorstFirstAtMostFive) {
             "  rank 1: slow GEMM (114 us vs median 100)\n"
             "  rank 2: slow GEMM (113 us vs median 100)\n"
             "  rank 3: slow GEMM (112 us vs median 100)\n"
-            "  rank 4: slow GEMM (111 us vs median 100)\n");
+            "  and 3 more finding(s): every one in the JSON report's diagnosis.outliers\n");
   m.outliers.clear();
   EXPECT_NE(run_summary(failed_run(), &m).find("Diagnosis\n  no outlier among 3 ranks\n"), std::string::npos);
 }

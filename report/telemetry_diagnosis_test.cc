@@ -69,6 +69,24 @@ TEST(TelemetryDiagnosis, GpuFindingAloneFollowsTheNoOutlierLine) {
   EXPECT_NE(html_of(run).find("No outlier."), std::string::npos);
 }
 
+// Six ranks' findings and a GPU's: the console's five lines keep the GPU's (telemetry
+// can name a GPU before its times show it) and count the three left out.
+TEST(TelemetryDiagnosis, AGpusFindingShowsPastTheConsolesRoomAndTheRestAreCounted) {
+  metrics::RunMetrics run = joined_run();
+  ASSERT_EQ(run.outliers.size(), 2u);
+  ASSERT_TRUE(run.outliers[1].of_gpu);
+  for (int r = 4; r <= 8; ++r) {
+    auto copy = run.outliers[0];
+    copy.rank = r;
+    run.outliers.insert(run.outliers.begin() + 1, copy);
+  }
+  const auto lines = result_json::diagnosis_lines(run);
+  ASSERT_EQ(lines.size(), result_json::kMaxDiagnosisLines);
+  EXPECT_EQ(lines[0].rfind("node3 rank 3 (GPU 3): gemm", 0), 0u) << lines[0];
+  EXPECT_EQ(lines[3], kGpu1);
+  EXPECT_EQ(lines[4], "and 3 more finding(s): every one in the JSON report's diagnosis.outliers");
+}
+
 TEST(TelemetryDiagnosis, HtmlAndRunDeckShowTheEvidence) {
   const metrics::RunMetrics run = joined_run();
   const std::string html = html_of(run);

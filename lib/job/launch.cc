@@ -128,8 +128,9 @@ std::string phase_script(const config::Variant& v, size_t node_rank, const Rende
   // Not exported: the training cannot learn where the status goes from its environment.
   s << "cvs_aorta_exit_file=" << shell_quote(exit_file) << "\n";
   // The marker goes to the log before the exit file is written: a poll that finds the
-  // exit file then reads a log that already ends with it.
-  s << "trap 'status=$?; printf \"\\n" << kExitMarker << "%s\\n\" \"$status\"; printf \"%s\\n\" \"$status\" > "
+  // exit file then reads a log that already ends with it. set +e: a log that cannot be
+  // written (disk full) must not end the trap before the exit file.
+  s << "trap 'status=$?; set +e; printf \"\\n" << kExitMarker << "%s\\n\" \"$status\"; printf \"%s\\n\" \"$status\" > "
        "\"$cvs_aorta_exit_file.tmp\" && mv -f \"$cvs_aorta_exit_file.tmp\" \"$cvs_aorta_exit_file\"' EXIT\n";
   s << "set -e\n";
   s << "cd " << shell_quote(v.node_repo_path()) << "\n";

@@ -154,6 +154,23 @@ TEST(Launch, ExitMarkerIsWrittenBeforeTheExitFile) {
   EXPECT_EQ(exit_code_from_status(std::string(std::istreambuf_iterator<char>(written), {})), 0);
 }
 
+// A log that cannot be written (here /dev/full: ENOSPC) must not cost the exit file: set -e
+// would end the trap at the marker, and the head would wait out the phase's timeout.
+TEST(Launch, TheExitFileIsWrittenWhenTheLogCannotBe) {
+  aorta::testing::TempDir dir;
+  config::Variant v = variant();
+  v.container.runtime = config::RuntimeKind::kNone;
+  v.aorta_path = dir.path().string();
+  const auto exit_file = dir.path() / "phase.exit";
+  auto script = dir.write("phase.sh", phase_script(v, 0, {"head", 0}, "exit 7", exit_file.string()));
+  cluster::LocalTransport local;
+  auto r = local.run("localhost", "bash " + shell_quote(script.string()) + " > /dev/full", std::chrono::seconds(10));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->exit_code, 7) << r->output;
+  std::ifstream status(exit_file);
+  EXPECT_EQ(exit_code_from_status(std::string(std::istreambuf_iterator<char>(status), {})), 7);
+}
+
 // Issue 14: every element of extra_torchrun_args / extra_train_args is one argument
 // and stays data, through both the outer shell and torchrun_command's bash -lc.
 TEST(Launch, ExtraArgumentsAreOneQuotedArgumentEach) {

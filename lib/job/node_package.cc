@@ -18,19 +18,21 @@ namespace fs = std::filesystem;
 
 constexpr auto kCommandTimeout = std::chrono::seconds(300);
 
-// Runs `held` when dir holds the package, `missing` otherwise.
+// Runs `held` when dir holds the package, `missing` otherwise. Plain `sha256sum -c`
+// (no --strict, --quiet): BusyBox's takes it too.
 std::string if_held(const std::string& dir, const Package& package, const std::string& held, const std::string& missing) {
   return "if ( cd -- " + shell_quote(dir) + " 2>/dev/null && printf %s " + shell_quote(manifest(package)) +
-         " | sha256sum --quiet --strict -c - >/dev/null 2>&1 && [ -x bin/aorta_suite ] ); then " + held + "; else " +
-         missing + "; fi";
+         " | sha256sum -c - >/dev/null 2>&1 && [ -x bin/aorta_suite ] ); then " + held + "; else " + missing + "; fi";
 }
 
 // Checks the copy in `part`, makes the binary runnable and renames it into `dir`; a
-// node that shares `dir` may have placed it first, and a damaged `dir` is replaced.
+// node that shares `dir` may have placed it first, and a damaged `dir` is replaced. A
+// copy that does not match is removed, its files that differ named.
 std::string finish_command(const std::string& part, const std::string& dir, const Package& package) {
   const std::string p = shell_quote(part), d = shell_quote(dir);
   return "cd -- " + p + " || exit 3\n"
-         "if ! printf %s " + shell_quote(manifest(package)) + " | sha256sum --quiet --strict -c - 2>&1; then\n"
+         "if ! sums=$(printf %s " + shell_quote(manifest(package)) + " | sha256sum -c - 2>&1); then\n"
+         "  printf '%s\\n' \"$sums\" | grep -v ': OK$'\n"
          "  echo 'the copy on the node does not match the head'\"'\"'s files'; cd / && rm -rf -- " + p + "; exit 3\n"
          "fi\n"
          "chmod 700 bin/aorta_suite && cd / || exit 3\n"
@@ -40,9 +42,13 @@ std::string finish_command(const std::string& part, const std::string& dir, cons
          if_held(dir, package, std::string("echo ") + kPackageHeld, "echo 'the package is not whole after the rename'; exit 3");
 }
 
-std::string prune_command(const std::string& root, const std::string& dir) {
-  return "for d in " + shell_quote(root) + "/*; do [ \"$d\" = " + shell_quote(dir) +
-         " ] || rm -rf -- \"$d\"; done; true";
+// Other builds' packages and copies a cancelled or failed run left: only the names this
+// code makes (<sha256>, <sha256>.part-*), never a link, so a root that is itself a link
+// (packages on a bigger disk) loses nothing else of its target.
+std::string prune_command(const std::string& root, const std::string& id) {
+  return "cd -- " + shell_quote(root) + " 2>/dev/null || exit 0; shopt -s nullglob; for d in *; do "
+         "[[ $d =~ ^[0-9a-f]{64}(\\.part-[A-Za-z0-9_-]+)?$ && $d != " + shell_quote(id) + " && ! -L $d ]] && "
+         "rm -rf -- \"$d\"; done; true";
 }
 
 std::string mb(uintmax_t bytes) { return fmt::format("{:.1f} MB", static_cast<double>(bytes) / 1e6); }
@@ -99,10 +105,14 @@ std::string package_root(const config::Variant& v) {
 }
 
 std::string package_check_command(const std::string& dir, const Package& package) {
-  return if_held(dir, package, std::string("echo ") + kPackageHeld, "true");
+  return std::string("command -v sha256sum >/dev/null 2>&1 || { echo ") + kNoSha256sum + "; exit 0; }; " +
+         if_held(dir, package, std::string("echo ") + kPackageHeld, "true");
 }
 
 namespace {
+
+// What to do about a node that does not have the package, by why.
+enum class Cause { kNoAnswer, kNoSha256sum, kCopy };
 
 // One placement on `hosts`: each step runs on the nodes it concerns, all at once.
 class Placer {
@@ -113,32 +123,34 @@ class Placer {
     out.binaries.assign(hosts.size(), Error{ErrorCode::kIo, "not placed", ""});
   }
 
-  // Which of `which` lack the package (the others hold it, or did not answer).
+  // Which of `which` lack the package (the others hold it, or cannot take it).
   std::vector<size_t> missing(const std::vector<size_t>& which) {
     auto answers = on_nodes(which, [&](size_t) { return package_check_command(dir_, package_); });
     std::vector<size_t> lacking;
     for (size_t k = 0; k < which.size(); ++k) {
       const auto& r = answers[k].result;
-      if (!r.ok()) failed(which[k], r.error().message);
+      if (!r.ok()) failed(which[k], Cause::kNoAnswer, r.error().message);
+      else if (r->output.find(kNoSha256sum) != std::string::npos) failed(which[k], Cause::kNoSha256sum, "");
       else if (r->output.find(kPackageHeld) != std::string::npos) out.binaries[which[k]] = binary();
       else lacking.push_back(which[k]);
     }
     return lacking;
   }
 
-  // Each of `which` gets its own copy, checked there, renamed into place.
-  void place(const std::vector<size_t>& which) {
+  // Each of `which` gets its own copy, checked there, renamed into place; a copy that
+  // failed is removed. Whether any node took it.
+  bool place(const std::vector<size_t>& which) {
     auto prepared = on_nodes(which, [&](size_t i) {
       const std::string part = part_for(i);
       return "rm -rf -- " + shell_quote(part) + " && ( umask 077 && mkdir -p -- " + shell_quote(part + "/bin") + " " +
              shell_quote(part + "/lib/aorta_suite") + " )";
     });
     std::vector<cluster::UploadJob> jobs;
-    std::vector<size_t> ready;
+    std::vector<size_t> ready, sent, unsent;
     for (size_t k = 0; k < which.size(); ++k) {
       const auto& r = prepared[k].result;
       if (!r.ok() || r->exit_code != 0) {
-        failed(which[k], r.ok() ? "cannot make its folder: " + r->output.substr(0, 500) : r.error().message);
+        failed(which[k], Cause::kCopy, r.ok() ? "cannot make its folder: " + r->output.substr(0, 500) : r.error().message);
         continue;
       }
       ready.push_back(which[k]);
@@ -146,30 +158,36 @@ class Placer {
     }
     const auto timeout = std::chrono::seconds(std::max(exec_.variant().timeout_seconds, 60));
     const auto uploaded = exec_.transport().upload_batch(jobs, 16, timeout);
-    std::vector<size_t> sent;
     for (size_t k = 0; k < ready.size(); ++k) {
       const auto first = uploaded.begin() + static_cast<long>(k * package_.files.size());
       const auto last = first + static_cast<long>(package_.files.size());
       const auto bad = std::find_if(first, last, [](const Status& s) { return !s; });
       if (bad == last) sent.push_back(ready[k]);
-      else failed(ready[k], bad->error().message);
+      else failed(ready[k], Cause::kCopy, bad->error().message), unsent.push_back(ready[k]);
     }
+    // A partial copy must not stay: a full disk would gain one each run.
+    on_nodes(unsent, [&](size_t i) { return "rm -rf -- " + shell_quote(part_for(i)); });
     auto finished = on_nodes(sent, [&](size_t i) { return finish_command(part_for(i), dir_, package_); });
+    const size_t before = placed;
     for (size_t k = 0; k < sent.size(); ++k) {
       const auto& r = finished[k].result;
       if (r.ok() && r->output.find(kPackageHeld) != std::string::npos) out.binaries[sent[k]] = binary(), ++placed;
-      else failed(sent[k], r.ok() ? r->output.substr(0, 1000) : r.error().message);
+      else failed(sent[k], Cause::kCopy, r.ok() ? r->output.substr(0, 1000) : r.error().message);
     }
+    return placed > before;
   }
 
   // Other builds' packages (and copies a cancelled run left) go, on the nodes that hold this one.
-  size_t prune() {
+  void prune() {
     std::vector<size_t> holders;
     for (size_t i = 0; i < hosts_.size(); ++i)
       if (out.binaries[i].ok()) holders.push_back(i);
     const std::string root = exec_.host_path(package_root(exec_.variant()));
-    on_nodes(holders, [&](size_t) { return prune_command(root, dir_); });
-    return holders.size();
+    on_nodes(holders, [&](size_t) { return prune_command(root, package_.id); });
+  }
+
+  size_t holding() const {
+    return static_cast<size_t>(std::count_if(out.binaries.begin(), out.binaries.end(), [](const auto& b) { return b.ok(); }));
   }
 
   Placement out;
@@ -189,12 +207,18 @@ class Placer {
     const size_t node = static_cast<size_t>(std::find(all.begin(), all.end(), hosts_[i]) - all.begin());
     return dir_ + ".part-" + run_id_ + "-" + std::to_string(node);
   }
-  void failed(size_t i, const std::string& why) {
-    out.binaries[i] = Error{ErrorCode::kIo,
-                            fmt::format("the suite's package ({}) could not be placed in {}: {}; free space there, or "
-                                        "install this build on the node and name it in analysis.node_binary",
-                                        mb(package_.bytes()), dir_, why),
-                            hosts_[i]};
+  void failed(size_t i, Cause cause, const std::string& why) {
+    const std::string instead = "or install this build on the node and name it in analysis.node_binary";
+    std::string text;
+    if (cause == Cause::kNoAnswer)
+      text = fmt::format("the suite's package could not be checked in {}: {}; the node's traces stay unread", dir_, why);
+    else if (cause == Cause::kNoSha256sum)
+      text = fmt::format("sha256sum (coreutils) is missing on the node, so the suite's package cannot be checked there: "
+                         "install coreutils, {}", instead);
+    else
+      text = fmt::format("the suite's package ({}) could not be placed in {}: {}; free space there, {}",
+                         mb(package_.bytes()), dir_, why, instead);
+    out.binaries[i] = Error{ErrorCode::kIo, text, hosts_[i]};
   }
 
   NodeExec& exec_;
@@ -202,6 +226,10 @@ class Placer {
   const Package& package_;
   const std::string run_id_, node_dir_, dir_;
 };
+
+// Nodes that share storage get one copy: a node is placed alone (the next one if it
+// fails, a few at most), then the rest are checked again before they get theirs.
+constexpr size_t kPlacedAloneTries = 3;
 
 }  // namespace
 
@@ -211,20 +239,22 @@ Placement place_package(NodeExec& exec, const std::vector<std::string>& hosts, c
   Placer placer(exec, hosts, package, run_id);
   std::vector<size_t> all(hosts.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-  const auto missing = placer.missing(all);
-  if (!missing.empty()) {
-    placer.place({missing.front()});
-    // Nodes that share the first one's storage hold the package now.
-    const auto still = placer.missing(std::vector<size_t>(missing.begin() + 1, missing.end()));
-    if (!still.empty()) placer.place(still);
+  std::vector<size_t> missing = placer.missing(all);
+  const size_t held_before = placer.holding();
+  for (size_t tries = 0; !missing.empty() && tries < kPlacedAloneTries; ++tries) {
+    const size_t alone = missing.front();
+    missing.erase(missing.begin());
+    if (placer.place({alone})) break;
   }
-  const size_t holders = placer.prune(), libraries = package.files.size() - 1;
+  if (!missing.empty()) missing = placer.missing(missing);
+  if (!missing.empty()) placer.place(missing);
+  placer.prune();
+  const size_t holders = placer.holding(), libraries = package.files.size() - 1;
   placer.out.summary = fmt::format(
       "Suite package {} (bin/aorta_suite and {} librar{}, {}; SHA-256 checked on each node): already on {} of {} "
       "node(s), placed on {}{} in {:.1f} s",
-      package.id.substr(0, 12), libraries, libraries == 1 ? "y" : "ies", mb(package.bytes()),
-      hosts.size() - missing.size(), hosts.size(), placer.placed,
-      holders == hosts.size() ? "" : fmt::format(", not on {}", hosts.size() - holders),
+      package.id.substr(0, 12), libraries, libraries == 1 ? "y" : "ies", mb(package.bytes()), held_before,
+      hosts.size(), placer.placed, holders == hosts.size() ? "" : fmt::format(", not on {}", hosts.size() - holders),
       std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
   return std::move(placer.out);
 }

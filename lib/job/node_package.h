@@ -43,9 +43,10 @@ std::string manifest(const Package& package);
 std::string package_root(const config::Variant& v);
 
 // A bash command that prints kPackageHeld when `dir` holds every file of the package
-// with its hash, and nothing otherwise.
+// with its hash, kNoSha256sum when the node cannot tell, and nothing otherwise.
 std::string package_check_command(const std::string& dir, const Package& package);
 inline constexpr const char* kPackageHeld = "CVS_AORTA_PACKAGE_HELD";
+inline constexpr const char* kNoSha256sum = "CVS_AORTA_NO_SHA256SUM";
 
 // What placing did on each host (hosts[i]): the binary's path as the node sees it, or
 // why the node does not have the package; and the line the run's log gets.

@@ -3,7 +3,12 @@
 // alone and the second finds the package there.
 #include "job/node_package.h"
 
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <csignal>
 #include <fstream>
+#include <memory>
 
 #include <gtest/gtest.h>
 
@@ -144,6 +149,108 @@ TEST_F(NodePackagePlacement, ANodeThatCannotTakeItIsNamedWithWhatToDo) {
             std::string::npos) << e.message;
   EXPECT_NE(e.message.find("name it in analysis.node_binary"), std::string::npos) << e.message;
   EXPECT_NE(placed.summary.find("not on 1"), std::string::npos) << placed.summary;
+}
+
+// The prune takes only the names placement makes, never a link, and never what else a
+// linked root's target holds (an operator who put the packages on a bigger disk): there a
+// stale copy of a cancelled run and an older build go, and nothing else does.
+TEST_F(NodePackagePlacement, ThePruneTakesOnlyItsOwnNamesThroughALinkedRoot) {
+  TempDir dir, scratch;
+  auto t = transport(options());
+  ASSERT_TRUE(t);
+  NodeExec exec(*t, v, c);
+  const std::string older(64, 'a'), linked(64, 'b');
+  fs::create_directories(scratch.path() / "alice-datasets");
+  std::ofstream(scratch.path() / "alice-datasets" / "train.bin") << "precious";
+  fs::create_directories(scratch.path() / older);
+  fs::create_directories(scratch.path() / (older + ".part-0123abcd-0"));
+  fs::create_directory_symlink(scratch.path() / "alice-datasets", scratch.path() / linked);
+  fs::create_directory_symlink(scratch.path(), fs::path(v.aorta_path) / ".cvs-aorta" / "package");
+  auto package = package_of(fake_package(dir, "#!/bin/sh\n"));
+  ASSERT_TRUE(package.ok());
+  auto placed = place_package(exec, {"127.0.0.1"}, *package, "run1");
+  ASSERT_TRUE(placed.binaries[0].ok()) << placed.binaries[0].error().describe();
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(scratch.path())) left.push_back(e.path().filename().string());
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<std::string>{package->id, "alice-datasets", linked})) << ::testing::PrintToString(left);
+  EXPECT_EQ(aorta::testing::slurp(scratch.path() / "alice-datasets" / "train.bin"), "precious");
+}
+
+// A node that does not answer is named as such (not "free space there") and is not
+// counted as holding the package; the other is placed.
+TEST_F(NodePackagePlacement, ASilentNodeIsNamedAndNotCountedAsHoldingIt) {
+  TempDir dir;
+  c.nodes = {{"127.0.0.1", "", ""}, {"127.0.0.3", "", ""}};  // nothing listens on .3
+  auto o = options();
+  o.connect_timeout = std::chrono::seconds(3);
+  auto t = transport(o);
+  ASSERT_TRUE(t);
+  NodeExec exec(*t, v, c);
+  auto package = package_of(fake_package(dir, "#!/bin/sh\n"));
+  ASSERT_TRUE(package.ok());
+  auto placed = place_package(exec, {"127.0.0.1", "127.0.0.3"}, *package, "run1");
+  EXPECT_NE(placed.summary.find("already on 0 of 2 node(s), placed on 1, not on 1"), std::string::npos)
+      << placed.summary;
+  ASSERT_TRUE(placed.binaries[0].ok());
+  ASSERT_FALSE(placed.binaries[1].ok());
+  const auto& e = placed.binaries[1].error();
+  EXPECT_EQ(e.context, "127.0.0.3");
+  EXPECT_NE(e.message.find("could not be checked"), std::string::npos) << e.message;
+  EXPECT_EQ(e.message.find("free space"), std::string::npos) << e.message;
+}
+
+// A node without sha256sum is told so before anything is sent to it.
+TEST_F(NodePackagePlacement, ANodeWithoutSha256sumIsToldSoBeforeAnyCopy) {
+  TempDir dir, bin;
+  for (const char* tool : {"bash", "sh", "rm", "mkdir", "mv", "chmod", "cat", "env", "timeout", "setsid", "grep"})
+    fs::create_symlink(fs::path("/usr/bin") / tool, bin.path() / tool);
+  aorta::testing::SshdSetup setup;
+  setup.extra_config = "SetEnv PATH=" + bin.path().string();
+  aorta::testing::SshdServer server(setup);
+  auto t = transport(aorta::cluster::root_options(server));
+  ASSERT_TRUE(t);
+  NodeExec exec(*t, v, c);
+  auto package = package_of(fake_package(dir, "#!/bin/sh\n"));
+  ASSERT_TRUE(package.ok());
+  auto placed = place_package(exec, {"127.0.0.1"}, *package, "run1");
+  ASSERT_FALSE(placed.binaries[0].ok());
+  EXPECT_NE(placed.binaries[0].error().message.find("sha256sum (coreutils) is missing on the node"), std::string::npos)
+      << placed.binaries[0].error().message;
+  EXPECT_FALSE(fs::exists(fs::path(v.aorta_path) / ".cvs-aorta" / "package")) << "something was sent";
+}
+
+// A copy that fails part way (the node's file size limit, as a full disk) is removed: a
+// node that fails every night must not gain a partial copy each run.
+TEST_F(NodePackagePlacement, AFailedCopyLeavesNothingBehind) {
+  TempDir dir;
+  const fs::path binary = fake_package(dir, "#!/bin/sh\n" + std::string(40000, '#') + "\n");
+  std::ofstream(dir.path() / "pkg" / "lib" / "aorta_suite" / "libbig.so.1") << std::string(400000, 'x');
+  auto package = package_of(binary);
+  ASSERT_TRUE(package.ok());
+  // The node's sshd (and its SFTP server) inherit a 100 kB file size limit.
+  auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit old{};
+  getrlimit(RLIMIT_FSIZE, &old);
+  rlimit small = old;
+  small.rlim_cur = 100000;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  auto full_node = std::make_unique<aorta::testing::SshdServer>();
+  setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, old_handler);
+  auto t = transport(aorta::cluster::root_options(*full_node));
+  ASSERT_TRUE(t);
+  NodeExec exec(*t, v, c);
+  for (const char* run : {"run1", "run2"}) {
+    auto placed = place_package(exec, {"127.0.0.1"}, *package, run);
+    ASSERT_FALSE(placed.binaries[0].ok());
+    EXPECT_NE(placed.binaries[0].error().message.find("free space there"), std::string::npos)
+        << placed.binaries[0].error().message;
+  }
+  const auto root = fs::path(v.aorta_path) / ".cvs-aorta" / "package";
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(root)) left.push_back(e.path().filename().string());
+  EXPECT_EQ(left, std::vector<std::string>{}) << ::testing::PrintToString(left);
 }
 
 }  // namespace

@@ -96,15 +96,28 @@ std::vector<std::string> diagnosis_lines(const metrics::RunMetrics& run) {
                                 run.per_rank.size(), metrics::kMinRanks));
   else if (!by_times)
     lines.push_back(fmt::format("no outlier among {} ranks", run.per_rank.size()));
-  for (const auto& f : run.outliers) {  // a GPU's own telemetry findings come after the ranks'
-    if (lines.size() == kMaxDiagnosisLines) break;
-    if (f.of_node || f.of_gpu) {  // its ranks' lines give the values; a GPU's evidence is its figures
-      lines.push_back(fmt::format("{}: {}", finding_subject(f), finding_text(f)));
+  // A GPU's own telemetry findings come after the ranks'; past the room, at least one of
+  // them still shows, and a last line counts what did not.
+  std::vector<const metrics::Finding*> of_ranks, of_gpus;
+  for (const auto& f : run.outliers) (f.of_gpu ? of_gpus : of_ranks).push_back(&f);
+  const size_t total = of_ranks.size() + of_gpus.size();
+  size_t room = kMaxDiagnosisLines - lines.size();
+  if (total > room) --room;
+  const size_t gpus_shown = std::min(of_gpus.size(), std::max<size_t>(room - std::min(room, of_ranks.size()),
+                                                                      of_gpus.empty() ? 0 : 1));
+  of_ranks.resize(std::min(of_ranks.size(), room - gpus_shown));
+  of_ranks.insert(of_ranks.end(), of_gpus.begin(), of_gpus.begin() + static_cast<long>(gpus_shown));
+  for (const metrics::Finding* f : of_ranks) {
+    if (f->of_node || f->of_gpu) {  // its ranks' lines give the values; a GPU's evidence is its figures
+      lines.push_back(fmt::format("{}: {}", finding_subject(*f), finding_text(*f)));
       continue;
     }
-    lines.push_back(fmt::format("{}: {} ({:.4g} {} vs median {:.4g}){}", finding_subject(f), valid_utf8(f.reason),
-                                f.value, f.unit, f.median, f.evidence ? "; " + valid_utf8(*f.evidence) : ""));
+    lines.push_back(fmt::format("{}: {} ({:.4g} {} vs median {:.4g}){}", finding_subject(*f), valid_utf8(f->reason),
+                                f->value, f->unit, f->median, f->evidence ? "; " + valid_utf8(*f->evidence) : ""));
   }
+  if (total > of_ranks.size())
+    lines.push_back(fmt::format("and {} more finding(s): every one in the JSON report's diagnosis.outliers",
+                                total - of_ranks.size()));
   return lines;
 }
 

@@ -22,7 +22,8 @@ ordered_json idle_json(const metrics::IdleBreakdown& idle);
 
 // At most kMaxDiagnosisLines, worst first: "node2 rank 3: <reason> (value vs median)", then
 // "; <evidence>" where its GPU's telemetry has some; or one line saying there is no
-// outlier (or too few ranks to tell).
+// outlier (or too few ranks to tell). A GPU's own finding shows even past the room, and a
+// last line counts the findings left out.
 inline constexpr size_t kMaxDiagnosisLines = 5;
 std::vector<std::string> diagnosis_lines(const metrics::RunMetrics& run);
 

@@ -128,8 +128,8 @@ TEST(StageBodies, BuildRcclPollErrorBeatsStopError) {
   Harness h;
   h.v.skip_rccl_build = false;
   h.fake.on(kAny, "CVS_AORTA_PID=", 0, "CVS_AORTA_PID=777\n");
-  h.fake.on("n1", "2>/dev/null; true; else", 0, "0\n");  // the exit file
-  h.fake.on("n2", "2>/dev/null; true; else", 0, "3\n");  // the exit file
+  h.fake.on("n1", "cvs_aorta_exit=$(cat ", 0, "0\n");  // the exit file
+  h.fake.on("n2", "cvs_aorta_exit=$(cat ", 0, "3\n");  // the exit file
   h.fake.on("n1", "kill -KILL", 1, "kill: permission denied");
   StageResult out = h.run(stages::kBuildRccl);
   ASSERT_EQ(out.failures.size(), 1u) << joined(out.failures);

@@ -30,7 +30,7 @@ TEST(StageBodies, BenchmarkUsesTheHeadsPortAndScansEveryNode) {
   h.fake.on("n2", "import socket", 0, "31000\n");
   h.fake.on(kAny, "date +%s.%N", 0, "1700000000.25\n");
   h.fake.on(kAny, "CVS_AORTA_PID=", 0, "CVS_AORTA_PID=555\n");
-  h.fake.on(kAny, "2>/dev/null; true; else", 0, "0\n");  // the exit file
+  h.fake.on(kAny, "cvs_aorta_exit=$(cat ", 0, "0\n");  // the exit file
   h.fake.on("n1", "dmesg --time-format iso", 0, "2023-11-14T22:13:20,500000+00:00 amdgpu: GPU reset begin!\n");
   h.fake.on("n2", "dmesg --time-format iso", 1, "sudo: a password is required");
   StageResult out = h.run(stages::kRunBenchmark);
@@ -62,7 +62,7 @@ TEST(StageBodies, AConfiguredMasterAddrWinsOverTheHeadsAddress) {
   h.fake.on("n1", "import socket", 0, "29512\n");
   h.fake.on(kAny, "date +%s.%N", 0, "1700000000.25\n");
   h.fake.on(kAny, "CVS_AORTA_PID=", 0, "CVS_AORTA_PID=555\n");
-  h.fake.on(kAny, "2>/dev/null; true; else", 0, "0\n");  // the exit file
+  h.fake.on(kAny, "cvs_aorta_exit=$(cat ", 0, "0\n");  // the exit file
   h.run(stages::kRunBenchmark);
   for (const char* host : {"n1", "n2"}) {
     auto scripts = h.fake.commands_with(host, "--master_port=");
@@ -87,7 +87,7 @@ TEST(StageBodies, LegacyKernelScanUsesTheMinuteWindowAndTheOriginalsMessage) {
   h.fake.on(kAny, "date +'%a %b %e %H:%M:%S'", 0, "Wed Sep 23 12:00:05\n");
   h.fake.on("n2", "date +'%a %b %e %H:%M:%S'", 0, "Wed Sep 23 14:00:05\n");  // only the head's counts
   h.fake.on(kAny, "CVS_AORTA_PID=", 0, "CVS_AORTA_PID=555\n");
-  h.fake.on(kAny, "2>/dev/null; true; else", 0, "0\n");  // the exit file
+  h.fake.on(kAny, "cvs_aorta_exit=$(cat ", 0, "0\n");  // the exit file
   h.fake.on("n1", "dmesg -T", 0, "[Wed Sep 23 12:00:07 2026] amdgpu: GPU reset begin!\n");
   h.fake.on("n2", "dmesg -T", 1, "");
   StageResult out = h.run(stages::kRunBenchmark);
@@ -111,7 +111,7 @@ TEST(StageBodies, BenchmarkLogKeepsEachNodesTrainingTail) {
   h.fake.on("n1", "import socket", 0, "29512\n");
   h.fake.on(kAny, "date +%s.%N", 0, "1700000000.25\n");
   h.fake.on(kAny, "CVS_AORTA_PID=", 0, "CVS_AORTA_PID=555\n");
-  h.fake.on(kAny, "2>/dev/null; true; else", 0, "0\n");  // the exit file
+  h.fake.on(kAny, "cvs_aorta_exit=$(cat ", 0, "0\n");  // the exit file
   h.fake.on("n1", "| tail -n 20", 0, "step 9 loss 0.25\nCVS_AORTA_EXIT=0\n");
   h.fake.on("n2", "| tail -n 20", 1, "tail: cannot open 'benchmark.log'");
   StageResult out = h.run(stages::kRunBenchmark);
@@ -133,7 +133,7 @@ TEST(StageBodies, BenchmarkRendezvousFallsBackToTheHeadsName) {
   h.fake.on("node-a", "import socket", 0, "29512\n");
   h.fake.on(kAny, "date +%s.%N", 0, "1700000000.25\n");
   h.fake.on(kAny, "CVS_AORTA_PID=", 0, "CVS_AORTA_PID=555\n");
-  h.fake.on(kAny, "2>/dev/null; true; else", 0, "0\n");  // the exit file
+  h.fake.on(kAny, "cvs_aorta_exit=$(cat ", 0, "0\n");  // the exit file
   StageResult out = h.run(stages::kRunBenchmark);
   EXPECT_EQ(h.state.status, job::RunStatus::kCompleted) << joined(out.failures);
   for (const char* host : {"node-a", "node-b"}) {

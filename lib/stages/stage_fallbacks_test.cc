@@ -125,7 +125,7 @@ std::pair<long, long> sent_at(const aorta::testing::FakeTransport& fake, const s
 // kernel log read once.
 void expect_stopped_then_scanned(const Harness& h) {
   for (const char* host : {"n1", "n2"}) {
-    const auto [first_poll, last_poll] = sent_at(h.fake, host, "2>/dev/null; true; else");
+    const auto [first_poll, last_poll] = sent_at(h.fake, host, "cvs_aorta_exit=$(cat ");
     EXPECT_GE(first_poll, 0) << host;
     EXPECT_EQ(h.fake.commands_with(host, "kill -TERM").size(), 1u) << host;
     EXPECT_EQ(h.fake.commands_with(host, "dmesg --time-format iso").size(), 1u) << host;
@@ -154,8 +154,8 @@ const char* const kKernelError =
 TEST(StageBodies, BenchmarkPollFailureStillStopsTheTrainingAndScansTheKernelLogs) {
   Harness h;
   script_a_started_run(h);
-  h.fake.on("n1", "2>/dev/null; true; else", 0, "0\n");  // the exit files
-  h.fake.on("n2", "2>/dev/null; true; else", 0, "1\n");
+  h.fake.on("n1", "cvs_aorta_exit=$(cat ", 0, "0\n");  // the exit files
+  h.fake.on("n2", "cvs_aorta_exit=$(cat ", 0, "1\n");
   StageResult out = h.run(stages::kRunBenchmark);
   EXPECT_EQ(h.state.status, job::RunStatus::kFailed);
   EXPECT_EQ(h.state.error_message, "Aorta command failed on nodes: {n2: 1}");
