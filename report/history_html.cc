@@ -80,12 +80,12 @@ void runs_table(const ordered_json& rows, const char* id, const char* title, std
 
 void named_html(const ordered_json& h, std::ostream& out) {
   const size_t counted = std::min(h["options"]["last"].get<size_t>(), h["runs_read"].get<size_t>());
-  out << "<section id=\"named\">\n<h2>Nodes and ranks named in the last " << counted << " runs</h2>\n";
+  out << "<section id=\"named\">\n<h2>Nodes, GPUs and ranks named in the last " << counted << " runs</h2>\n";
   if (h["named"].empty()) {
     out << "<p>none</p>\n</section>\n";
     return;
   }
-  out << "<table><tr><th>node or rank</th><th>runs</th><th>which</th><th>by</th></tr>\n";
+  out << "<table><tr><th>node, GPU or rank</th><th>runs</th><th>which</th><th>by</th></tr>\n";
   for (const auto& n : h["named"]) {
     std::string runs, sources;
     for (const auto& r : n["run_ids"]) runs += (runs.empty() ? "" : ", ") + r.get<std::string>();

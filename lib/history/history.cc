@@ -87,7 +87,7 @@ bool listed(const TrendPoint& p, double min_change) {
   return (m.verdict == "regressed" || ((m.verdict == "worse" || m.verdict == "better") && by && std::fabs(*by) >= min_change));
 }
 
-// The nodes and ranks the last N runs named, each run counted once per subject.
+// The nodes, GPUs and ranks the last N runs named, each run counted once per subject.
 std::vector<NamedCount> named_counts(const RunReports& rr, size_t first_run) {
   std::map<std::string, NamedCount> by_subject;
   for (size_t i = first_run; i < rr.runs.size(); ++i)
@@ -105,7 +105,9 @@ std::vector<NamedCount> named_counts(const RunReports& rr, size_t first_run) {
   }
   std::stable_sort(out.begin(), out.end(), [](const NamedCount& a, const NamedCount& b) {
     if (a.runs.size() != b.runs.size()) return a.runs.size() > b.runs.size();
-    return a.kind < b.kind;  // "node" before "rank"; by_subject gave the names in order
+    // A node before its GPUs before its ranks; by_subject gave the names in order.
+    auto order = [](const std::string& kind) { return kind == "node" ? 0 : kind == "gpu" ? 1 : 2; };
+    return order(a.kind) < order(b.kind);
   });
   return out;
 }

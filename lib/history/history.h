@@ -46,7 +46,7 @@ struct Change {
 
 struct NamedCount {
   std::string subject;
-  std::string kind;                  // node | rank
+  std::string kind;                  // node | gpu | rank
   std::vector<size_t> runs;          // the runs of the last N naming it, oldest first
   std::vector<std::string> sources;  // diagnosis, kernel log, gate <key>: sorted, once each
 };

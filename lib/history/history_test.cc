@@ -95,6 +95,37 @@ TEST(History, ANodeAndARankNamedIn4OfTheLast5RunsComeFirstWithTheirRuns) {
   EXPECT_EQ(doc["changes"][0]["direction"], "worse");
 }
 
+// A GPU named by its telemetry (a diagnosis finding of_gpu, no rank) in 3 runs, and by a
+// failed ECC gate whose subject is that GPU in one more: "node3 GPU 3" in 4 of the last 5,
+// after its node, from both sources.
+TEST(History, AGpuNamedByItsTelemetryAndItsGateIsCountedAsTheGpu) {
+  TempDir root;
+  nlohmann::json r = sample_report();
+  for (int i = 1; i <= 5; ++i) {
+    nlohmann::json run = r;
+    if (i <= 3) {
+      auto gpu = outlier("node3", 0);
+      gpu["rank"] = nullptr;
+      gpu["gpu"] = 3;
+      gpu["of_gpu"] = true;
+      run["diagnosis"]["outliers"].push_back(gpu);
+    }
+    if (i == 5)
+      run["gates"].push_back({{"key", "max_gpu_uncorrectable_errors"}, {"outcome", "failed"},
+                              {"subject", {{"node", "node3"}, {"rank", nullptr}, {"gpu", 3}, {"text", "node3 GPU 3"}}}});
+    write_run(root, "run" + std::to_string(i), run, kNight * i);
+  }
+  auto rr = read_run_reports(root.path());
+  ASSERT_TRUE(rr);
+  const History h = analyse(*rr, {.last = 5});
+  ASSERT_EQ(h.named.size(), 2u);
+  EXPECT_EQ(h.named[0].subject, "node3");
+  EXPECT_EQ(h.named[1].subject, "node3 GPU 3");
+  EXPECT_EQ(h.named[1].kind, "gpu");
+  EXPECT_EQ(h.named[1].runs.size(), 4u);
+  EXPECT_EQ(h.named[1].sources, (std::vector<std::string>{"diagnosis", "gate max_gpu_uncorrectable_errors"}));
+}
+
 TEST(History, MaxRegressionGatesTheNewestRunOfAGroupBeyondItsLimit) {
   TempDir root;
   nlohmann::json r = sample_report();

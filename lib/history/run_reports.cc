@@ -53,11 +53,14 @@ std::string group_key(const json& report) {
   return group;
 }
 
-// A rank-level subject ("node2 rank 3 (GPU 3)") and its node, from an object with node, rank and gpu.
+// A rank-level subject ("node2 rank 3 (GPU 3)") or a GPU's own ("node3 GPU 3": a GPU
+// named by its telemetry, no rank), and its node, from an object with node, rank and gpu.
 void name_subject(const json& who, bool node_only, const std::string& source, std::vector<Named>& out) {
   metrics::GateSubject s{text(at(who, "node")), integer(at(who, "rank")), integer(at(who, "gpu"))};
   if (s.node) out.push_back({*s.node, "node", source});
-  if (!node_only && s.rank) out.push_back({s.text(), "rank", source});
+  if (node_only) return;
+  if (s.rank) out.push_back({s.text(), "rank", source});
+  else if (s.node && s.gpu) out.push_back({metrics::GateSubject{s.node, std::nullopt, s.gpu, true}.text(), "gpu", source});
 }
 
 // Every node the report's ranks ran on, for the kernel-log findings (their texts name the host).

@@ -19,8 +19,8 @@ inline constexpr const char* kReportName = "aorta_benchmark_report.json";
 // A node or a rank a run named: in the diagnosis outliers, a kernel-log finding, a
 // failed gate's subject. A rank is named as the diagnosis names it ("node2 rank 3 (GPU 3)").
 struct Named {
-  std::string subject;  // "node2", or "node2 rank 3 (GPU 3)"
-  std::string kind;     // node | rank
+  std::string subject;  // "node2", "node2 rank 3 (GPU 3)" or "node3 GPU 3"
+  std::string kind;     // node | gpu | rank
   std::string source;   // diagnosis | kernel log | gate <key>
 };
 
