@@ -1,10 +1,10 @@
 #include "report/run_deck_recent.h"
 
-#include <fstream>
-#include <sstream>
+#include <ostream>
 
 #include <fmt/format.h>
 
+#include "common/regular_file.h"
 #include "common/utf8.h"
 #include "history/history.h"
 #include "history/history_json.h"
@@ -23,11 +23,9 @@ ordered_json failed(const fs::path& root, const std::string& why) {
 }
 
 std::optional<std::string> text_of(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  FileText read = read_regular_file(file, std::uintmax_t{256} << 20, /*follow_links=*/true);
+  if (read.status != FileText::Status::kRead) return std::nullopt;
+  return std::move(read.text);
 }
 
 // This run's folder as history names runs (relative to root), or "" when outside it.

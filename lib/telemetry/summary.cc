@@ -1,8 +1,8 @@
 #include "telemetry/summary.h"
 
 #include <algorithm>
-#include <fstream>
 
+#include "common/regular_file.h"
 #include "telemetry/gpu_series.h"
 
 namespace aorta::telemetry {
@@ -11,7 +11,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // A sample file is bounded by the sampler's cap; a larger one is read this far.
-constexpr std::streamsize kMaxFileBytes = 256LL << 20;
+constexpr std::uintmax_t kMaxFileBytes = std::uintmax_t{256} << 20;
 
 void bound_errors(std::vector<std::string>& errors) {
   if (errors.size() <= kMaxNodeErrors) return;
@@ -56,14 +56,11 @@ RunTelemetry summarise(const std::vector<NamedSamples>& files) {
 RunTelemetry summarise(const std::vector<fs::path>& files) {
   std::vector<NamedSamples> texts;
   for (const fs::path& p : files) {
-    std::error_code ec;
-    const std::uintmax_t size = fs::file_size(p, ec);
-    std::ifstream in(p, std::ios::binary);
-    std::string text(ec ? 0 : static_cast<size_t>(std::min<std::uintmax_t>(size, kMaxFileBytes)), '\0');
-    in.read(text.data(), static_cast<std::streamsize>(text.size()));
-    text.resize(static_cast<size_t>(std::max<std::streamsize>(in.gcount(), 0)));
-    // An unreadable file reads as empty: its node is named with "no header".
-    texts.push_back({p.filename().string(), std::move(text)});
+    // Only a regular file, never waited on (a FIFO left there): anything else, one past
+    // the sampler's own cap or one that cannot be read reads as empty, and its node is
+    // named with "no header".
+    FileText file = read_regular_file(p, kMaxFileBytes, /*follow_links=*/true);
+    texts.push_back({p.filename().string(), file.status == FileText::Status::kRead ? std::move(file.text) : ""});
   }
   return summarise(texts);
 }
