@@ -45,7 +45,7 @@ std::vector<Result<std::string>> binaries_for(StageContext& ctx, const std::vect
     return std::vector<Result<std::string>>(hosts.size(), fixed);
   auto package = job::package_of(fixed);
   if (!package) {
-    log.push_back(fmt::format("Suite package not placed on the nodes: {}; they run {}, the head's own path", 
+    log.push_back(fmt::format("Suite package not placed on the nodes: {}; they run {}, the head's own path",
                               package.error().message, fixed));
     return std::vector<Result<std::string>>(hosts.size(), fixed);
   }

@@ -126,6 +126,17 @@ class Connections(threading.Thread):
             time.sleep(0.1)
 
 
+def expect_checker_figures(row):
+    """A report's rank row against tools/independent_metrics.py on the trace it names: the
+    same rank, and every figure in FIELDS equal to within 1e-9 (relative)."""
+    ref = json.loads(subprocess.run([sys.executable, CHECKER, row["source"]], check=True, capture_output=True,
+                                    text=True).stdout)
+    expect(ref["rank"] == row["rank"], f"rank {row['rank']}: the trace says rank {ref['rank']}")
+    for key in FIELDS:
+        expect(abs(row[key] - ref[key]) <= 1e-9 * max(1, abs(ref[key])),
+               f"rank {row['rank']} {key}: {row[key]} vs {ref[key]}")
+
+
 def bridge_rx_bytes():
     with open(f"/sys/class/net/{FLEET['PREFIX']}br0/statistics/rx_bytes") as f:
         return int(f.read())
@@ -164,13 +175,8 @@ def check(binary, nodes, ranks):
             expect(rc == 0, f"exit status {rc}", p)
             got = report["per_rank_summary"]
             expect([r["rank"] for r in got] == list(range(nodes * ranks)), f"ranks {[r['rank'] for r in got]}", p)
-            for r in got:  # every rank's figures, recomputed from the trace the run collected
-                ref = json.loads(subprocess.run([sys.executable, CHECKER, r["source"]], check=True,
-                                                capture_output=True, text=True).stdout)
-                expect(ref["rank"] == r["rank"], f"rank {r['rank']}: the trace says rank {ref['rank']}")
-                for key in FIELDS:
-                    expect(abs(r[key] - ref[key]) <= 1e-9 * max(1, abs(ref[key])),
-                           f"rank {r['rank']} {key}: {r[key]} vs {ref[key]}")
+            for r in got:
+                expect_checker_figures(r)
             collections = [k for k, v in suite_run.run.last_subtests.items()
                            if k.startswith("test_collect_traces/") and v[0] == "passed"]
             expect(len(collections) == nodes, f"{len(collections)} of {nodes} nodes' collections passed", p)

@@ -32,7 +32,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from fleet import (AORTA, CHECKER, FIELDS, FLEET, NODE_DIR, SMALL_TRACES, analyzed, expect,  # noqa: E402
+from fleet import (AORTA, FLEET, NODE_DIR, SMALL_TRACES, analyzed, expect, expect_checker_figures,  # noqa: E402
                    first_difference, measure_agents, prepare_nodes, results, run_fleet, testcluster)
 
 
@@ -46,7 +46,12 @@ def package_files(prefix):
         path = os.path.join(libs, name)
         if os.path.islink(path) or (os.path.isfile(path) and os.path.realpath(path) not in targets):
             files["lib/aorta_suite/" + name] = path
-    return {name: hashlib.sha256(open(path, "rb").read()).hexdigest() for name, path in files.items()}
+    return {name: sha256_of(path) for name, path in files.items()}
+
+
+def sha256_of(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
 
 
 def check_package(binary, nodes, ranks, build):
@@ -75,21 +80,14 @@ def check_package(binary, nodes, ranks, build):
                         found = glob.glob(os.path.join(FLEET["BASE"], f"node{i}", "local", "fleet", "**", ".cvs-aorta",
                                                        "package", "*"), recursive=True)
                         expect(len(found) == 1, f"node{i} holds one package folder: {found}")
-                        got = {}
-                        for name in want:
-                            with open(os.path.join(found[0], name), "rb") as f:
-                                got[name] = hashlib.sha256(f.read()).hexdigest()
+                        got = {name: sha256_of(os.path.join(found[0], name)) for name in want}
                         expect(got == want, f"node{i}'s placed files equal the install's: {got} vs {want}")
                         held.append(os.path.basename(found[0]))
                     ran = [line for line in out.splitlines() if "Node-side analysis: " in line]
                     node_binary = f"{NODE_DIR}/repo/.cvs-aorta/package/{held[0]}/bin/aorta_suite"
                     expect(ran and f"by {node_binary}" in ran[0], f"the nodes ran the placed binary: {ran}", p)
                     for r in report["per_rank_summary"]:
-                        ref = json.loads(subprocess.run([sys.executable, CHECKER, r["source"]], check=True,
-                                                        capture_output=True, text=True).stdout)
-                        for key in FIELDS:
-                            expect(abs(r[key] - ref[key]) <= 1e-9 * max(1, abs(ref[key])),
-                                   f"rank {r['rank']} {key}: {r[key]} vs {ref[key]}")
+                        expect_checker_figures(r)
                     expect(len(report["per_rank_summary"]) == nodes * ranks, "every rank analyzed")
                     from node_analysis import name_by_folder
                     run_dir = os.path.dirname(glob.glob(os.path.join(work, "out", "*", "aorta_benchmark_report.json"))[0])
@@ -132,12 +130,7 @@ def check_outliers(binary):
             kept = traces["kept_here"][0]
             expect(by_rank[slow]["source"] == kept and os.path.isfile(kept), f"rank {slow}'s trace is home: {kept}")
             expect(home == [kept], f"the one trace in the run folder is rank {slow}'s: {home}")
-            ref = json.loads(subprocess.run([sys.executable, CHECKER, kept], check=True, capture_output=True,
-                                            text=True).stdout)
-            expect(ref["rank"] == slow, f"the kept trace is rank {ref['rank']}'s")
-            for key in FIELDS:
-                expect(abs(by_rank[slow][key] - ref[key]) <= 1e-9 * max(1, abs(ref[key])),
-                       f"rank {slow} {key}: {by_rank[slow][key]} vs {ref[key]}")
+            expect_checker_figures(by_rank[slow])  # its source is the kept trace (above)
             cluster = json.load(open(os.path.join(FLEET["BASE"], "cluster.json")))
             hosts = list(cluster["node_dict"])
             for rank, r in by_rank.items():
@@ -170,10 +163,7 @@ def check_agents(binary, nodes, ranks):
                f"every node's 8 GPUs sampled: {[(g['node'], g['gpu'], g['samples']) for g in gpus]}", p)
         expect(len(report["per_rank_summary"]) == nodes * ranks, "every rank analyzed", p)
         for r in report["per_rank_summary"]:
-            ref = json.loads(subprocess.run([sys.executable, CHECKER, r["source"]], check=True, capture_output=True,
-                                            text=True).stdout)
-            for key in FIELDS:
-                expect(abs(r[key] - ref[key]) <= 1e-9 * max(1, abs(ref[key])), f"rank {r['rank']} {key}")
+            expect_checker_figures(r)
         left = [line for line in subprocess.run(["pgrep", "-af", "telemetry.sh|aorta_suite"], capture_output=True,
                                                 text=True).stdout.splitlines() if work in line or NODE_DIR in line]
         expect(not left, f"samplers or suite processes left on the fleet: {left}")
