@@ -43,9 +43,8 @@ ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "tests", "suite"))
 import suite_run  # noqa: E402
 from suite_run import command, expect, passing_stages, results  # noqa: E402
-from real_aorta import copy_checkout  # noqa: E402  (the real Aorta, copied as a user's checkout)
+from real_aorta import copy_checkout, skip_without_real_aorta  # noqa: E402  (the real Aorta, as a user's checkout)
 
-AORTA = os.path.normpath(os.path.join(ROOT, "..", "shared", "aorta"))
 DOUBLE = os.path.join(ROOT, "tests", "doubles", "aorta_gpu_boundary")
 GPU_TOOLS = os.path.join(ROOT, "tests", "doubles", "gpu_tools")
 CHECKER = os.path.join(ROOT, "tools", "independent_metrics.py")
@@ -335,9 +334,7 @@ def check_nodes(binary, nodes, ranks, traces=None, archive="all"):
 
 
 if __name__ == "__main__":
-    if not os.path.isdir(os.path.join(AORTA, "scripts")):
-        print(f"SKIPPED: the real Aorta is not at {AORTA} (../shared/aorta beside the repository)")
-        sys.exit(77)
+    skip_without_real_aorta()
     # One fleet on this machine at a time: a second waits (flock(1) on the same file too).
     lock = open("/tmp/aorta-fleet.lock", "a")
     fcntl.flock(lock, fcntl.LOCK_EX)

@@ -32,8 +32,9 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from fleet import (AORTA, FLEET, NODE_DIR, SMALL_TRACES, analyzed, expect, expect_checker_figures,  # noqa: E402
-                   first_difference, measure_agents, prepare_nodes, results, run_fleet, testcluster)
+from fleet import (FLEET, NODE_DIR, SMALL_TRACES, analyzed, expect, expect_checker_figures,  # noqa: E402
+                   first_difference, measure_agents, prepare_nodes, results, run_fleet, skip_without_real_aorta,
+                   testcluster)
 
 
 def package_files(prefix):
@@ -179,9 +180,7 @@ def check_agents(binary, nodes, ranks):
 
 
 if __name__ == "__main__":
-    if not os.path.isdir(os.path.join(AORTA, "scripts")):
-        print(f"SKIPPED: the real Aorta is not at {AORTA} (../shared/aorta beside the repository)")
-        sys.exit(77)
+    skip_without_real_aorta()
     lock = open("/tmp/aorta-fleet.lock", "a")  # one fleet on this machine at a time
     fcntl.flock(lock, fcntl.LOCK_EX)
     binary, mode = os.path.abspath(sys.argv[1]), sys.argv[2]

@@ -50,6 +50,13 @@ FIELDS = ("total_time_us", "compute_time_us", "comm_time_us", "total_comm_time_u
           "compute_ratio", "comm_ratio", "overlap_ratio")
 
 
+def skip_without_real_aorta():
+    """Exits 77 (ctest's skip) where ../shared/aorta is absent."""
+    if not os.path.isdir(os.path.join(AORTA, "scripts")):
+        print(f"SKIPPED: the real Aorta is not at {AORTA} (../shared/aorta beside the repository)")
+        sys.exit(77)
+
+
 def copy_checkout(dest):
     """The real Aorta, copied as a user's checkout: theirs to write (shared/ is read-only)."""
     subprocess.run(["cp", "-r", "--no-preserve=mode,ownership", AORTA, dest], check=True)
@@ -436,8 +443,6 @@ def case_cluster_distributed(binary):
 
 
 if __name__ == "__main__":
-    if not os.path.isdir(os.path.join(AORTA, "scripts")):
-        print(f"SKIPPED: the real Aorta is not at {AORTA} (../shared/aorta beside the repository)")
-        sys.exit(77)
+    skip_without_real_aorta()
     binary, case = os.path.abspath(sys.argv[1]), sys.argv[2]
     globals()[f"case_{case}"](binary)

@@ -22,7 +22,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
 from chromium import chromium, serve  # noqa: E402
-from real_aorta import AORTA, ROOT, local_setup, local_variant, run_suite, write_inputs  # noqa: E402
+from real_aorta import ROOT, local_setup, local_variant, run_suite, skip_without_real_aorta, write_inputs  # noqa: E402
 from suite_run import expect  # noqa: E402
 
 SMALL = [os.path.join(ROOT, "tests", "data", f"h200-torch2.11-kineto-nccl_rank{r}.json.gz") for r in (0, 1)]
@@ -149,7 +149,5 @@ def main(binary):
 
 
 if __name__ == "__main__":
-    if not os.path.isdir(os.path.join(AORTA, "scripts")):
-        print(f"SKIPPED: the real Aorta is not at {AORTA} (../shared/aorta beside the repository)")
-        sys.exit(77)
+    skip_without_real_aorta()
     main(os.path.abspath(sys.argv[1]))

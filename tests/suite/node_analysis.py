@@ -17,7 +17,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
-from real_aorta import AORTA, check_passed, local_setup, local_variant, run_suite, write_inputs  # noqa: E402
+from real_aorta import check_passed, local_setup, local_variant, run_suite, skip_without_real_aorta, write_inputs  # noqa: E402
 from suite_run import expect  # noqa: E402
 
 
@@ -78,7 +78,5 @@ def main(binary):
 
 
 if __name__ == "__main__":
-    if not os.path.isdir(os.path.join(AORTA, "scripts")):
-        print(f"SKIPPED: the real Aorta is not at {AORTA} (../shared/aorta beside the repository)")
-        sys.exit(77)
+    skip_without_real_aorta()
     main(os.path.abspath(sys.argv[1]))
