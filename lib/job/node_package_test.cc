@@ -151,6 +151,26 @@ TEST_F(NodePackagePlacement, ANodeThatCannotTakeItIsNamedWithWhatToDo) {
   EXPECT_NE(placed.summary.find("not on 1"), std::string::npos) << placed.summary;
 }
 
+// An aorta_path with spaces, both quotes, $(...), a leading dash and glob characters stays
+// data in every command: the package is placed, runs, and is found held the next time.
+TEST_F(NodePackagePlacement, AHostileAortaPathStaysData) {
+  TempDir dir;
+  v.aorta_path = (repo.path() / "-x a'b \"c $(touch PWNED) [*]").string();
+  fs::create_directories(fs::path(v.aorta_path) / ".cvs-aorta");
+  auto t = transport(options());
+  ASSERT_TRUE(t);
+  NodeExec exec(*t, v, c);
+  auto package = package_of(fake_package(dir, "#!/bin/sh\necho ran\n"));
+  ASSERT_TRUE(package.ok());
+  auto placed = place_package(exec, {"127.0.0.1", "127.0.0.2"}, *package, "run1");
+  for (const auto& b : placed.binaries) ASSERT_TRUE(b.ok()) << b.error().describe();
+  EXPECT_EQ(output_of(shell_quote(*placed.binaries[0])), "ran\n");
+  auto again = place_package(exec, {"127.0.0.1", "127.0.0.2"}, *package, "run2");
+  EXPECT_NE(again.summary.find("already on 2 of 2"), std::string::npos) << again.summary;
+  EXPECT_FALSE(fs::exists(repo.path() / "PWNED"));
+  EXPECT_FALSE(fs::exists("PWNED"));
+}
+
 // The prune takes only the names placement makes, never a link, and never what else a
 // linked root's target holds (an operator who put the packages on a bigger disk): there a
 // stale copy of a cancelled run and an older build go, and nothing else does.
